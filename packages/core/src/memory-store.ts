@@ -1,0 +1,148 @@
+import type { Clock } from './ports/clock.js';
+import type { AttemptRecord, Store, TicketGrant, TokenRecord } from './ports/store.js';
+
+/** Caps that keep the short-lived state bounded whatever clients do (DESIGN D14). */
+export interface MemoryStoreLimits {
+  /** Client keys with failures or a ban that are remembered at once. */
+  maxAttemptKeys: number;
+  /** Outstanding tickets overall. */
+  maxTickets: number;
+  /** Outstanding tickets of one session token. */
+  maxTicketsPerSession: number;
+}
+
+export const DEFAULT_MEMORY_STORE_LIMITS: MemoryStoreLimits = {
+  maxAttemptKeys: 100_000,
+  maxTickets: 10_000,
+  maxTicketsPerSession: 256,
+};
+
+interface Expiring<T> {
+  value: T;
+  expiresAt: number;
+}
+
+/**
+ * A Store held in memory: the durable record (for tests and quick starts) and the short-lived
+ * state every single-process deployment keeps in memory. Maps keep insertion order, so the
+ * first entry is always the oldest one and eviction is O(1).
+ */
+export class MemoryStore implements Store {
+  private record: TokenRecord | null;
+  private readonly attempts = new Map<string, Expiring<AttemptRecord>>();
+  private readonly tickets = new Map<string, TicketGrant>();
+  private readonly ticketsBySession = new Map<string, Set<string>>();
+  private readonly limits: MemoryStoreLimits;
+
+  constructor(
+    private readonly clock: Clock,
+    options: { record?: TokenRecord | null; limits?: Partial<MemoryStoreLimits> } = {},
+  ) {
+    this.record = options.record ? { ...options.record } : null;
+    this.limits = { ...DEFAULT_MEMORY_STORE_LIMITS, ...options.limits };
+  }
+
+  async readRecord(): Promise<TokenRecord | null> {
+    return this.record ? { ...this.record } : null;
+  }
+
+  async writeRecord(record: TokenRecord): Promise<void> {
+    this.record = { ...record };
+  }
+
+  async readAttempts(key: string): Promise<AttemptRecord | null> {
+    const entry = this.attempts.get(key);
+    if (!entry) return null;
+    if (entry.expiresAt <= this.clock.now()) {
+      this.attempts.delete(key);
+      return null;
+    }
+    return structuredCopy(entry.value);
+  }
+
+  async writeAttempts(key: string, record: AttemptRecord, expiresAt: number): Promise<void> {
+    // Delete first so the key moves to the end: the map stays ordered by last write.
+    this.attempts.delete(key);
+    if (this.attempts.size >= this.limits.maxAttemptKeys) this.evictAttempts();
+    this.attempts.set(key, { value: structuredCopy(record), expiresAt });
+  }
+
+  async deleteAttempts(key: string): Promise<void> {
+    this.attempts.delete(key);
+  }
+
+  async putTicket(ticket: string, grant: TicketGrant): Promise<void> {
+    let sessionTickets = this.ticketsBySession.get(grant.sessionToken);
+    if (!sessionTickets) {
+      sessionTickets = new Set();
+      this.ticketsBySession.set(grant.sessionToken, sessionTickets);
+    }
+    if (sessionTickets.size >= this.limits.maxTicketsPerSession) {
+      this.dropTicket(sessionTickets.values().next().value as string);
+    }
+    if (this.tickets.size >= this.limits.maxTickets) {
+      this.sweepExpiredTickets();
+      if (this.tickets.size >= this.limits.maxTickets) this.dropTicket(this.tickets.keys().next().value as string);
+    }
+    this.tickets.set(ticket, { ...grant });
+    // The set may have been emptied and removed by the drops above.
+    const current = this.ticketsBySession.get(grant.sessionToken) ?? new Set<string>();
+    current.add(ticket);
+    this.ticketsBySession.set(grant.sessionToken, current);
+  }
+
+  async consumeTicket(ticket: string): Promise<TicketGrant | null> {
+    const grant = this.tickets.get(ticket);
+    if (!grant) return null;
+    this.dropTicket(ticket);
+    return grant;
+  }
+
+  async revokeTickets(sessionToken: string): Promise<void> {
+    for (const ticket of [...(this.ticketsBySession.get(sessionToken) ?? [])]) this.dropTicket(ticket);
+  }
+
+  /** Drops expired tickets and attempt records; a server calls it on a timer. */
+  sweep(): void {
+    this.sweepExpiredTickets();
+    const now = this.clock.now();
+    for (const [key, entry] of this.attempts) if (entry.expiresAt <= now) this.attempts.delete(key);
+  }
+
+  /** Sizes, for tests and the memory benchmark. */
+  get size(): { attempts: number; tickets: number } {
+    return { attempts: this.attempts.size, tickets: this.tickets.size };
+  }
+
+  private sweepExpiredTickets(): void {
+    const now = this.clock.now();
+    for (const [ticket, grant] of this.tickets) if (grant.expiresAt <= now) this.dropTicket(ticket);
+  }
+
+  private evictAttempts(): void {
+    const now = this.clock.now();
+    for (const [key, entry] of this.attempts) if (entry.expiresAt <= now) this.attempts.delete(key);
+    if (this.attempts.size < this.limits.maxAttemptKeys) return;
+    // Still full: forget the oldest record that is not a running ban, so a flood cannot lift bans.
+    for (const [key, entry] of this.attempts) {
+      if (entry.value.bannedUntil === undefined || entry.value.bannedUntil <= now) {
+        this.attempts.delete(key);
+        return;
+      }
+    }
+    this.attempts.delete(this.attempts.keys().next().value as string);
+  }
+
+  private dropTicket(ticket: string): void {
+    const grant = this.tickets.get(ticket);
+    if (!grant) return;
+    this.tickets.delete(ticket);
+    const sessionTickets = this.ticketsBySession.get(grant.sessionToken);
+    sessionTickets?.delete(ticket);
+    if (sessionTickets?.size === 0) this.ticketsBySession.delete(grant.sessionToken);
+  }
+}
+
+function structuredCopy(record: AttemptRecord): AttemptRecord {
+  return { failures: record.failures.map((failure) => ({ ...failure })), ...(record.bannedUntil !== undefined ? { bannedUntil: record.bannedUntil } : {}) };
+}

@@ -1,0 +1,47 @@
+export type TokenSource = 'temporary' | 'configured';
+
+/** The durable record kept in data/webui.json. */
+export interface TokenRecord {
+  accessToken: string;
+  /** Absent in files written by older versions; the core infers it (DESIGN D12). */
+  tokenSource?: TokenSource;
+  firstSetupCompleted: boolean;
+  /** SHA-256 hex of webui.secret_key the sessions were issued under (DESIGN D10). */
+  secretKeyFingerprint?: string;
+}
+
+/** Failed verifications of one client key inside the sliding window, and its ban. */
+export interface AttemptRecord {
+  /** Times of the counted failures, oldest first. */
+  failures: Array<{ at: number; cookie?: string }>;
+  bannedUntil?: number;
+}
+
+/** What a WebSocket ticket grants, and until when. */
+export interface TicketGrant {
+  sessionToken: string;
+  expiresAt: number;
+}
+
+/**
+ * Everything the core keeps. Async throughout and with an atomic consume so that a shared
+ * store (Redis, a database) can implement it; an in-memory one lives in `@webui/core/testing`.
+ */
+export interface Store {
+  /** The durable record, or null when none was ever written. */
+  readRecord(): Promise<TokenRecord | null>;
+  /** Replaces the durable record atomically: a reader sees the old or the new one, never a mix. */
+  writeRecord(record: TokenRecord): Promise<void>;
+
+  readAttempts(key: string): Promise<AttemptRecord | null>;
+  /** Keeps the record until `expiresAt`; the store may drop the least recently written when full. */
+  writeAttempts(key: string, record: AttemptRecord, expiresAt: number): Promise<void>;
+  deleteAttempts(key: string): Promise<void>;
+
+  /** Keeps a ticket until its grant expires; the store may drop the oldest of a session or overall when full. */
+  putTicket(ticket: string, grant: TicketGrant): Promise<void>;
+  /** Returns and removes the grant in one step, so a ticket is spent at most once. */
+  consumeTicket(ticket: string): Promise<TicketGrant | null>;
+  /** Drops every ticket issued from this session token. */
+  revokeTickets(sessionToken: string): Promise<void>;
+}
