@@ -1,0 +1,48 @@
+import { ConfigError } from './config-error.js';
+
+/** The configuration flags as typed, not yet validated. */
+export interface ConfigFlags {
+  config?: string;
+  dataDir?: string;
+  host?: string;
+  port?: string;
+}
+
+const flagFields = new Map<string, keyof ConfigFlags>([
+  ['--config', 'config'],
+  ['--data-dir', 'dataDir'],
+  ['--host', 'host'],
+  ['--port', 'port'],
+]);
+
+/** Takes --config, --data-dir, --host and --port (as "--flag value" or "--flag=value"); every other argument is left in rest for the CLI. */
+export function parseConfigFlags(argv: readonly string[]): { flags: ConfigFlags; rest: string[] } {
+  const flags: ConfigFlags = {};
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    // After "--" nothing is ours to read; the CLI sees the separator too.
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    const equals = arg.indexOf('=');
+    const name = equals === -1 ? arg : arg.slice(0, equals);
+    const field = flagFields.get(name);
+    if (field === undefined) {
+      rest.push(arg);
+      continue;
+    }
+    let value: string | undefined;
+    if (equals !== -1) value = arg.slice(equals + 1);
+    else {
+      value = argv[i + 1];
+      // A following flag means this one was left without its value.
+      if (value !== undefined && !value.startsWith('--')) i++;
+      else value = undefined;
+    }
+    if (value === undefined || value === '') throw new ConfigError(`${name}: missing value`);
+    flags[field] = value;
+  }
+  return { flags, rest };
+}

@@ -1,0 +1,312 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError } from './config-error.js';
+import { parseConfigFlags } from './config-flags.js';
+import { describeSettings } from './describe-settings.js';
+import { loadSettings } from './load-settings.js';
+
+const created: string[] = [];
+afterEach(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh working directory holding the given files (paths relative to it). */
+function workspace(files: Record<string, string> = {}): string {
+  const cwd = mkdtempSync(join(tmpdir(), 'webui-config-'));
+  created.push(cwd);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(cwd, path)), { recursive: true });
+    writeFileSync(join(cwd, path), text);
+  }
+  return cwd;
+}
+
+const withConfig = (toml: string): string => workspace({ 'config/bot_config.toml': toml });
+
+function load(cwd: string, options: { argv?: string[]; env?: Record<string, string> } = {}) {
+  return loadSettings({ argv: options.argv ?? [], env: options.env ?? {}, cwd });
+}
+
+function errorOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).not.toContain('\n');
+    return message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const FILE = 'config/bot_config.toml';
+
+describe('loadSettings', () => {
+  it('applies the defaults when there is no config file', () => {
+    const cwd = workspace();
+    const loaded = load(cwd);
+    expect(loaded.settings).toEqual({
+      enabled: true,
+      host: ['127.0.0.1', '::1'],
+      port: 8001,
+      secureCookie: false,
+      trustedProxies: [],
+      allowedIps: [],
+      secretKey: undefined,
+      sessionExpireDays: 7,
+      mode: 'production',
+      allowedOrigins: [],
+      allowedHosts: [],
+      logLevel: 'info',
+    });
+    expect(loaded.configFileFound).toBe(false);
+    expect(loaded.configPath).toBe(join(cwd, FILE));
+    expect(loaded.dataDir).toBe(join(cwd, 'data'));
+    expect(new Set(Object.values(loaded.sources))).toEqual(new Set(['default']));
+  });
+
+  it('reads every key of the [webui] table', () => {
+    const cwd = withConfig(`
+[webui]
+enabled = false
+host = ["0.0.0.0", "localhost"]
+port = 9000
+secure_cookie = true
+trusted_proxies = ["10.0.0.1", "fd00::/8"]
+allowed_ips = ["192.168.0.0/16"]
+secret_key = "s3cret"
+session_expire = 30
+mode = "development"
+allowed_origins = ["http://localhost:5173"]
+allowed_hosts = ["example.org:8080"]
+log_level = "debug"
+`);
+    const loaded = load(cwd);
+    expect(loaded.configFileFound).toBe(true);
+    expect(loaded.settings).toEqual({
+      enabled: false,
+      host: ['0.0.0.0', 'localhost'],
+      port: 9000,
+      secureCookie: true,
+      trustedProxies: ['10.0.0.1', 'fd00::/8'],
+      allowedIps: ['192.168.0.0/16'],
+      secretKey: 's3cret',
+      sessionExpireDays: 30,
+      mode: 'development',
+      allowedOrigins: ['http://localhost:5173'],
+      allowedHosts: ['example.org:8080'],
+      logLevel: 'debug',
+    });
+    expect(loaded.sources.port).toBe('file');
+    expect(loaded.sources.secretKey).toBe('file');
+  });
+
+  it('accepts a comma-separated string for a list, trimming entries and dropping blanks', () => {
+    const cwd = withConfig('[webui]\nhost = " 127.0.0.1, ::1 ,, "\nallowed_ips = ["10.0.0.0/8", " ", " 10.1.0.0/16 "]\n');
+    const { settings } = load(cwd);
+    expect(settings.host).toEqual(['127.0.0.1', '::1']);
+    expect(settings.allowedIps).toEqual(['10.0.0.0/8', '10.1.0.0/16']);
+  });
+
+  it('ignores the bot\'s other tables and top-level keys', () => {
+    const cwd = withConfig('name = "bot"\n[bot]\nqq = 123\nnickname = "x"\n[model.chat]\nname = "gpt"\n[webui]\nport = 9001\n');
+    expect(load(cwd).settings.port).toBe(9001);
+  });
+
+  it('lets the environment override the file', () => {
+    const cwd = withConfig('[webui]\nport = 9000\nhost = "127.0.0.1"\nmode = "development"\n');
+    const loaded = load(cwd, { env: { WEBUI_PORT: '9100', WEBUI_HOST: '0.0.0.0, ::' } });
+    expect(loaded.settings.port).toBe(9100);
+    expect(loaded.settings.host).toEqual(['0.0.0.0', '::']);
+    expect(loaded.settings.mode).toBe('development');
+    expect(loaded.sources).toMatchObject({ port: 'env', host: 'env', mode: 'file' });
+  });
+
+  it('takes the config file and data dir from the environment, relative to cwd', () => {
+    const cwd = workspace({ 'etc/webui.toml': '[webui]\nport = 9300\n' });
+    const loaded = load(cwd, { env: { WEBUI_CONFIG: 'etc/webui.toml', WEBUI_DATA_DIR: 'var/state' } });
+    expect(loaded.configPath).toBe(join(cwd, 'etc/webui.toml'));
+    expect(loaded.settings.port).toBe(9300);
+    expect(loaded.dataDir).toBe(join(cwd, 'var/state'));
+    expect(loaded.sources).toMatchObject({ configPath: 'env', dataDir: 'env' });
+  });
+
+  it('treats an empty environment variable as unset', () => {
+    const loaded = load(workspace(), { env: { WEBUI_PORT: '', WEBUI_HOST: '' } });
+    expect(loaded.settings.port).toBe(8001);
+    expect(loaded.sources.port).toBe('default');
+  });
+
+  it('lets flags override the environment, in both --flag value and --flag=value forms', () => {
+    const cwd = workspace({ 'a.toml': '[webui]\nport = 1\n', 'b.toml': '[webui]\nport = 2\nlog_level = "warn"\n' });
+    const loaded = load(cwd, {
+      argv: ['serve', '--port', '9200', '--host=::1', '--config=b.toml', '--data-dir', '/srv/webui'],
+      env: { WEBUI_PORT: '9100', WEBUI_HOST: '0.0.0.0', WEBUI_CONFIG: 'a.toml', WEBUI_DATA_DIR: 'elsewhere' },
+    });
+    expect(loaded.settings.port).toBe(9200);
+    expect(loaded.settings.host).toEqual(['::1']);
+    expect(loaded.configPath).toBe(join(cwd, 'b.toml'));
+    expect(loaded.settings.logLevel).toBe('warn');
+    expect(loaded.dataDir).toBe('/srv/webui');
+    expect(loaded.sources).toMatchObject({ port: 'flag', host: 'flag', configPath: 'flag', dataDir: 'flag', logLevel: 'file' });
+  });
+
+  it('records the source of every value', () => {
+    const cwd = withConfig('[webui]\nmode = "development"\nport = 1000\n');
+    const { sources } = load(cwd, { argv: ['--port', '2000'], env: { WEBUI_HOST: 'localhost' } });
+    expect(sources).toEqual({
+      enabled: 'default',
+      host: 'env',
+      port: 'flag',
+      secureCookie: 'default',
+      trustedProxies: 'default',
+      allowedIps: 'default',
+      secretKey: 'default',
+      sessionExpireDays: 'default',
+      mode: 'file',
+      allowedOrigins: 'default',
+      allowedHosts: 'default',
+      logLevel: 'default',
+      dataDir: 'default',
+      configPath: 'default',
+    });
+  });
+
+  it('refuses a config file given explicitly that does not exist', () => {
+    const cwd = workspace();
+    expect(errorOf(() => load(cwd, { argv: ['--config', 'nope.toml'] }))).toBe('--config: config file nope.toml does not exist');
+    expect(errorOf(() => load(cwd, { env: { WEBUI_CONFIG: 'nope.toml' } }))).toBe('WEBUI_CONFIG: config file nope.toml does not exist');
+  });
+
+  it('names the file and the line of a TOML syntax error', () => {
+    const cwd = withConfig('[webui]\nport = 9000\nhost = [\n');
+    expect(errorOf(() => load(cwd))).toMatch(/^config\/bot_config\.toml: invalid TOML at line \d+, column \d+: /);
+    const broken = withConfig('[webui]\n\nport = = 1\n');
+    expect(errorOf(() => load(broken))).toMatch(/^config\/bot_config\.toml: invalid TOML at line 3, /);
+  });
+
+  it('refuses an unknown key inside [webui]', () => {
+    expect(errorOf(() => load(withConfig('[webui]\nprot = 8001\n')))).toBe(`${FILE}: unknown key webui.prot`);
+  });
+
+  it.each([
+    ['webui = 5', `${FILE}: webui must be a table, got 5`],
+    ['[webui]\nenabled = "yes"', `${FILE}: webui.enabled must be true or false, got "yes"`],
+    ['[webui]\nsecure_cookie = 1', `${FILE}: webui.secure_cookie must be true or false, got 1`],
+    ['[webui]\nport = "abc"', `${FILE}: webui.port must be an integer from 0 to 65535, got "abc"`],
+    ['[webui]\nport = 80.5', `${FILE}: webui.port must be an integer from 0 to 65535, got 80.5`],
+    ['[webui]\nsession_expire = "7"', `${FILE}: webui.session_expire must be an integer from 1 to 365, got "7"`],
+    ['[webui]\nhost = 5', `${FILE}: webui.host must be a list of strings or a comma-separated string, got 5`],
+    ['[webui]\nallowed_ips = [1, 2]', `${FILE}: webui.allowed_ips must be a list of strings or a comma-separated string, got [1, 2]`],
+    ['[webui]\nmode = "dev"', `${FILE}: webui.mode must be "production" or "development", got "dev"`],
+    ['[webui]\nlog_level = "verbose"', `${FILE}: webui.log_level must be one of fatal, error, warn, info, debug, trace, got "verbose"`],
+    ['[webui]\nsecret_key = 5', `${FILE}: webui.secret_key must be a non-empty string`],
+    ['[webui]\nsecret_key = "  "', `${FILE}: webui.secret_key must be a non-empty string`],
+  ])('refuses a wrong type: %s', (toml, message) => {
+    expect(errorOf(() => load(withConfig(`${toml}\n`)))).toBe(message);
+  });
+
+  it('refuses an entry of trusted_proxies or allowed_ips that is not an IP or CIDR, naming the entry', () => {
+    expect(errorOf(() => load(withConfig('[webui]\ntrusted_proxies = ["10.0.0.1", "10.0.0.0/33"]\n')))).toBe(
+      `${FILE}: webui.trusted_proxies entry "10.0.0.0/33" is not an IP address or CIDR`,
+    );
+    expect(errorOf(() => load(withConfig('[webui]\nallowed_ips = "10.0.0/8"\n')))).toBe(
+      `${FILE}: webui.allowed_ips entry "10.0.0/8" is not an IP address or CIDR`,
+    );
+  });
+
+  it('accepts IPs and host names as host entries and refuses anything else', () => {
+    expect(load(withConfig('[webui]\nhost = "localhost, 0.0.0.0, ::, fe80::1"\n')).settings.host).toEqual(['localhost', '0.0.0.0', '::', 'fe80::1']);
+    for (const bad of ['bad host!', '[::1]', '999.1.1.1', 'http://localhost']) {
+      expect(errorOf(() => load(withConfig(`[webui]\nhost = ["${bad}"]\n`)))).toBe(
+        `${FILE}: webui.host entry ${JSON.stringify(bad)} is not an IP address or host name`,
+      );
+    }
+    expect(errorOf(() => load(withConfig('[webui]\nhost = []\n')))).toBe(`${FILE}: webui.host must list at least one address`);
+  });
+
+  it('accepts origins without a path, normalised, and refuses the rest', () => {
+    const { settings } = load(withConfig('[webui]\nallowed_origins = "http://localhost:5173, HTTPS://Example.ORG:443/"\n'));
+    expect(settings.allowedOrigins).toEqual(['http://localhost:5173', 'https://example.org']);
+    for (const bad of ['http://localhost:5173/app', 'ftp://example.org', 'localhost:5173', 'http://a@example.org', 'http://example.org?x=1']) {
+      expect(errorOf(() => load(withConfig(`[webui]\nallowed_origins = ["${bad}"]\n`)))).toContain(
+        `${FILE}: webui.allowed_origins entry ${JSON.stringify(bad)} is not an origin`,
+      );
+    }
+  });
+
+  it('accepts host names with an optional port in allowed_hosts and refuses paths', () => {
+    const { settings } = load(withConfig('[webui]\nallowed_hosts = "Example.org:8080, localhost, [::1]:8001"\n'));
+    expect(settings.allowedHosts).toEqual(['example.org:8080', 'localhost', '[::1]:8001']);
+    for (const bad of ['example.org/path', 'example.org:99999', 'http://example.org']) {
+      expect(errorOf(() => load(withConfig(`[webui]\nallowed_hosts = ["${bad}"]\n`)))).toBe(
+        `${FILE}: webui.allowed_hosts entry ${JSON.stringify(bad)} is not a host name with optional :port`,
+      );
+    }
+  });
+
+  it('refuses a port out of range from the file, the environment and a flag', () => {
+    expect(errorOf(() => load(withConfig('[webui]\nport = 65536\n')))).toBe(`${FILE}: webui.port must be an integer from 0 to 65535, got 65536`);
+    expect(errorOf(() => load(withConfig('[webui]\nport = -1\n')))).toBe(`${FILE}: webui.port must be an integer from 0 to 65535, got -1`);
+    expect(errorOf(() => load(workspace(), { env: { WEBUI_PORT: 'x' } }))).toBe('WEBUI_PORT: must be an integer from 0 to 65535, got "x"');
+    expect(errorOf(() => load(workspace(), { argv: ['--port', '70000'] }))).toBe('--port: must be an integer from 0 to 65535, got "70000"');
+    expect(errorOf(() => load(workspace(), { argv: ['--host', 'a b'] }))).toBe('--host: entry "a b" is not an IP address or host name');
+    expect(load(workspace(), { argv: ['--port=0'] }).settings.port).toBe(0);
+    expect(load(withConfig('[webui]\nport = 65535\n')).settings.port).toBe(65535);
+  });
+
+  it('refuses session_expire of 0 and 366 and accepts 1 and 365', () => {
+    expect(errorOf(() => load(withConfig('[webui]\nsession_expire = 0\n')))).toBe(`${FILE}: webui.session_expire must be an integer from 1 to 365, got 0`);
+    expect(errorOf(() => load(withConfig('[webui]\nsession_expire = 366\n')))).toBe(`${FILE}: webui.session_expire must be an integer from 1 to 365, got 366`);
+    expect(load(withConfig('[webui]\nsession_expire = 1\n')).settings.sessionExpireDays).toBe(1);
+    expect(load(withConfig('[webui]\nsession_expire = 365\n')).settings.sessionExpireDays).toBe(365);
+  });
+
+  it('never puts the secret_key value in an error message', () => {
+    const secret = 'hunter2-very-secret';
+    expect(errorOf(() => load(withConfig(`[webui]\nsecret_key = ["${secret}"]\n`)))).toBe(`${FILE}: webui.secret_key must be a non-empty string`);
+    expect(errorOf(() => load(withConfig(`[webui]\nsecret_key = { value = "${secret}" }\n`)))).not.toContain(secret);
+    // The TOML parser's excerpt of the broken line would show it.
+    expect(errorOf(() => load(withConfig(`[webui]\nsecret_key = "${secret}\n`)))).not.toContain(secret);
+  });
+});
+
+describe('parseConfigFlags', () => {
+  it('takes only the configuration flags and leaves every other argument in rest', () => {
+    const { flags, rest } = parseConfigFlags(['config', 'check', '--verbose', '--port', '1', '--host=a,b', '-x', '--', '--port', '2']);
+    expect(flags).toEqual({ port: '1', host: 'a,b' });
+    expect(rest).toEqual(['config', 'check', '--verbose', '-x', '--', '--port', '2']);
+  });
+
+  it('lets the last of a repeated flag win', () => {
+    expect(parseConfigFlags(['--port', '1', '--port=2']).flags.port).toBe('2');
+  });
+
+  it('refuses a flag without its value, naming the flag', () => {
+    expect(errorOf(() => parseConfigFlags(['--port']))).toBe('--port: missing value');
+    expect(errorOf(() => parseConfigFlags(['--data-dir=']))).toBe('--data-dir: missing value');
+    expect(errorOf(() => parseConfigFlags(['--config', '--port', '1']))).toBe('--config: missing value');
+  });
+});
+
+describe('describeSettings', () => {
+  it('shows each effective value with its source and hides the secret', () => {
+    const cwd = withConfig('[webui]\nsecret_key = "hunter2-very-secret"\nallowed_ips = "10.0.0.0/8"\n');
+    const lines = describeSettings(load(cwd, { argv: ['--port', '9000'] }));
+    expect(lines).toContain('webui.port = 9000 (flag)');
+    expect(lines).toContain('webui.host = ["127.0.0.1", "::1"] (default)');
+    expect(lines).toContain('webui.allowed_ips = ["10.0.0.0/8"] (file)');
+    expect(lines).toContain('webui.mode = "production" (default)');
+    expect(lines).toContain('webui.secret_key = (set) (file)');
+    expect(lines).toContain(`config = ${join(cwd, FILE)} (default, found)`);
+    expect(lines).toContain(`data_dir = ${join(cwd, 'data')} (default)`);
+    expect(lines.join('\n')).not.toContain('hunter2');
+    expect(lines.filter((line) => line.startsWith('webui.'))).toHaveLength(12);
+  });
+
+  it('says when no secret_key is set', () => {
+    expect(describeSettings(load(workspace()))).toContain('webui.secret_key = (not set) (default)');
+  });
+});

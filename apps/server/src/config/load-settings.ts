@@ -1,0 +1,75 @@
+import { isAbsolute, relative, resolve } from 'node:path';
+import { ConfigError } from './config-error.js';
+import { readConfigFile } from './config-file.js';
+import { parseConfigFlags } from './config-flags.js';
+import { defaultConfigPath, defaultDataDir, defaultSettings } from './default-settings.js';
+import type { LoadedSettings, SettingSource } from './loaded-settings.js';
+import { hostListSchema, portTextSchema } from './setting-schemas.js';
+import { settingNames, type SettingName, type WebuiSettings } from './settings.js';
+import { readTextSetting } from './text-setting.js';
+import { readWebuiTable } from './webui-table.js';
+
+export type { LoadedSettings, SettingSource } from './loaded-settings.js';
+
+export interface LoadSettingsInput {
+  /** Arguments after the script; words that are not configuration flags are ignored here. */
+  argv: string[];
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+type Layer = readonly [SettingSource, Partial<WebuiSettings>];
+
+/** Merges flags over environment over config file over defaults; throws ConfigError on the first mistake. */
+export function loadSettings(input: LoadSettingsInput): LoadedSettings {
+  const { flags } = parseConfigFlags(input.argv);
+  const env = (name: string): string | undefined => (input.env[name] === '' ? undefined : input.env[name]);
+
+  const config = pickPath(flags.config, env('WEBUI_CONFIG'), defaultConfigPath);
+  const dataDir = pickPath(flags.dataDir, env('WEBUI_DATA_DIR'), defaultDataDir);
+  const configPath = resolve(input.cwd, config.value);
+  const fileLabel = labelOf(configPath, input.cwd);
+
+  const file = readConfigFile(configPath, fileLabel);
+  if (!file.found && config.source !== 'default') {
+    const origin = config.source === 'flag' ? '--config' : 'WEBUI_CONFIG';
+    throw new ConfigError(`${origin}: config file ${fileLabel} does not exist`);
+  }
+
+  const layers: Layer[] = [
+    ['flag', { host: readTextSetting(hostListSchema, flags.host, '--host'), port: readTextSetting(portTextSchema, flags.port, '--port') }],
+    ['env', { host: readTextSetting(hostListSchema, env('WEBUI_HOST'), 'WEBUI_HOST'), port: readTextSetting(portTextSchema, env('WEBUI_PORT'), 'WEBUI_PORT') }],
+    ['file', file.found ? readWebuiTable(file.document, fileLabel) : {}],
+  ];
+
+  const settings: WebuiSettings = { ...defaultSettings };
+  // Completed for every setting by the loop just below.
+  const sources = { configPath: config.source, dataDir: dataDir.source } as LoadedSettings['sources'];
+  for (const name of settingNames) sources[name] = applyFirstGiven(name, layers, settings);
+
+  return { settings, dataDir: resolve(input.cwd, dataDir.value), configPath, configFileFound: file.found, sources };
+}
+
+function pickPath(flag: string | undefined, env: string | undefined, fallback: string): { value: string; source: SettingSource } {
+  if (flag !== undefined) return { value: flag, source: 'flag' };
+  if (env !== undefined) return { value: env, source: 'env' };
+  return { value: fallback, source: 'default' };
+}
+
+// Generic over the name so the value keeps the type of its own setting.
+function applyFirstGiven<K extends SettingName>(name: K, layers: readonly Layer[], settings: WebuiSettings): SettingSource {
+  for (const [source, values] of layers) {
+    const value = values[name];
+    if (value !== undefined) {
+      settings[name] = value;
+      return source;
+    }
+  }
+  return 'default';
+}
+
+// Messages show the path as the operator knows it: relative inside the working directory.
+function labelOf(path: string, cwd: string): string {
+  const fromCwd = relative(cwd, path);
+  return fromCwd !== '' && !fromCwd.startsWith('..') && !isAbsolute(fromCwd) ? fromCwd : path;
+}

@@ -1,0 +1,65 @@
+import * as v from 'valibot';
+import { ConfigError } from './config-error.js';
+import { describeReceived } from './received-value.js';
+import {
+  allowedHostListSchema,
+  booleanSchema,
+  hostListSchema,
+  logLevelSchema,
+  modeSchema,
+  networkListSchema,
+  originListSchema,
+  portSchema,
+  secretKeySchema,
+  sessionExpireSchema,
+} from './setting-schemas.js';
+import type { WebuiSettings } from './settings.js';
+
+const webuiTableSchema = v.pipe(
+  v.strictObject(
+    {
+      enabled: v.optional(booleanSchema),
+      host: v.optional(hostListSchema),
+      port: v.optional(portSchema),
+      secure_cookie: v.optional(booleanSchema),
+      trusted_proxies: v.optional(networkListSchema),
+      allowed_ips: v.optional(networkListSchema),
+      secret_key: v.optional(secretKeySchema),
+      session_expire: v.optional(sessionExpireSchema),
+      mode: v.optional(modeSchema),
+      allowed_origins: v.optional(originListSchema),
+      allowed_hosts: v.optional(allowedHostListSchema),
+      log_level: v.optional(logLevelSchema),
+    },
+    (issue) =>
+      issue.expected === 'never' ? `unknown key webui.${String(issue.input)}` : `webui must be a table, got ${describeReceived(issue.input)}`,
+  ),
+  v.transform(
+    (table): Partial<WebuiSettings> => ({
+      enabled: table.enabled,
+      host: table.host,
+      port: table.port,
+      secureCookie: table.secure_cookie,
+      trustedProxies: table.trusted_proxies,
+      allowedIps: table.allowed_ips,
+      secretKey: table.secret_key,
+      sessionExpireDays: table.session_expire,
+      mode: table.mode,
+      allowedOrigins: table.allowed_origins,
+      allowedHosts: table.allowed_hosts,
+      logLevel: table.log_level,
+    }),
+  ),
+);
+
+/** The settings a parsed config file gives in its [webui] table; other tables belong to the bot and are ignored. */
+export function readWebuiTable(document: Record<string, unknown>, fileLabel: string): Partial<WebuiSettings> {
+  if (!Object.hasOwn(document, 'webui')) return {};
+  const result = v.safeParse(webuiTableSchema, document['webui'], { abortEarly: true });
+  if (result.success) return result.output;
+  const [issue] = result.issues;
+  const key = issue.path?.[0];
+  // Value issues carry only "must be ..."; the key is added here, where the path is known.
+  const message = key?.origin === 'value' ? `webui.${String(key.key)} ${issue.message}` : issue.message;
+  throw new ConfigError(`${fileLabel}: ${message}`);
+}

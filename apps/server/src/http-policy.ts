@@ -1,0 +1,37 @@
+import { parseCidr, parseIp, type Cidr } from '@webui/core';
+import type { HttpPolicy } from '@webui/http-hono';
+import type { WebuiSettings } from './config/settings.js';
+
+/** The HTTP layer's view of the settings; CIDRs were validated when the config was loaded. */
+export function httpPolicyFrom(settings: WebuiSettings, listenOrigins: () => readonly string[]): HttpPolicy {
+  return {
+    serviceName: 'webui',
+    mode: settings.mode,
+    secureCookie: settings.secureCookie,
+    sessionExpireDays: settings.sessionExpireDays,
+    trustedProxies: settings.trustedProxies.map(toCidr),
+    allowedIps: settings.allowedIps.map(toCidr),
+    allowedOrigins: settings.allowedOrigins,
+    allowedHosts: settings.allowedHosts,
+    listenOrigins,
+    loopbackOnly: settings.host.every(isLoopbackHost),
+  };
+}
+
+function toCidr(text: string): Cidr {
+  const cidr = parseCidr(text);
+  if (!cidr) throw new Error(`not an IP or CIDR: ${text}`);
+  return cidr;
+}
+
+export function isLoopbackHost(host: string): boolean {
+  if (host.toLowerCase() === 'localhost') return true;
+  const ip = parseIp(host);
+  if (!ip) return false;
+  return ip.version === 4 ? ip.bytes[0] === 127 : ip.bytes.every((b, i) => b === (i === 15 ? 1 : 0));
+}
+
+/** The origin a browser uses for a bound address. */
+export function originOf(host: string, port: number): string {
+  return host.includes(':') ? `http://[${host}]:${port}` : `http://${host}:${port}`;
+}

@@ -1,0 +1,65 @@
+import { createAdaptorServer } from '@hono/node-server';
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import { StartupError } from './startup-error.js';
+
+export interface BoundListener {
+  host: string;
+  port: number;
+  server: Server;
+}
+
+type FetchHandler = Parameters<typeof createAdaptorServer>[0]['fetch'];
+
+/** Headers and bodies must arrive in time: slow clients cannot hold sockets open forever. */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Binds every host on one port. A host that cannot be bound is a warning; none bound, or a
+ * port already in use, is an error naming the address.
+ */
+export async function bindAll(hosts: readonly string[], port: number, fetch: FetchHandler, logger: Logger): Promise<BoundListener[]> {
+  const bound: BoundListener[] = [];
+  let chosenPort = port;
+  for (const host of hosts) {
+    const server = createAdaptorServer({ fetch }) as Server;
+    server.headersTimeout = HEADERS_TIMEOUT_MS;
+    server.requestTimeout = REQUEST_TIMEOUT_MS;
+    server.keepAliveTimeout = 5_000;
+    try {
+      await listen(server, host, chosenPort);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const address = host.includes(':') ? `[${host}]:${chosenPort}` : `${host}:${chosenPort}`;
+      if (code === 'EADDRINUSE') {
+        await Promise.all(bound.map((listener) => closeServer(listener.server)));
+        throw new StartupError(`cannot listen on ${address}: the port is already in use (set webui.port, WEBUI_PORT or --port)`);
+      }
+      logger.warn({ host, port: chosenPort, code }, `cannot listen on ${address}: ${(error as Error).message}; continuing without it`);
+      continue;
+    }
+    const address = server.address();
+    if (address && typeof address === 'object') chosenPort = address.port;
+    bound.push({ host, port: chosenPort, server });
+  }
+  if (bound.length === 0) throw new StartupError(`could not listen on any of ${hosts.join(', ')} (port ${port}); check webui.host`);
+  return bound;
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}

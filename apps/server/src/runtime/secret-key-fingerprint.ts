@@ -1,0 +1,6 @@
+import { createHash } from 'node:crypto';
+
+/** Only a hash of webui.secret_key is kept in webui.json, enough to notice that it changed (DESIGN D10). */
+export function secretKeyFingerprint(secretKey: string | undefined): string | undefined {
+  return secretKey === undefined ? undefined : createHash('sha256').update(secretKey, 'utf8').digest('hex');
+}

@@ -1,0 +1,114 @@
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { BanPolicy, SetupState, TokenService, WsTicketIssuer, type BootstrapOutcome } from '@webui/core';
+import { createWebuiApp, type ConnectionInfo } from '@webui/http-hono';
+import { JsonFileStore, RECORD_FILE_NAME } from '@webui/store-json';
+import type { TLSSocket } from 'node:tls';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { LoadedSettings } from './config/loaded-settings.js';
+import { createContainer, type ContainerOverrides } from './container.js';
+import { httpPolicyFrom, originOf } from './http-policy.js';
+import { bindAll, closeServer, type BoundListener } from './listeners.js';
+import { createLogger } from './logging/create-logger.js';
+import { LogFeed } from './logging/log-feed.js';
+import { secretKeyFingerprint } from './runtime/secret-key-fingerprint.js';
+import { StartupError } from './startup-error.js';
+
+export interface RunningServer {
+  listeners: BoundListener[];
+  logger: Logger;
+  /** Stops accepting, closes connections and the store. */
+  close(): Promise<void>;
+}
+
+export interface ServeOptions {
+  /** Human-readable startup banner goes here; logs are JSON lines on stdout. */
+  banner?: NodeJS.WritableStream;
+  logDestination?: NodeJS.WritableStream;
+  overrides?: ContainerOverrides;
+}
+
+const SWEEP_INTERVAL_MS = 30_000;
+
+/** Node's connection facts: the socket's peer address, and whether the socket is TLS. */
+const nodeConnection: ConnectionInfo = {
+  peerAddress: (c) => getConnInfo(c).remote.address,
+  isTls: (c) => Boolean((c.env as { incoming?: { socket?: Partial<TLSSocket> } }).incoming?.socket?.encrypted),
+};
+
+export async function serve(loaded: LoadedSettings, options: ServeOptions = {}): Promise<RunningServer> {
+  const { settings } = loaded;
+  const feed = new LogFeed();
+  const logger = createLogger(settings.logLevel, feed, options.logDestination);
+  const container = createContainer(loaded, logger, feed, options.overrides);
+
+  const store = container.resolve(JsonFileStore);
+  try {
+    await store.open();
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
+  const tokens = container.resolve(TokenService);
+  const bootstrap = await tokens.bootstrap({ secretKeyFingerprint: secretKeyFingerprint(settings.secretKey) });
+  logBootstrap(bootstrap, logger);
+  store.watch();
+
+  let listeners: BoundListener[] = [];
+  const app = createWebuiApp({
+    services: { tokens, setup: container.resolve(SetupState), bans: container.resolve(BanPolicy), tickets: container.resolve(WsTicketIssuer) },
+    policy: httpPolicyFrom(settings, () => listeners.map((listener) => originOf(listener.host, listener.port))),
+    connection: nodeConnection,
+    logger: logger.child({ module: 'http' }),
+  });
+
+  try {
+    listeners = await bindAll(settings.host, settings.port, app.fetch, logger);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const sweeper = setInterval(() => store.sweep(), SWEEP_INTERVAL_MS);
+  sweeper.unref();
+
+  printBanner(options.banner ?? process.stderr, loaded, listeners, bootstrap);
+  logger.info({ addresses: listeners.map((l) => originOf(l.host, l.port)), dataDir: loaded.dataDir, tokenSource: bootstrap.tokenSource }, 'WebUI API listening');
+
+  return {
+    listeners,
+    logger,
+    async close() {
+      clearInterval(sweeper);
+      await Promise.all(listeners.map((listener) => closeServer(listener.server)));
+      await store.close();
+    },
+  };
+}
+
+function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
+  if (outcome.reason === 'secret_key_changed') {
+    logger.warn({}, 'webui.secret_key changed: every session is revoked and a new temporary token was made');
+  }
+  if (outcome.temporaryToken) {
+    // The specification has the temporary token printed in the startup log; a configured one never is (D11).
+    logger.info({ temporary_token: outcome.temporaryToken, reason: outcome.reason }, 'temporary access token generated; log in with it and set your own');
+  }
+}
+
+function printBanner(out: NodeJS.WritableStream, loaded: LoadedSettings, listeners: BoundListener[], outcome: BootstrapOutcome): void {
+  const first = listeners[0] as BoundListener;
+  const base = originOf(first.host, first.port);
+  const lines = [
+    '',
+    'WebUI management API',
+    `  listening   ${listeners.map((l) => `${originOf(l.host, l.port)}/api/webui`).join('  ')}`,
+    `  data        ${join(loaded.dataDir, RECORD_FILE_NAME)}`,
+  ];
+  if (outcome.temporaryToken) {
+    lines.push(`  token       temporary: ${outcome.temporaryToken}`);
+    lines.push(`  login URL   ${base}/?token=${outcome.temporaryToken}`);
+    lines.push('              (a new temporary token is made at every start until you set your own)');
+  } else {
+    lines.push('  token       configured (not shown; it is the access_token field of the data file)');
+  }
+  out.write(`${lines.join('\n')}\n\n`);
+}

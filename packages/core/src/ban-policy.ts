@@ -1,0 +1,89 @@
+import { clientKey, parseIp } from './ip-address.js';
+import type { Clock } from './ports/clock.js';
+import type { AttemptRecord, Store } from './ports/store.js';
+
+export interface BanPolicyOptions {
+  /** Sliding window in which failures are counted. */
+  windowMs: number;
+  /** Failures inside the window that start a ban. */
+  threshold: number;
+  banMs: number;
+  /** Remaining attempts at or below which a failure carries a reminder. */
+  reminderAt: number;
+}
+
+export const DEFAULT_BAN_POLICY: BanPolicyOptions = {
+  windowMs: 5 * 60_000,
+  threshold: 5,
+  banMs: 10 * 60_000,
+  reminderAt: 2,
+};
+
+export type BanStatus = { banned: false } | { banned: true; retryAfterSeconds: number };
+
+export type FailureOutcome =
+  | { banned: true; retryAfterSeconds: number; justBanned: boolean }
+  | { banned: false; remainingAttempts: number; remind: boolean; counted: boolean };
+
+/**
+ * Brute-force protection per client (the specification's "Client IP ban" table, DESIGN D2-D4).
+ * Clients are keyed by IPv4 address or IPv6 /64, so one host cannot rotate through its prefix.
+ */
+export class BanPolicy {
+  private readonly options: BanPolicyOptions;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    options: Partial<BanPolicyOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_BAN_POLICY, ...options };
+  }
+
+  async status(clientIp: string): Promise<BanStatus> {
+    const record = await this.store.readAttempts(keyOf(clientIp));
+    return this.banStatus(record, this.clock.now());
+  }
+
+  /**
+   * Counts a failed verification. A wrong cookie value is counted once per window, so a stale
+   * cookie polled every second does not ban its owner while every distinct guess still counts.
+   */
+  async recordFailure(clientIp: string, failure: { cookie?: string } = {}): Promise<FailureOutcome> {
+    const key = keyOf(clientIp);
+    const now = this.clock.now();
+    const record = (await this.store.readAttempts(key)) ?? { failures: [] };
+    const ban = this.banStatus(record, now);
+    if (ban.banned) return { ...ban, justBanned: false };
+
+    const failures = record.failures.filter((entry) => entry.at > now - this.options.windowMs);
+    const repeated = failure.cookie !== undefined && failures.some((entry) => entry.cookie === failure.cookie);
+    if (!repeated) failures.push(failure.cookie === undefined ? { at: now } : { at: now, cookie: failure.cookie });
+
+    if (failures.length >= this.options.threshold) {
+      const bannedUntil = now + this.options.banMs;
+      await this.store.writeAttempts(key, { failures: [], bannedUntil }, bannedUntil);
+      return { banned: true, retryAfterSeconds: Math.ceil(this.options.banMs / 1000), justBanned: true };
+    }
+    const oldest = failures[0]?.at ?? now;
+    await this.store.writeAttempts(key, { failures }, oldest + this.options.windowMs);
+    const remainingAttempts = this.options.threshold - failures.length;
+    return { banned: false, remainingAttempts, remind: remainingAttempts <= this.options.reminderAt, counted: !repeated };
+  }
+
+  /** A successful verification clears the count. */
+  async recordSuccess(clientIp: string): Promise<void> {
+    await this.store.deleteAttempts(keyOf(clientIp));
+  }
+
+  private banStatus(record: AttemptRecord | null, now: number): BanStatus {
+    if (record?.bannedUntil === undefined || record.bannedUntil <= now) return { banned: false };
+    return { banned: true, retryAfterSeconds: Math.ceil((record.bannedUntil - now) / 1000) };
+  }
+}
+
+/** Parsable addresses are grouped (IPv6 per /64); anything else (a Unix socket) is its own key. */
+function keyOf(clientIp: string): string {
+  const ip = parseIp(clientIp);
+  return ip ? clientKey(ip) : clientIp;
+}

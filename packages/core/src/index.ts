@@ -1,0 +1,15 @@
+export type { Clock } from './ports/clock.js';
+export type { RandomSource } from './ports/random-source.js';
+export type { AttemptRecord, Store, TicketGrant, TokenRecord, TokenSource } from './ports/store.js';
+export { BanPolicy, DEFAULT_BAN_POLICY, type BanPolicyOptions, type BanStatus, type FailureOutcome } from './ban-policy.js';
+export { TokenService, type BootstrapOutcome, type BootstrapReason, type RotationOutcome, type TokenStatus } from './token-service.js';
+export { SetupState } from './setup-state.js';
+export { WsTicketIssuer, TICKET_TTL_SECONDS, type TicketRefusal } from './ws-ticket-issuer.js';
+export { RecordEditor } from './record-editor.js';
+export { MemoryStore, DEFAULT_MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory-store.js';
+export { constantTimeEqual } from './constant-time-equal.js';
+export { tokenViolations, TOKEN_VIOLATION_MESSAGES, TOKEN_SPECIAL_CHARACTERS, TOKEN_MIN_LENGTH, TOKEN_MAX_LENGTH, type TokenViolation } from './token-strength.js';
+export { resolveTokenSource } from './token-source.js';
+export { parseIp, formatIp, clientKey, type IpAddress } from './ip-address.js';
+export { parseCidr, cidrContains, anyCidrContains, type Cidr } from './cidr.js';
+export { ok, err, type Result } from './result.js';

@@ -1,0 +1,5 @@
+export { FakeClock } from './fake-clock.js';
+export { SeededRandom } from './seeded-random.js';
+export { MemoryStore } from '../memory-store.js';
+export { createCoreHarness } from './core-harness.js';
+export { storeConformanceCases, type StoreConformanceHarness } from './store-conformance.js';

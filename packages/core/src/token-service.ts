@@ -1,0 +1,135 @@
+import { constantTimeEqual } from './constant-time-equal.js';
+import type { RandomSource } from './ports/random-source.js';
+import type { Store, TokenRecord, TokenSource } from './ports/store.js';
+import { randomHex } from './random-encoding.js';
+import { requireRecord, type RecordEditor } from './record-editor.js';
+import { err, ok, type Result } from './result.js';
+import { resolveTokenSource } from './token-source.js';
+import { tokenViolations, type TokenViolation } from './token-strength.js';
+
+export interface TokenStatus {
+  tokenSource: TokenSource;
+  requiresCustomToken: boolean;
+}
+
+export type BootstrapReason = 'created' | 'temporary_renewed' | 'secret_key_changed' | 'kept';
+
+export interface BootstrapOutcome extends TokenStatus {
+  reason: BootstrapReason;
+  /** The token to print at startup; only ever a temporary one (DESIGN D11). */
+  temporaryToken: string | null;
+}
+
+export interface RotationOutcome extends TokenStatus {
+  token: string;
+  previousToken: string;
+}
+
+export type TokenChangeListener = (previousToken: string) => void;
+
+/** The access token: creating, checking and replacing it (the specification's "Token source" table). */
+export class TokenService {
+  private readonly listeners = new Set<TokenChangeListener>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly editor: RecordEditor,
+    private readonly random: RandomSource,
+  ) {}
+
+  /**
+   * Runs once at startup: no record -> a temporary token; a temporary record -> a fresh one;
+   * a changed secret-key fingerprint -> a fresh temporary token, revoking every session (DESIGN D10).
+   */
+  bootstrap(options: { secretKeyFingerprint?: string } = {}): Promise<BootstrapOutcome> {
+    const fingerprint = options.secretKeyFingerprint;
+    return this.editor.edit<BootstrapOutcome>((current) => {
+      const keyChanged = current !== null && current.secretKeyFingerprint !== undefined && current.secretKeyFingerprint !== fingerprint;
+      const reason: BootstrapReason = !current
+        ? 'created'
+        : keyChanged
+          ? 'secret_key_changed'
+          : resolveTokenSource(current) === 'temporary'
+            ? 'temporary_renewed'
+            : 'kept';
+      if (reason === 'kept' && current) {
+        const next: TokenRecord = { ...current, tokenSource: 'configured', ...fingerprintField(fingerprint) };
+        const changed = current.tokenSource !== 'configured' || current.secretKeyFingerprint !== fingerprint;
+        return { next: changed ? next : null, result: { reason, temporaryToken: null, ...status('configured') } };
+      }
+      const temporaryToken = this.generate();
+      const next: TokenRecord = {
+        ...current,
+        accessToken: temporaryToken,
+        tokenSource: 'temporary',
+        firstSetupCompleted: current?.firstSetupCompleted ?? false,
+        ...fingerprintField(fingerprint),
+      };
+      if (!fingerprint) delete next.secretKeyFingerprint;
+      return { next, result: { reason, temporaryToken, ...status('temporary') } };
+    });
+  }
+
+  /** Whether `candidate` is the access token, compared in constant time. */
+  async verify(candidate: string): Promise<boolean> {
+    const record = await this.store.readRecord();
+    return record !== null && constantTimeEqual(candidate, record.accessToken);
+  }
+
+  async status(): Promise<TokenStatus> {
+    return status(resolveTokenSource(await this.editor.read()));
+  }
+
+  /** Replaces the token with a custom one that meets every strength rule (DESIGN D5). */
+  async update(newToken: string): Promise<Result<RotationOutcome, { code: 'weak_token'; violations: TokenViolation[] }>> {
+    const result = await this.editor.edit<Result<RotationOutcome, { code: 'weak_token'; violations: TokenViolation[] }>>((current) => {
+      const record = requireRecord(current);
+      const violations = tokenViolations(newToken);
+      if (constantTimeEqual(newToken, record.accessToken)) violations.push('same_as_current');
+      if (violations.length > 0) return { next: null, result: err({ code: 'weak_token' as const, violations }) };
+      const rotated = rotation(record, newToken);
+      return { next: rotated.next, result: ok(rotated.outcome) };
+    });
+    if (result.ok) await this.afterRotation(result.value);
+    return result;
+  }
+
+  /** Replaces the token with 64 random hex characters, returned once. */
+  async regenerate(): Promise<RotationOutcome> {
+    const outcome = await this.editor.edit((current) => {
+      const rotated = rotation(requireRecord(current), this.generate());
+      return { next: rotated.next, result: rotated.outcome };
+    });
+    await this.afterRotation(outcome);
+    return outcome;
+  }
+
+  /** Called after every rotation with the token that stopped being valid. */
+  onTokenChanged(listener: TokenChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private async afterRotation(outcome: RotationOutcome): Promise<void> {
+    // Tickets issued under the old token die with it (specification: "Temporary WebSocket token").
+    await this.store.revokeTickets(outcome.previousToken);
+    for (const listener of this.listeners) listener(outcome.previousToken);
+  }
+
+  private generate(): string {
+    return randomHex(this.random, 32);
+  }
+}
+
+function rotation(current: TokenRecord, token: string): { next: TokenRecord; outcome: RotationOutcome } {
+  const next: TokenRecord = { ...current, accessToken: token, tokenSource: 'configured' };
+  return { next, outcome: { token, previousToken: current.accessToken, ...status('configured') } };
+}
+
+function status(tokenSource: TokenSource): TokenStatus {
+  return { tokenSource, requiresCustomToken: tokenSource === 'temporary' };
+}
+
+function fingerprintField(fingerprint: string | undefined): { secretKeyFingerprint?: string } {
+  return fingerprint ? { secretKeyFingerprint: fingerprint } : {};
+}

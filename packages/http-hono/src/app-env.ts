@@ -1,0 +1,53 @@
+import type { BanPolicy, Cidr, SetupState, TokenService, WsTicketIssuer } from '@webui/core';
+import type { Context } from 'hono';
+
+/** The network rules the HTTP layer enforces (DESIGN D3, D6, D8, D9). */
+export interface HttpPolicy {
+  serviceName: string;
+  mode: 'production' | 'development';
+  secureCookie: boolean;
+  sessionExpireDays: number;
+  trustedProxies: readonly Cidr[];
+  allowedIps: readonly Cidr[];
+  /** Extra origins allowed to make state-changing and credentialed cross-origin requests. */
+  allowedOrigins: readonly string[];
+  /** Extra Host names accepted while every bind address is loopback. */
+  allowedHosts: readonly string[];
+  /** The server's own origins (http://127.0.0.1:8001, ...), known once it listens. */
+  listenOrigins(): readonly string[];
+  /** True when every bind address is loopback: a foreign Host is then a DNS-rebinding attempt. */
+  loopbackOnly: boolean;
+}
+
+/** Structured logger; pino's Logger fits it. */
+export interface AppLogger {
+  debug(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/** What the runtime knows about the connection that Hono's web-standard Request does not carry. */
+export interface ConnectionInfo {
+  /** TCP peer address, undefined when unknown (then treated as its own client). */
+  peerAddress(c: Context): string | undefined;
+  /** True when the connection itself is TLS. */
+  isTls(c: Context): boolean;
+}
+
+export interface WebuiServices {
+  tokens: TokenService;
+  setup: SetupState;
+  bans: BanPolicy;
+  tickets: WsTicketIssuer;
+}
+
+/** Per-request values set by the edge middleware. */
+export interface WebuiEnv {
+  Variables: {
+    clientIp: string;
+    /** The request reached us over HTTPS (TLS, or X-Forwarded-Proto from a trusted proxy). */
+    secureTransport: boolean;
+    sessionToken: string;
+  };
+}

@@ -1,0 +1,35 @@
+import { anyCidrContains, formatIp, parseIp, type Cidr } from '@webui/core';
+
+export interface ResolvedClient {
+  /** The address bans, whitelists and logs use. */
+  ip: string;
+  /** The request came over HTTPS as far as a trusted proxy says. */
+  forwardedHttps: boolean;
+}
+
+/**
+ * DESIGN D3: the TCP peer, unless the peer is a trusted proxy; then X-Forwarded-For is walked
+ * right to left and the first address that is not a trusted proxy is the client. Headers from
+ * anyone else are ignored, so a client cannot pick the address it is banned under.
+ */
+export function resolveClient(peerAddress: string | undefined, headers: Headers, trustedProxies: readonly Cidr[]): ResolvedClient {
+  const peer = peerAddress === undefined ? null : parseIp(peerAddress);
+  if (!peer) return { ip: peerAddress ?? 'unknown', forwardedHttps: false };
+  if (!anyCidrContains(trustedProxies, peer)) return { ip: formatIp(peer), forwardedHttps: false };
+
+  const proto = headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  const forwardedHttps = proto === 'https';
+  const chain = (headers.get('x-forwarded-for') ?? headers.get('x-real-ip') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  let client = peer;
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const hop = parseIp(chain[i] as string);
+    // A malformed hop was written by the client, not by a proxy: stop at the last real address.
+    if (!hop) break;
+    client = hop;
+    if (!anyCidrContains(trustedProxies, hop)) break;
+  }
+  return { ip: formatIp(client), forwardedHttps };
+}

@@ -1,0 +1,31 @@
+import type { Context } from 'hono';
+import type { AppLogger, WebuiEnv, WebuiServices } from './app-env.js';
+import { sessionCookieCandidates } from './session-cookie.js';
+
+export type CookieSession =
+  | { kind: 'none' }
+  | { kind: 'valid'; token: string }
+  | { kind: 'invalid' }
+  | { kind: 'banned'; retryAfterSeconds: number };
+
+/**
+ * Checks the bot_session cookie. A wrong value counts as a failed verification (DESIGN D4) and a
+ * banned client's cookie is not even compared, so no endpoint is an oracle outside the ban.
+ */
+export async function readCookieSession(c: Context<WebuiEnv>, services: WebuiServices, logger: AppLogger): Promise<CookieSession> {
+  const candidates = sessionCookieCandidates(c);
+  if (candidates.length === 0) return { kind: 'none' };
+  const clientIp = c.get('clientIp');
+  const ban = await services.bans.status(clientIp);
+  if (ban.banned) return { kind: 'banned', retryAfterSeconds: ban.retryAfterSeconds };
+  for (const candidate of candidates) {
+    if (await services.tokens.verify(candidate)) return { kind: 'valid', token: candidate };
+  }
+  const outcome = await services.bans.recordFailure(clientIp, { cookie: candidates[0] as string });
+  if (outcome.banned) {
+    if (outcome.justBanned) logger.warn({ ip: clientIp, via: 'cookie' }, 'client banned after repeated failed verifications');
+    return { kind: 'banned', retryAfterSeconds: outcome.retryAfterSeconds };
+  }
+  if (outcome.counted) logger.info({ ip: clientIp, via: 'cookie', remaining: outcome.remainingAttempts }, 'session cookie rejected');
+  return { kind: 'invalid' };
+}

@@ -1,0 +1,88 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import type { AppLogger, ConnectionInfo, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
+import { isAllowedOrigin } from './allowed-origins.js';
+import { errorBody } from './error-body.js';
+import { clientContext } from './middleware/client-context.js';
+import { hostGuard } from './middleware/host-guard.js';
+import { ipAllowlist } from './middleware/ip-allowlist.js';
+import { originGuard } from './middleware/origin-guard.js';
+import { requestLog } from './middleware/request-log.js';
+import { sessionGuard } from './middleware/session-guard.js';
+import { authRoutes } from './routes/auth.js';
+import { healthRoutes } from './routes/health.js';
+import { setupRoutes } from './routes/setup.js';
+import { wsTokenRoutes } from './routes/ws-token.js';
+import { SessionCookie } from './session-cookie.js';
+
+export const API_PREFIX = '/api/webui';
+export const MAX_BODY_BYTES = 16 * 1024;
+
+/** Paths under the prefix that answer without a session (DESIGN D7). */
+const PUBLIC_PATHS = new Set(['/health', '/auth/verify', '/auth/check', '/auth/logout', '/ws-token', '/ws', '/openapi.json', '/docs']);
+
+export interface WebuiAppOptions {
+  services: WebuiServices;
+  policy: HttpPolicy;
+  connection: ConnectionInfo;
+  logger: AppLogger;
+  /** Milliseconds for request timing in the log; injected so that the app needs no runtime globals. */
+  now?: () => number;
+  /** Extra route groups mounted under the prefix behind the session guard (e.g. /config/*). */
+  protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>;
+}
+
+/** The WebUI management API as a web-standard Hono app; the runtime brings the server. */
+export function createWebuiApp(options: WebuiAppOptions): Hono<WebuiEnv> {
+  const { services, policy, connection, logger } = options;
+  const cookie = new SessionCookie(policy, logger);
+  const isPublic = (path: string) => PUBLIC_PATHS.has(path.slice(API_PREFIX.length));
+
+  const api = new Hono<WebuiEnv>()
+    .use(requestLog(logger, options.now ?? (() => performance.now())))
+    .use(
+      cors({
+        origin: (origin, c) => (isAllowedOrigin(origin, c, policy) ? origin : null),
+        credentials: true,
+        allowMethods: ['GET', 'POST', 'OPTIONS'],
+        allowHeaders: ['Content-Type'],
+        maxAge: 600,
+      }),
+    )
+    .use(originGuard(policy))
+    .use(
+      bodyLimit({
+        maxSize: MAX_BODY_BYTES,
+        onError: (c) => errorBody(c, 413, 'payload_too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`),
+      }),
+    )
+    .use(async (c, next) => {
+      await next();
+      // Answers carry session state and, once, a fresh token: never cache them.
+      c.header('Cache-Control', 'no-store');
+    })
+    .use(sessionGuard(services, logger, isPublic))
+    .route('/', healthRoutes(policy.serviceName))
+    .route('/', authRoutes(services, cookie, logger))
+    .route('/', setupRoutes(services, logger))
+    .route('/', wsTokenRoutes(services, logger));
+  for (const group of options.protectedRoutes ?? []) api.route(group.path, group.app);
+
+  const app = new Hono<WebuiEnv>()
+    .use(clientContext(policy, connection))
+    .use(ipAllowlist(policy))
+    .use(hostGuard(policy))
+    .route(API_PREFIX, api);
+
+  app.notFound((c) => errorBody(c, 404, 'not_found', `No endpoint at ${c.req.method} ${c.req.path}.`));
+  app.onError((error, c) => {
+    if (error instanceof HTTPException) {
+      return errorBody(c, error.status === 500 ? 500 : (error.status as 400), 'http_error', error.message || 'Bad request.');
+    }
+    logger.error({ err: { message: error.message, name: error.name }, path: c.req.path }, 'request failed');
+    return errorBody(c, 500, 'internal_error', 'The server could not complete the request; see its log.');
+  });
+  return app;
+}

@@ -1,0 +1,27 @@
+import type { Context } from 'hono';
+import * as v from 'valibot';
+import { errorBody } from './error-body.js';
+
+export type JsonBody<T> = { ok: true; value: T } | { ok: false; response: Response };
+
+/** Reads a JSON body and validates it; every failure is a 4xx with the D1 body, never a 500. */
+export async function readJsonBody<TSchema extends v.GenericSchema>(c: Context, schema: TSchema): Promise<JsonBody<v.InferOutput<TSchema>>> {
+  const contentType = c.req.header('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+    return { ok: false, response: errorBody(c, 415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.') };
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(await c.req.text());
+  } catch {
+    return { ok: false, response: errorBody(c, 400, 'invalid_json', 'The request body is not valid JSON.') };
+  }
+  const parsed = v.safeParse(schema, data);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const field = issue ? v.getDotPath(issue) : null;
+    const detail = field ? `Field "${field}": ${issue?.message}` : `Invalid body: ${issue?.message ?? 'unexpected shape'}`;
+    return { ok: false, response: errorBody(c, 422, 'invalid_body', detail) };
+  }
+  return { ok: true, value: parsed.output };
+}

@@ -1,0 +1,20 @@
+import type { MiddlewareHandler } from 'hono';
+import type { HttpPolicy, WebuiEnv } from '../app-env.js';
+import { isAllowedOrigin } from '../allowed-origins.js';
+import { errorBody } from '../error-body.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * DESIGN D9 CSRF rule: a state-changing request whose Origin is present and not allowed is refused.
+ * hono/csrf only looks at form content types and refuses Origin-less scripts, so it fits neither way.
+ */
+export function originGuard(policy: HttpPolicy): MiddlewareHandler<WebuiEnv> {
+  return async (c, next) => {
+    const origin = c.req.header('origin');
+    if (!SAFE_METHODS.has(c.req.method) && origin !== undefined && !isAllowedOrigin(origin, c, policy)) {
+      return errorBody(c, 403, 'origin_not_allowed', `Requests from origin ${JSON.stringify(origin.slice(0, 200))} are not allowed; add it to webui.allowed_origins.`);
+    }
+    await next();
+  };
+}

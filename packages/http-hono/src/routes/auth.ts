@@ -1,0 +1,89 @@
+import { TOKEN_VIOLATION_MESSAGES } from '@webui/core';
+import { Hono } from 'hono';
+import type { AppLogger, WebuiEnv, WebuiServices } from '../app-env.js';
+import { readCookieSession } from '../cookie-session.js';
+import { errorBody, tooManyAttempts } from '../error-body.js';
+import { readJsonBody } from '../json-body.js';
+import { UpdateTokenRequest, VerifyRequest } from '../schemas.js';
+import type { SessionCookie } from '../session-cookie.js';
+
+export const LOGOUT_MESSAGE = '已成功登出';
+
+/** /auth/*: login, session check, token rotation and logout. */
+export function authRoutes(services: WebuiServices, cookie: SessionCookie, logger: AppLogger) {
+  const { tokens, setup, bans } = services;
+
+  return new Hono<WebuiEnv>()
+    .post('/auth/verify', async (c) => {
+      const clientIp = c.get('clientIp');
+      const ban = await bans.status(clientIp);
+      // DESIGN D2: while banned even the right token answers 429.
+      if (ban.banned) return tooManyAttempts(c, ban.retryAfterSeconds, { valid: false, message: 'Too many failed attempts; this address is blocked for now.' });
+      const body = await readJsonBody(c, VerifyRequest);
+      if (!body.ok) return body.response;
+
+      if (await tokens.verify(body.value.token)) {
+        await bans.recordSuccess(clientIp);
+        cookie.issue(c, body.value.token);
+        const [status, isFirstSetup] = await Promise.all([tokens.status(), setup.isFirstSetup()]);
+        logger.info({ ip: clientIp, tokenSource: status.tokenSource }, 'login succeeded');
+        return c.json({
+          valid: true,
+          message: 'Token verified; logged in.',
+          is_first_setup: isFirstSetup,
+          token_source: status.tokenSource,
+          requires_custom_token: status.requiresCustomToken,
+        });
+      }
+
+      const outcome = await bans.recordFailure(clientIp);
+      if (outcome.banned) {
+        logger.warn({ ip: clientIp, via: 'verify', retryAfter: outcome.retryAfterSeconds }, 'client banned after repeated failed verifications');
+        return tooManyAttempts(c, outcome.retryAfterSeconds, { valid: false, message: 'Too many failed attempts; this address is blocked for 10 minutes.' });
+      }
+      logger.info({ ip: clientIp, remaining: outcome.remainingAttempts }, 'login failed');
+      if (outcome.remind) {
+        const n = outcome.remainingAttempts;
+        return c.json({
+          valid: false,
+          message: `Invalid token. ${n} attempt${n === 1 ? '' : 's'} left before this address is blocked for 10 minutes.`,
+          remaining_attempts: n,
+        });
+      }
+      return c.json({ valid: false, message: 'Invalid token.' });
+    })
+
+    .get('/auth/check', async (c) => {
+      const session = await readCookieSession(c, services, logger);
+      if (session.kind === 'banned') return tooManyAttempts(c, session.retryAfterSeconds, { authenticated: false });
+      if (session.kind !== 'valid') return c.json({ authenticated: false });
+      const status = await tokens.status();
+      return c.json({ authenticated: true, token_source: status.tokenSource, requires_custom_token: status.requiresCustomToken });
+    })
+
+    .post('/auth/update', async (c) => {
+      const body = await readJsonBody(c, UpdateTokenRequest);
+      if (!body.ok) return body.response;
+      const result = await tokens.update(body.value.new_token);
+      if (!result.ok) {
+        const rules = result.error.violations.map((violation) => TOKEN_VIOLATION_MESSAGES[violation]);
+        const message = `The new token needs ${rules.join('; ')}.`;
+        return errorBody(c, 400, 'weak_token', message, { success: false, message, violations: result.error.violations });
+      }
+      cookie.clear(c);
+      logger.info({ ip: c.get('clientIp'), tokenSource: 'configured', how: 'update' }, 'access token changed');
+      return c.json({ success: true, message: 'Token updated. Log in again with the new token.' });
+    })
+
+    .post('/auth/regenerate', async (c) => {
+      const outcome = await tokens.regenerate();
+      cookie.clear(c);
+      logger.info({ ip: c.get('clientIp'), tokenSource: 'configured', how: 'regenerate' }, 'access token changed');
+      return c.json({ success: true, token: outcome.token, message: 'New token generated. It is shown only in this response; log in again with it.' });
+    })
+
+    .post('/auth/logout', (c) => {
+      cookie.clear(c);
+      return c.json({ success: true, message: LOGOUT_MESSAGE });
+    });
+}

@@ -1,0 +1,27 @@
+import { Hono } from 'hono';
+import type { AppLogger, WebuiEnv, WebuiServices } from '../app-env.js';
+
+/** /setup/*: the first-setup flag the setup wizard follows (DESIGN D15). */
+export function setupRoutes(services: WebuiServices, logger: AppLogger) {
+  const { tokens, setup } = services;
+  return new Hono<WebuiEnv>()
+    .get('/setup/status', async (c) => {
+      const [isFirstSetup, status] = await Promise.all([setup.isFirstSetup(), tokens.status()]);
+      return c.json({
+        is_first_setup: isFirstSetup,
+        token_source: status.tokenSource,
+        requires_custom_token: status.requiresCustomToken,
+        message: isFirstSetup ? 'First setup is not completed yet.' : 'First setup is completed.',
+      });
+    })
+    .post('/setup/complete', async (c) => {
+      const isFirstSetup = await setup.complete();
+      logger.info({ ip: c.get('clientIp') }, 'first setup completed');
+      return c.json({ success: true, message: 'First setup completed.', is_first_setup: isFirstSetup });
+    })
+    .post('/setup/reset', async (c) => {
+      const isFirstSetup = await setup.reset();
+      logger.info({ ip: c.get('clientIp') }, 'first setup reset');
+      return c.json({ success: true, message: 'First setup reset; the setup wizard can be entered again.', is_first_setup: isFirstSetup });
+    });
+}

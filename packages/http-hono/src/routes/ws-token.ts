@@ -1,0 +1,16 @@
+import { Hono } from 'hono';
+import type { AppLogger, WebuiEnv, WebuiServices } from '../app-env.js';
+import { readCookieSession } from '../cookie-session.js';
+import { tooManyAttempts } from '../error-body.js';
+
+/** /ws-token: a one-time WebSocket ticket; without a session it answers 200 with success false, as the specification asks. */
+export function wsTokenRoutes(services: WebuiServices, logger: AppLogger) {
+  return new Hono<WebuiEnv>().get('/ws-token', async (c) => {
+    const session = await readCookieSession(c, services, logger);
+    if (session.kind === 'banned') return tooManyAttempts(c, session.retryAfterSeconds, { success: false, message: 'Too many failed attempts; this address is blocked for now.' });
+    if (session.kind !== 'valid') return c.json({ success: false, message: 'Not logged in: call POST /api/webui/auth/verify first.' });
+    const issued = await services.tickets.issue(session.token);
+    if (!issued.ok) return c.json({ success: false, message: 'The session is no longer valid; log in again.' });
+    return c.json({ success: true, token: issued.value.ticket, expires_in: issued.value.expiresIn });
+  });
+}

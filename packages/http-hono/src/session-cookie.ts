@@ -1,0 +1,60 @@
+import type { Context } from 'hono';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import type { AppLogger, HttpPolicy, WebuiEnv } from './app-env.js';
+
+export const SESSION_COOKIE = 'bot_session';
+
+/**
+ * Every value a request's bot_session cookie may stand for: percent-decoded as DESIGN D6 writes it,
+ * and raw, for scripts that paste the token straight from webui.json.
+ */
+export function sessionCookieCandidates(c: Context): string[] {
+  const header = c.req.header('cookie');
+  if (!header) return [];
+  const candidates: string[] = [];
+  for (const pair of header.split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq < 0 || pair.slice(0, eq).trim() !== SESSION_COOKIE) continue;
+    let raw = pair.slice(eq + 1).trim();
+    if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) raw = raw.slice(1, -1);
+    candidates.push(raw);
+    const decoded = safeDecode(raw);
+    if (decoded !== null && decoded !== raw) candidates.push(decoded);
+  }
+  return candidates;
+}
+
+function safeDecode(value: string): string | null {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return null;
+  }
+}
+
+/** Secure exactly as DESIGN D6 says; in production over plain HTTP it is left off with one warning. */
+export class SessionCookie {
+  private warnedInsecure = false;
+
+  constructor(
+    private readonly policy: HttpPolicy,
+    private readonly logger: AppLogger,
+  ) {}
+
+  issue(c: Context<WebuiEnv>, token: string): void {
+    setCookie(c, SESSION_COOKIE, token, { ...this.attributes(c), maxAge: this.policy.sessionExpireDays * 86_400 });
+  }
+
+  clear(c: Context<WebuiEnv>): void {
+    deleteCookie(c, SESSION_COOKIE, this.attributes(c));
+  }
+
+  private attributes(c: Context<WebuiEnv>) {
+    const secure = this.policy.secureCookie || (this.policy.mode === 'production' && c.get('secureTransport'));
+    if (!secure && this.policy.mode === 'production' && !this.warnedInsecure) {
+      this.warnedInsecure = true;
+      this.logger.warn({}, 'session cookie sent without Secure: the request came over plain HTTP; serve the WebUI over HTTPS or set webui.secure_cookie');
+    }
+    return { path: '/', httpOnly: true, sameSite: 'Lax' as const, secure };
+  }
+}

@@ -1,0 +1,4 @@
+export { JsonFileStore, type JsonFileStoreOptions, type RecordListener } from './json-file-store.js';
+export type { StoreEvent } from './store-event.js';
+export { nodeFileSystem, type FileSystem, type FileStats, type WritableFile } from './file-system.js';
+export { RECORD_FILE_NAME } from './record-file.js';

@@ -1,0 +1,25 @@
+import { FakeClock, storeConformanceCases } from '@webui/core/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'vitest';
+import { JsonFileStore } from './json-file-store.js';
+
+describe('JsonFileStore conformance', () => {
+  for (const c of storeConformanceCases(async () => {
+    const root = mkdtempSync(join(tmpdir(), 'webui-store-conformance-'));
+    const clock = new FakeClock();
+    const store = new JsonFileStore({ dataDir: join(root, 'data'), clock });
+    await store.open();
+    return {
+      store,
+      clock,
+      cleanup: async () => {
+        await store.close();
+        rmSync(root, { recursive: true, force: true });
+      },
+    };
+  })) {
+    it(c.name, c.run);
+  }
+});

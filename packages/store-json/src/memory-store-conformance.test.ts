@@ -1,0 +1,13 @@
+import { MemoryStore } from '@webui/core';
+import { FakeClock, storeConformanceCases } from '@webui/core/testing';
+import { describe, it } from 'vitest';
+
+// The reference adapter passes the same suite, so a failure here is a suite bug, not an adapter bug.
+describe('MemoryStore conformance', () => {
+  for (const c of storeConformanceCases(async () => {
+    const clock = new FakeClock();
+    return { store: new MemoryStore(clock), clock };
+  })) {
+    it(c.name, c.run);
+  }
+});

@@ -1,0 +1,68 @@
+import type { TokenRecord } from '@webui/core';
+import * as v from 'valibot';
+
+/** The name of the token file inside the data directory (spec: Access token). */
+export const RECORD_FILE_NAME = 'webui.json';
+
+const KNOWN_FIELDS = new Set(['access_token', 'token_source', 'first_setup_completed', 'secret_key_fingerprint']);
+
+// Loose: fields this version does not know are kept, so a newer or older server can share the file.
+const RecordFileSchema = v.looseObject({
+  access_token: v.pipe(v.string('access_token must be a string'), v.nonEmpty('access_token must not be empty')),
+  token_source: v.optional(v.picklist(['temporary', 'configured'], 'token_source must be "temporary" or "configured"')),
+  // Files that predate the setup wizard have no flag: setup was never completed there.
+  first_setup_completed: v.optional(v.boolean('first_setup_completed must be true or false'), false),
+  secret_key_fingerprint: v.optional(v.string('secret_key_fingerprint must be a string')),
+});
+
+export type UnknownFields = Record<string, unknown>;
+
+export interface RecordFileContent {
+  record: TokenRecord;
+  unknownFields: UnknownFields;
+}
+
+export type RecordFileParse = { ok: true; value: RecordFileContent } | { ok: false; reason: string };
+
+/** Reads the snake_case file format into a record plus the fields this version does not know. */
+export function parseRecordFile(bytes: Uint8Array): RecordFileParse {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return { ok: false, reason: 'the file is not valid UTF-8' };
+  }
+  if (text.trim() === '') return { ok: false, reason: 'the file is empty' };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: `the file is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+  }
+  const parsed = v.safeParse(RecordFileSchema, json);
+  if (!parsed.success) {
+    const problems = parsed.issues.map((issue) => `${v.getDotPath(issue) ?? '(top level)'}: ${issue.message}`);
+    return { ok: false, reason: `the file has the wrong shape (${problems.join('; ')})` };
+  }
+  const { access_token, token_source, first_setup_completed, secret_key_fingerprint } = parsed.output;
+  const record: TokenRecord = { accessToken: access_token, firstSetupCompleted: first_setup_completed };
+  // Left undefined for files of older versions: the core infers the source (DESIGN D12).
+  if (token_source !== undefined) record.tokenSource = token_source;
+  if (secret_key_fingerprint !== undefined) record.secretKeyFingerprint = secret_key_fingerprint;
+  return { ok: true, value: { record, unknownFields: unknownFieldsOf(parsed.output) } };
+}
+
+/** Writes the record in the file format, unknown fields after the known ones. */
+export function serializeRecordFile(record: TokenRecord, unknownFields: UnknownFields): string {
+  const file: Record<string, unknown> = {
+    access_token: record.accessToken,
+    ...(record.tokenSource !== undefined ? { token_source: record.tokenSource } : {}),
+    first_setup_completed: record.firstSetupCompleted,
+    ...(record.secretKeyFingerprint !== undefined ? { secret_key_fingerprint: record.secretKeyFingerprint } : {}),
+  };
+  return `${JSON.stringify({ ...file, ...unknownFieldsOf(unknownFields) }, null, 2)}\n`;
+}
+
+function unknownFieldsOf(object: Record<string, unknown>): UnknownFields {
+  return Object.fromEntries(Object.entries(object).filter(([key]) => !KNOWN_FIELDS.has(key)));
+}
