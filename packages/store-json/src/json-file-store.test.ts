@@ -167,7 +167,7 @@ describe('corrupt files at startup', () => {
     ['a JSON array', '[]', /wrong shape/],
     ['a non-string access_token', '{"access_token": 5, "first_setup_completed": true}', /wrong shape.*access_token/],
     ['an empty access_token', '{"access_token": "", "first_setup_completed": true}', /wrong shape.*access_token/],
-    ['a missing first_setup_completed', '{"access_token": "token-abc-123"}', /wrong shape.*first_setup_completed/],
+    ['a non-boolean first_setup_completed', '{"access_token": "token-abc-123", "first_setup_completed": "yes"}', /wrong shape.*first_setup_completed/],
     ['an unknown token_source', '{"access_token": "token-abc-123", "token_source": "guessed", "first_setup_completed": true}', /wrong shape.*token_source/],
   ])('moves %s aside byte for byte and starts empty', async (_label, content, reason) => {
     writeFileByHand(content);
