@@ -2,6 +2,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { BanPolicy, SetupState, TokenService, WsTicketIssuer, type BootstrapOutcome } from '@webui/core';
 import { createWebuiApp, type ConnectionInfo } from '@webui/http-hono';
 import { JsonFileStore, RECORD_FILE_NAME } from '@webui/store-json';
+import { Hono } from 'hono';
 import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -13,10 +14,12 @@ import { createLogger } from './logging/create-logger.js';
 import { LogFeed } from './logging/log-feed.js';
 import { secretKeyFingerprint } from './runtime/secret-key-fingerprint.js';
 import { StartupError } from './startup-error.js';
+import { WebSocketChannel } from './websocket-channel.js';
 
 export interface RunningServer {
   listeners: BoundListener[];
   logger: Logger;
+  channel: WebSocketChannel;
   /** Stops accepting, closes connections and the store. */
   close(): Promise<void>;
 }
@@ -26,6 +29,8 @@ export interface ServeOptions {
   banner?: NodeJS.WritableStream;
   logDestination?: NodeJS.WritableStream;
   overrides?: ContainerOverrides;
+  /** How often sockets are pinged; tests shorten it. */
+  heartbeatMs?: number;
 }
 
 const SWEEP_INTERVAL_MS = 30_000;
@@ -54,16 +59,30 @@ export async function serve(loaded: LoadedSettings, options: ServeOptions = {}):
   store.watch();
 
   let listeners: BoundListener[] = [];
+  const root = new Hono();
+  const channel = new WebSocketChannel(root, feed, logger.child({ module: 'ws' }), options.heartbeatMs);
+  // Sockets opened under a token that stopped being valid close at once with 4001 (DESIGN D13).
+  tokens.onTokenChanged((previous) => channel.hub.revokeSession(previous));
+  store.onRecordChanged((record, previous) => {
+    if (previous && record?.accessToken !== previous.accessToken) {
+      channel.hub.revokeSession(previous.accessToken);
+      void store.revokeTickets(previous.accessToken);
+    }
+  });
   const app = createWebuiApp({
     services: { tokens, setup: container.resolve(SetupState), bans: container.resolve(BanPolicy), tickets: container.resolve(WsTicketIssuer) },
     policy: httpPolicyFrom(settings, () => listeners.map((listener) => originOf(listener.host, listener.port))),
     connection: nodeConnection,
     logger: logger.child({ module: 'http' }),
+    webSocket: { upgrade: channel.upgrade, hub: channel.hub },
   });
+  root.route('/', app);
 
   try {
-    listeners = await bindAll(settings.host, settings.port, app.fetch, logger);
+    listeners = await bindAll(settings.host, settings.port, root.fetch, logger);
+    for (const listener of listeners) channel.attach(listener.server);
   } catch (error) {
+    await channel.close();
     await store.close();
     throw error;
   }
@@ -76,8 +95,10 @@ export async function serve(loaded: LoadedSettings, options: ServeOptions = {}):
   return {
     listeners,
     logger,
+    channel,
     async close() {
       clearInterval(sweeper);
+      await channel.close();
       await Promise.all(listeners.map((listener) => closeServer(listener.server)));
       await store.close();
     },

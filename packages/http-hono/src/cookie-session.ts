@@ -13,19 +13,24 @@ export type CookieSession =
  * banned client's cookie is not even compared, so no endpoint is an oracle outside the ban.
  */
 export async function readCookieSession(c: Context<WebuiEnv>, services: WebuiServices, logger: AppLogger): Promise<CookieSession> {
-  const candidates = sessionCookieCandidates(c);
-  if (candidates.length === 0) return { kind: 'none' };
+  const cookies = sessionCookieCandidates(c);
+  if (cookies.length === 0) return { kind: 'none' };
   const clientIp = c.get('clientIp');
   const ban = await services.bans.status(clientIp);
   if (ban.banned) return { kind: 'banned', retryAfterSeconds: ban.retryAfterSeconds };
-  for (const candidate of candidates) {
-    if (await services.tokens.verify(candidate)) return { kind: 'valid', token: candidate };
+  for (const cookie of cookies) {
+    for (const candidate of cookie.tokens) {
+      if (await services.tokens.verify(candidate)) return { kind: 'valid', token: candidate };
+    }
   }
-  const outcome = await services.bans.recordFailure(clientIp, { cookie: candidates[0] as string });
-  if (outcome.banned) {
-    if (outcome.justBanned) logger.warn({ ip: clientIp, via: 'cookie' }, 'client banned after repeated failed verifications');
-    return { kind: 'banned', retryAfterSeconds: outcome.retryAfterSeconds };
+  // Each distinct wrong value counts, so a request carrying many bot_session cookies is as many guesses.
+  for (const raw of new Set(cookies.map((cookie) => cookie.raw))) {
+    const outcome = await services.bans.recordFailure(clientIp, { cookie: raw });
+    if (outcome.banned) {
+      if (outcome.justBanned) logger.warn({ ip: clientIp, via: 'cookie' }, 'client banned after repeated failed verifications');
+      return { kind: 'banned', retryAfterSeconds: outcome.retryAfterSeconds };
+    }
+    if (outcome.counted) logger.info({ ip: clientIp, via: 'cookie', remaining: outcome.remainingAttempts }, 'session cookie rejected');
   }
-  if (outcome.counted) logger.info({ ip: clientIp, via: 'cookie', remaining: outcome.remainingAttempts }, 'session cookie rejected');
   return { kind: 'invalid' };
 }

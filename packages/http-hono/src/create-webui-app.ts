@@ -14,7 +14,9 @@ import { sessionGuard } from './middleware/session-guard.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { setupRoutes } from './routes/setup.js';
+import { wsRoutes, type WsUpgrade } from './routes/ws.js';
 import { wsTokenRoutes } from './routes/ws-token.js';
+import type { WsHub } from './ws/ws-hub.js';
 import { SessionCookie } from './session-cookie.js';
 
 export const API_PREFIX = '/api/webui';
@@ -30,6 +32,8 @@ export interface WebuiAppOptions {
   logger: AppLogger;
   /** Milliseconds for request timing in the log; injected so that the app needs no runtime globals. */
   now?: () => number;
+  /** The WebSocket channel, when the runtime can upgrade; without it /ws answers 404. */
+  webSocket?: { upgrade: WsUpgrade; hub: WsHub };
   /** Extra route groups mounted under the prefix behind the session guard (e.g. /config/*). */
   protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>;
 }
@@ -68,6 +72,7 @@ export function createWebuiApp(options: WebuiAppOptions): Hono<WebuiEnv> {
     .route('/', authRoutes(services, cookie, logger))
     .route('/', setupRoutes(services, logger))
     .route('/', wsTokenRoutes(services, logger));
+  if (options.webSocket) api.route('/', wsRoutes(services, policy, options.webSocket.hub, options.webSocket.upgrade));
   for (const group of options.protectedRoutes ?? []) api.route(group.path, group.app);
 
   const app = new Hono<WebuiEnv>()

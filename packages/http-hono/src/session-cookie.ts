@@ -5,23 +5,22 @@ import type { AppLogger, HttpPolicy, WebuiEnv } from './app-env.js';
 export const SESSION_COOKIE = 'bot_session';
 
 /**
- * Every value a request's bot_session cookie may stand for: percent-decoded as DESIGN D6 writes it,
- * and raw, for scripts that paste the token straight from webui.json.
+ * Every bot_session value a request carries, each with the tokens it may stand for: percent-decoded
+ * as DESIGN D6 writes it, and raw, for scripts that paste the token straight from webui.json.
  */
-export function sessionCookieCandidates(c: Context): string[] {
+export function sessionCookieCandidates(c: Context): Array<{ raw: string; tokens: string[] }> {
   const header = c.req.header('cookie');
   if (!header) return [];
-  const candidates: string[] = [];
+  const cookies: Array<{ raw: string; tokens: string[] }> = [];
   for (const pair of header.split(';')) {
     const eq = pair.indexOf('=');
     if (eq < 0 || pair.slice(0, eq).trim() !== SESSION_COOKIE) continue;
     let raw = pair.slice(eq + 1).trim();
     if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) raw = raw.slice(1, -1);
-    candidates.push(raw);
     const decoded = safeDecode(raw);
-    if (decoded !== null && decoded !== raw) candidates.push(decoded);
+    cookies.push({ raw, tokens: decoded !== null && decoded !== raw ? [raw, decoded] : [raw] });
   }
-  return candidates;
+  return cookies;
 }
 
 function safeDecode(value: string): string | null {

@@ -1,20 +1,12 @@
+import type { LogEntry, LogSource } from '@webui/http-hono';
 import { Writable } from 'node:stream';
-
-/** One log line as the WebSocket log stream sends it (DESIGN D13). */
-export interface LogEntry {
-  id: number;
-  timestamp: string;
-  level: string;
-  module: string;
-  message: string;
-}
 
 export type LogListener = (entry: LogEntry) => void;
 
 const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARNING', 50: 'ERROR', 60: 'CRITICAL' };
 
 /** Keeps the most recent log entries for replay and hands every new one to live subscribers. */
-export class LogFeed {
+export class LogFeed implements LogSource {
   private readonly entries: LogEntry[] = [];
   private readonly listeners = new Set<LogListener>();
   private nextId = 1;

@@ -1,0 +1,281 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The bundle global-setup.ts builds once per run. */
+export const SERVER_BUNDLE = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+/** How to run the server bundle; the same suite can then run under another runtime (Bun, Deno). */
+export interface ServerLauncher {
+  name: string;
+  command(cwd: string, args: string[]): { cmd: string; args: string[] };
+}
+
+export const nodeLauncher: ServerLauncher = {
+  name: 'node',
+  command: (_cwd, args) => ({ cmd: process.execPath, args: [SERVER_BUNDLE, ...args] }),
+};
+
+export const defaultLauncher: ServerLauncher = nodeLauncher;
+
+export interface ServerOptions {
+  /** Written to <cwd>/config/bot_config.toml when given. */
+  config?: string;
+  /** Arguments after `--port <port>`. */
+  args?: string[];
+  /** Passed as `--port`; 0 (the default) lets the system pick a free port; null passes no --port at all. */
+  port?: number | null;
+  /** Overrides on top of the parent's environment, whose WEBUI_* variables are dropped first; undefined removes one. */
+  env?: Record<string, string | undefined>;
+  /** An existing working directory (for a restart on the same data); a fresh temp dir otherwise. */
+  cwd?: string;
+  launcher?: ServerLauncher;
+  /** How long to wait for the listening line, or for the exit in runServerToExit. */
+  timeoutMs?: number;
+}
+
+/** A JSON log line of the server (pino): msg, level and the fields it was given. */
+export type LogLine = Record<string, unknown> & { msg?: string; level?: number };
+
+export interface ServerProcess {
+  /** http://127.0.0.1:PORT */
+  baseUrl: string;
+  port: number;
+  /** Every address the server says it listens on. */
+  addresses: string[];
+  /** The data directory the server reports in its listening line. */
+  dataDir: string;
+  cwd: string;
+  pid: number;
+  /** stdout parsed line by line; lines that are not JSON are left out (see stdout()). */
+  logs(): LogLine[];
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first log line the predicate accepts, waiting for it if need be. */
+  waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  /** Sends the signal and resolves with the exit code (null when killed by a signal). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  kill(): void;
+}
+
+export interface ExitedProcess {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  cwd: string;
+  stdout: string;
+  stderr: string;
+  logs: LogLine[];
+}
+
+const LISTENING = 'WebUI API listening';
+const running = new Set<ChildProcess>();
+const tempDirs = new Set<string>();
+
+/** A fresh temporary directory, removed by cleanupServers(). */
+export function makeTempDir(label = 'webui-e2e-'): string {
+  const dir = mkdtempSync(join(tmpdir(), label));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** A port that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Kills every server still running and removes the temp dirs; call it from afterAll/afterEach. */
+export async function cleanupServers(): Promise<void> {
+  await Promise.all([...running].map((child) => killAndWait(child)));
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+
+/** Starts the real server and resolves once it logs that it listens; rejects if it exits first. */
+export async function startServer(options: ServerOptions = {}): Promise<ServerProcess> {
+  const { child, cwd, output, closed } = launch(options);
+  const timeoutMs = options.timeoutMs ?? 15_000;
+
+  let listening: LogLine;
+  try {
+    listening = await new Promise<LogLine>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`server did not listen within ${timeoutMs} ms`)), timeoutMs);
+      const check = () => {
+        const line = output.logs().find((entry) => entry.msg === LISTENING);
+        if (line) {
+          clearTimeout(timer);
+          resolve(line);
+        }
+      };
+      output.onLine = check;
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`server exited (code ${code}, signal ${signal}) before listening`));
+      });
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      check();
+    });
+  } catch (error) {
+    await killAndWait(child);
+    throw new Error(`${(error as Error).message}\n--- stdout\n${output.stdout()}\n--- stderr\n${output.stderr()}`);
+  }
+
+  const addresses = (listening['addresses'] as string[] | undefined) ?? [];
+  const ipv4 = addresses.find((address) => address.startsWith('http://127.0.0.1:')) ?? addresses[0];
+  if (!ipv4) throw new Error(`listening line without addresses: ${JSON.stringify(listening)}`);
+  const port = Number(new URL(ipv4).port);
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    addresses,
+    dataDir: String(listening['dataDir']),
+    cwd,
+    pid: child.pid ?? -1,
+    logs: output.logs,
+    stdout: output.stdout,
+    stderr: output.stderr,
+    waitForLog: (predicate, waitMs = 5_000) => waitForLog(output, predicate, waitMs),
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return (await closed).code;
+    },
+    kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** Runs the server expecting it to exit on its own (disabled, bad config, port in use). */
+export async function runServerToExit(options: ServerOptions = {}): Promise<ExitedProcess> {
+  const { child, cwd, output, closed } = launch(options);
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not exit within ${timeoutMs} ms\n--- stdout\n${output.stdout()}\n--- stderr\n${output.stderr()}`));
+    }, timeoutMs);
+  });
+  const { code, signal } = await Promise.race([closed, timedOut]).finally(() => clearTimeout(timer));
+  return { code, signal, cwd, stdout: output.stdout(), stderr: output.stderr(), logs: output.logs() };
+}
+
+interface CapturedOutput {
+  logs(): LogLine[];
+  stdout(): string;
+  stderr(): string;
+  onLine: () => void;
+}
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+function launch(options: ServerOptions): { child: ChildProcess; cwd: string; output: CapturedOutput; closed: Promise<Exit> } {
+  const cwd = options.cwd ?? makeTempDir();
+  if (options.config !== undefined) {
+    mkdirSync(join(cwd, 'config'), { recursive: true });
+    writeFileSync(join(cwd, 'config', 'bot_config.toml'), options.config);
+  }
+  const port = options.port === undefined ? 0 : options.port;
+  const args = [...(port === null ? [] : ['--port', String(port)]), ...(options.args ?? [])];
+  const launcher = options.launcher ?? defaultLauncher;
+  const { cmd, args: argv } = launcher.command(cwd, args);
+
+  const env: Record<string, string | undefined> = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_')));
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+
+  const child = spawn(cmd, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  // 'close', not 'exit': by then every byte the process wrote has been read.
+  const closed = new Promise<Exit>((resolve) => {
+    child.once('close', (code, signal) => resolve({ code, signal }));
+    child.once('error', () => resolve({ code: null, signal: null }));
+  });
+
+  let stdout = '';
+  let stderr = '';
+  const logs: LogLine[] = [];
+  let partial = '';
+  const output: CapturedOutput = {
+    logs: () => [...logs],
+    stdout: () => stdout,
+    stderr: () => stderr,
+    onLine: () => undefined,
+  };
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    partial += chunk;
+    const lines = partial.split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const parsed = parseLogLine(line);
+      if (parsed) logs.push(parsed);
+    }
+    output.onLine();
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    output.onLine();
+  });
+  return { child, cwd, output, closed };
+}
+
+function parseLogLine(line: string): LogLine | null {
+  if (!line.trim().startsWith('{')) return null;
+  try {
+    const value: unknown = JSON.parse(line);
+    return value !== null && typeof value === 'object' ? (value as LogLine) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Polls until check() is true; for output that arrives a little after the answer that caused it. */
+export async function eventually(check: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function waitForLog(output: CapturedOutput, predicate: (line: LogLine) => boolean, timeoutMs: number): Promise<LogLine> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const poll = () => {
+      const found = output.logs().find(predicate);
+      if (found) return resolve(found);
+      if (Date.now() - started > timeoutMs) return reject(new Error(`no matching log line within ${timeoutMs} ms\n${output.stdout()}`));
+      setTimeout(poll, 20);
+    };
+    poll();
+  });
+}
+
+function killAndWait(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}

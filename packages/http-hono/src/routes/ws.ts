@@ -1,0 +1,43 @@
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import type { WSEvents } from 'hono/ws';
+import type { HttpPolicy, WebuiEnv, WebuiServices } from '../app-env.js';
+import { isAllowedOrigin } from '../allowed-origins.js';
+import { errorBody } from '../error-body.js';
+import type { WsHub } from '../ws/ws-hub.js';
+
+/** The runtime's WebSocket upgrade (hono's upgradeWebSocket of @hono/node-ws, hono/bun, hono/deno). */
+export type WsUpgrade = (createEvents: (c: Context) => WSEvents<unknown>) => MiddlewareHandler;
+
+const REFUSALS = {
+  unknown_ticket: 'The ticket is unknown or was already used; get a new one from /api/webui/ws-token.',
+  expired_ticket: 'The ticket expired (tickets live 60 seconds); get a new one from /api/webui/ws-token.',
+  session_revoked: 'The session the ticket was issued from is no longer valid; log in again.',
+} as const;
+
+/** GET /ws?token=<ticket>: the unified channel, opened only with a live one-time ticket (DESIGN D13). */
+export function wsRoutes(services: WebuiServices, policy: HttpPolicy, hub: WsHub, upgrade: WsUpgrade) {
+  return new Hono<WebuiEnv>().get(
+    '/ws',
+    async (c, next) => {
+      const origin = c.req.header('origin');
+      // Checked before the ticket, so a page on a foreign origin cannot even spend one.
+      if (origin !== undefined && !isAllowedOrigin(origin, c, policy)) {
+        return errorBody(c, 403, 'origin_not_allowed', 'WebSocket connections from this origin are not allowed.');
+      }
+      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
+        return errorBody(c, 426, 'upgrade_required', 'This endpoint only accepts WebSocket upgrades.');
+      }
+      const ticket = c.req.query('token');
+      if (!ticket) return errorBody(c, 401, 'missing_ticket', 'Pass a ticket from /api/webui/ws-token as ?token=.');
+      const redeemed = await services.tickets.redeem(ticket);
+      if (!redeemed.ok) return errorBody(c, 401, redeemed.error, REFUSALS[redeemed.error]);
+      if (!hub.canAccept(redeemed.value.sessionToken)) {
+        c.header('Retry-After', '5');
+        return errorBody(c, 429, 'too_many_connections', 'Too many WebSocket connections; close some and try again.', { retry_after: 5 });
+      }
+      c.set('sessionToken', redeemed.value.sessionToken);
+      await next();
+    },
+    upgrade((c: Context<WebuiEnv>) => hub.events(c.get('sessionToken'))),
+  );
+}

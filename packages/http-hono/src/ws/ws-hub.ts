@@ -1,0 +1,171 @@
+import type { WSContext, WSEvents } from 'hono/ws';
+import * as v from 'valibot';
+import type { AppLogger } from '../app-env.js';
+import { ClientMessage, LogSubscribeData, type ServerEnvelope } from './envelopes.js';
+import type { LogSource } from './log-source.js';
+import type { PluginProgressBoard } from './plugin-progress-board.js';
+
+export const CLOSE_TOKEN_CHANGED = 4001;
+export const CLOSE_GOING_AWAY = 1001;
+export const CLOSE_MESSAGE_TOO_BIG = 1009;
+export const CLOSE_TRY_AGAIN_LATER = 1013;
+
+export interface WsHubOptions {
+  logs: LogSource;
+  progress: PluginProgressBoard;
+  logger: AppLogger;
+  now: () => number;
+  newConnectionId: () => string;
+  maxPerSession?: number;
+  maxTotal?: number;
+  maxMessageBytes?: number;
+}
+
+interface Connection {
+  id: string;
+  sessionToken: string;
+  socket: WSContext;
+  /** Unsubscribe functions by "domain/topic". */
+  subscriptions: Map<string, () => void>;
+}
+
+/** The unified WebSocket channel (DESIGN D13): system events, the log stream and plugin progress. */
+export class WsHub {
+  private readonly connections = new Set<Connection>();
+  private readonly maxPerSession: number;
+  private readonly maxTotal: number;
+  private readonly maxMessageBytes: number;
+
+  constructor(private readonly options: WsHubOptions) {
+    this.maxPerSession = options.maxPerSession ?? 256;
+    this.maxTotal = options.maxTotal ?? 1024;
+    this.maxMessageBytes = options.maxMessageBytes ?? 64 * 1024;
+  }
+
+  get size(): number {
+    return this.connections.size;
+  }
+
+  /** Whether one more socket fits the caps (DESIGN D14). */
+  canAccept(sessionToken: string): boolean {
+    if (this.connections.size >= this.maxTotal) return false;
+    let ofSession = 0;
+    for (const connection of this.connections) if (connection.sessionToken === sessionToken) ofSession++;
+    return ofSession < this.maxPerSession;
+  }
+
+  /** The event handlers of one socket opened with a ticket of `sessionToken`. */
+  events(sessionToken: string): WSEvents {
+    const connection: Connection = { id: this.options.newConnectionId(), sessionToken, socket: undefined as unknown as WSContext, subscriptions: new Map() };
+    return {
+      onOpen: (_event, socket) => {
+        connection.socket = socket;
+        if (!this.canAccept(sessionToken)) {
+          socket.close(CLOSE_TRY_AGAIN_LATER, 'too many connections');
+          return;
+        }
+        this.connections.add(connection);
+        this.send(connection, { op: 'event', domain: 'system', event: 'ready', data: { connection_id: connection.id, timestamp: this.options.now() } });
+      },
+      onMessage: (event) => this.receive(connection, event.data),
+      onClose: () => this.drop(connection),
+      onError: () => this.drop(connection),
+    };
+  }
+
+  /** Closes every socket opened under a token that is no longer valid. */
+  revokeSession(sessionToken: string): void {
+    for (const connection of [...this.connections]) {
+      if (connection.sessionToken === sessionToken) this.close(connection, CLOSE_TOKEN_CHANGED, 'access token changed');
+    }
+  }
+
+  closeAll(code: number, reason: string): void {
+    for (const connection of [...this.connections]) this.close(connection, code, reason);
+  }
+
+  private receive(connection: Connection, data: unknown): void {
+    const text = typeof data === 'string' ? data : null;
+    if (text === null) return this.fail(connection, null, 'unsupported_message', 'Send JSON text messages.');
+    if (text.length > this.maxMessageBytes) return this.close(connection, CLOSE_MESSAGE_TOO_BIG, 'message too big');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      return this.fail(connection, null, 'invalid_json', 'The message is not valid JSON.');
+    }
+    const id = requestIdOf(raw);
+    const parsed = v.safeParse(ClientMessage, raw);
+    if (!parsed.success) {
+      const op = typeof raw === 'object' && raw !== null ? (raw as { op?: unknown }).op : undefined;
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return this.fail(connection, id, 'invalid_message', 'A message is a JSON object with an "op".');
+      if (op !== 'ping' && op !== 'subscribe' && op !== 'unsubscribe') return this.fail(connection, id, 'unknown_op', `Unknown op ${JSON.stringify(op ?? null).slice(0, 100)}.`);
+      return this.fail(connection, id, 'invalid_message', `Invalid ${String(op)} message: ${parsed.issues[0]?.message ?? 'unexpected shape'}.`);
+    }
+    const message = parsed.output;
+    switch (message.op) {
+      case 'ping':
+        return this.send(connection, { op: 'pong', ts: this.options.now() });
+      case 'subscribe':
+        return this.subscribe(connection, message);
+      case 'unsubscribe': {
+        const key = `${message.domain}/${message.topic}`;
+        connection.subscriptions.get(key)?.();
+        connection.subscriptions.delete(key);
+        return this.send(connection, { op: 'response', id: message.id, ok: true, data: { domain: message.domain, topic: message.topic } });
+      }
+    }
+  }
+
+  private subscribe(connection: Connection, message: Extract<ClientMessage, { op: 'subscribe' }>): void {
+    const { id, domain, topic } = message;
+    const key = `${domain}/${topic}`;
+    if (key === 'logs/main') {
+      const data = v.safeParse(LogSubscribeData, message.data);
+      if (!data.success) return this.fail(connection, id, 'invalid_request', 'data.replay must be an integer from 0 to 500.');
+      connection.subscriptions.get(key)?.();
+      this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
+      this.send(connection, { op: 'event', domain, topic, event: 'snapshot', data: { entries: this.options.logs.recent(data.output.replay) } });
+      connection.subscriptions.set(key, this.options.logs.subscribe((entry) => this.send(connection, { op: 'event', domain, topic, event: 'entry', data: entry })));
+      return;
+    }
+    if (key === 'plugin_progress/main') {
+      connection.subscriptions.get(key)?.();
+      this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
+      this.send(connection, { op: 'event', domain, topic, event: 'snapshot', data: { progress: this.options.progress.snapshot() } });
+      connection.subscriptions.set(key, this.options.progress.subscribe((progress) => this.send(connection, { op: 'event', domain, topic, event: 'update', data: progress })));
+      return;
+    }
+    this.fail(connection, id, 'unknown_topic', `No topic ${JSON.stringify(key).slice(0, 100)}; available: logs/main, plugin_progress/main.`);
+  }
+
+  private fail(connection: Connection, id: string | number | null, code: string, message: string): void {
+    this.send(connection, { op: 'response', id, ok: false, error: { code, message } });
+  }
+
+  private send(connection: Connection, envelope: ServerEnvelope): void {
+    // 1 = OPEN; a socket closing meanwhile simply misses the message.
+    if (connection.socket.readyState === 1) connection.socket.send(JSON.stringify(envelope));
+  }
+
+  private close(connection: Connection, code: number, reason: string): void {
+    this.drop(connection);
+    try {
+      connection.socket.close(code, reason);
+    } catch (error) {
+      this.options.logger.debug({ err: String(error) }, 'closing a WebSocket failed');
+    }
+  }
+
+  private drop(connection: Connection): void {
+    for (const unsubscribe of connection.subscriptions.values()) unsubscribe();
+    connection.subscriptions.clear();
+    this.connections.delete(connection);
+  }
+}
+
+function requestIdOf(raw: unknown): string | number | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const id = (raw as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
