@@ -13,7 +13,7 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['packages/*/src/**/*.ts', 'apps/*/src/**/*.ts'],
-      exclude: ['**/*.test.ts', '**/testing/conformance*.ts'],
+      exclude: ['**/*.test.ts', '**/testing/store-conformance.ts'],
       reporter: ['text-summary', 'text'],
       thresholds: {
         'packages/core/src/**': { lines: 95 },

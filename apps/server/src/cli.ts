@@ -21,6 +21,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string
     process.stdout.write(`webui: webui.enabled is false in ${loaded.configPath}; the WebUI API is not started.\n`);
     return 0;
   }
+  // Before serve(): it announces readiness, and a supervisor may signal at once; without a handler that kills the process.
+  const attach = installSignalHandlers();
   let running: RunningServer;
   try {
     running = await serve(loaded);
@@ -31,23 +33,35 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string
     }
     throw error;
   }
-  installSignalHandlers(running);
+  attach(running);
   return 'running';
 }
 
-function installSignalHandlers(running: RunningServer): void {
+/** Handles SIGTERM/SIGINT from now on; a signal that arrives during startup stops the server once it is up. */
+function installSignalHandlers(): (running: RunningServer) => void {
+  let running: RunningServer | undefined;
+  let pending: NodeJS.Signals | undefined;
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
+    const server = running;
+    if (!server) {
+      pending ??= signal;
+      return;
+    }
     if (stopping) return;
     stopping = true;
-    running.logger.info({ signal }, 'shutting down');
+    server.logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
     force.unref();
-    running
+    server
       .close()
-      .then(() => running.logger.flush(() => process.exit(0)))
+      .then(() => server.logger.flush(() => process.exit(0)))
       .catch(() => process.exit(1));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  return (server) => {
+    running = server;
+    if (pending) stop(pending);
+  };
 }

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { LoadedSettings } from './config/loaded-settings.js';
 import { createContainer, type ContainerOverrides } from './container.js';
 import { httpPolicyFrom, originOf } from './http-policy.js';
+import { InstanceLock } from './instance-lock.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
 import { createLogger } from './logging/create-logger.js';
 import { LogFeed } from './logging/log-feed.js';
@@ -47,10 +48,12 @@ export async function serve(loaded: LoadedSettings, options: ServeOptions = {}):
   const logger = createLogger(settings.logLevel, feed, options.logDestination);
   const container = createContainer(loaded, logger, feed, options.overrides);
 
+  const lock = InstanceLock.acquire(loaded.dataDir);
   const store = container.resolve(JsonFileStore);
   try {
     await store.open();
   } catch (error) {
+    lock.release();
     throw new StartupError((error as Error).message);
   }
   const tokens = container.resolve(TokenService);
@@ -79,11 +82,14 @@ export async function serve(loaded: LoadedSettings, options: ServeOptions = {}):
   root.route('/', app);
 
   try {
-    listeners = await bindAll(settings.host, settings.port, root.fetch, logger);
+    // HTTP goes to the app itself: mounted in root it would lose its JSON notFound (D1) to Hono's text 404.
+    // root only serves the WebSocket upgrade lookup.
+    listeners = await bindAll(settings.host, settings.port, app.fetch, logger);
     for (const listener of listeners) channel.attach(listener.server);
   } catch (error) {
     await channel.close();
     await store.close();
+    lock.release();
     throw error;
   }
   const sweeper = setInterval(() => store.sweep(), SWEEP_INTERVAL_MS);
@@ -101,6 +107,7 @@ export async function serve(loaded: LoadedSettings, options: ServeOptions = {}):
       await channel.close();
       await Promise.all(listeners.map((listener) => closeServer(listener.server)));
       await store.close();
+      lock.release();
     },
   };
 }

@@ -31,6 +31,8 @@ export type FailureOutcome =
  */
 export class BanPolicy {
   private readonly options: BanPolicyOptions;
+  // Read-modify-write of attempt records runs one at a time, so concurrent guesses cannot overwrite each other's count.
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly store: Store,
@@ -49,7 +51,11 @@ export class BanPolicy {
    * Counts a failed verification. A wrong cookie value is counted once per window, so a stale
    * cookie polled every second does not ban its owner while every distinct guess still counts.
    */
-  async recordFailure(clientIp: string, failure: { cookie?: string } = {}): Promise<FailureOutcome> {
+  recordFailure(clientIp: string, failure: { cookie?: string } = {}): Promise<FailureOutcome> {
+    return this.serialised(() => this.countFailure(clientIp, failure));
+  }
+
+  private async countFailure(clientIp: string, failure: { cookie?: string }): Promise<FailureOutcome> {
     const key = keyOf(clientIp);
     const now = this.clock.now();
     const record = (await this.store.readAttempts(key)) ?? { failures: [] };
@@ -65,15 +71,25 @@ export class BanPolicy {
       await this.store.writeAttempts(key, { failures: [], bannedUntil }, bannedUntil);
       return { banned: true, retryAfterSeconds: Math.ceil(this.options.banMs / 1000), justBanned: true };
     }
-    const oldest = failures[0]?.at ?? now;
-    await this.store.writeAttempts(key, { failures }, oldest + this.options.windowMs);
+    // Kept until the newest failure leaves the window: the window slides, older failures are filtered above.
+    const newest = failures[failures.length - 1]?.at ?? now;
+    await this.store.writeAttempts(key, { failures }, newest + this.options.windowMs);
     const remainingAttempts = this.options.threshold - failures.length;
     return { banned: false, remainingAttempts, remind: remainingAttempts <= this.options.reminderAt, counted: !repeated };
   }
 
-  /** A successful verification clears the count. */
-  async recordSuccess(clientIp: string): Promise<void> {
-    await this.store.deleteAttempts(keyOf(clientIp));
+  /** A successful verification clears the count; a running ban ends only when its time is up. */
+  recordSuccess(clientIp: string): Promise<void> {
+    return this.serialised(async () => {
+      const key = keyOf(clientIp);
+      if (!this.banStatus(await this.store.readAttempts(key), this.clock.now()).banned) await this.store.deleteAttempts(key);
+    });
+  }
+
+  private serialised<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   private banStatus(record: AttemptRecord | null, now: number): BanStatus {

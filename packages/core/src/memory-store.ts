@@ -121,11 +121,9 @@ export class MemoryStore implements Store {
 
   private evictAttempts(): void {
     const now = this.clock.now();
-    for (const [key, entry] of this.attempts) if (entry.expiresAt <= now) this.attempts.delete(key);
-    if (this.attempts.size < this.limits.maxAttemptKeys) return;
-    // Still full: forget the oldest record that is not a running ban, so a flood cannot lift bans.
+    // Oldest expired-or-unbanned record goes (a flood cannot lift bans); no full sweep, which cost O(maxAttemptKeys) per guess.
     for (const [key, entry] of this.attempts) {
-      if (entry.value.bannedUntil === undefined || entry.value.bannedUntil <= now) {
+      if (entry.expiresAt <= now || entry.value.bannedUntil === undefined || entry.value.bannedUntil <= now) {
         this.attempts.delete(key);
         return;
       }

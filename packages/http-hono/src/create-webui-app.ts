@@ -62,11 +62,6 @@ export function createWebuiApp(options: WebuiAppOptions): Hono<WebuiEnv> {
         onError: (c) => errorBody(c, 413, 'payload_too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`),
       }),
     )
-    .use(async (c, next) => {
-      await next();
-      // Answers carry session state and, once, a fresh token: never cache them.
-      c.header('Cache-Control', 'no-store');
-    })
     .use(sessionGuard(services, logger, isPublic))
     .route('/', healthRoutes(policy.serviceName))
     .route('/', authRoutes(services, cookie, logger))
@@ -76,6 +71,11 @@ export function createWebuiApp(options: WebuiAppOptions): Hono<WebuiEnv> {
   for (const group of options.protectedRoutes ?? []) api.route(group.path, group.app);
 
   const app = new Hono<WebuiEnv>()
+    .use(async (c, next) => {
+      await next();
+      // Answers carry session state and, once, a fresh token: never cache them, refusals included.
+      c.header('Cache-Control', 'no-store');
+    })
     .use(clientContext(policy, connection))
     .use(ipAllowlist(policy))
     .use(hostGuard(policy))

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The bundle global-setup.ts builds once per run. */
-export const SERVER_BUNDLE = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+/** The bundle global-setup.ts builds once per run; WEBUI_E2E_BUNDLE points the suite at another build. */
+export const SERVER_BUNDLE = process.env['WEBUI_E2E_BUNDLE'] ?? fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 /** How to run the server bundle; the same suite can then run under another runtime (Bun, Deno). */
 export interface ServerLauncher {
