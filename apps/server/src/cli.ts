@@ -1,67 +1,65 @@
 import { ConfigError } from './config/config-error.js';
+import { parseConfigFlags } from './config/config-flags.js';
+import { describeSettings } from './config/describe-settings.js';
 import { loadSettings } from './config/load-settings.js';
-import { serve, type RunningServer } from './serve.js';
-import { StartupError } from './startup-error.js';
+import { processIo, type CliIo } from './cli/cli-io.js';
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './cli/exit-codes.js';
+import { serveCommand } from './cli/serve-command.js';
+import { setupCommand } from './cli/setup-commands.js';
+import { tokenCommand } from './cli/token-commands.js';
+import { USAGE } from './cli/usage.js';
 
-const SHUTDOWN_GRACE_MS = 5_000;
+/** `webui [command] [flags]` (see cli/usage.ts); returns the exit code, or 'running' while serving. */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string, io: CliIo = processIo): Promise<number | 'running'> {
+  let rest: string[];
+  try {
+    rest = parseConfigFlags(argv).rest;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.stderr(`webui: ${error.message}\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  const [command = 'serve', ...args] = rest;
+  if (command === 'help' || command === '--help' || command === '-h') {
+    io.stdout(USAGE);
+    return EXIT_OK;
+  }
+  if (!['serve', 'token', 'setup', 'config'].includes(command) || (command === 'serve' && args.length > 0)) {
+    io.stderr(`webui: unknown command or option ${JSON.stringify(command === 'serve' ? args[0] : command)}\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  if (command === 'config' && (args.length !== 1 || args[0] !== 'check')) {
+    io.stderr('webui config: expected `config check`\n');
+    return EXIT_USAGE;
+  }
 
-/** `webui [serve] [--config PATH] [--data-dir PATH] [--host LIST] [--port N]`; returns the exit code. */
-export async function runCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<number | 'running'> {
   let loaded;
   try {
     loaded = loadSettings({ argv, env, cwd });
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`webui: configuration error: ${error.message}\n`);
-      return 1;
-    }
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    io.stderr(`webui: configuration error: ${error.message}\n`);
+    return EXIT_REFUSED;
   }
-  if (!loaded.settings.enabled) {
-    process.stdout.write(`webui: webui.enabled is false in ${loaded.configPath}; the WebUI API is not started.\n`);
-    return 0;
-  }
-  // Before serve(): it announces readiness, and a supervisor may signal at once; without a handler that kills the process.
-  const attach = installSignalHandlers();
-  let running: RunningServer;
-  try {
-    running = await serve(loaded);
-  } catch (error) {
-    if (error instanceof StartupError) {
-      process.stderr.write(`webui: cannot start: ${(error as Error).message}\n`);
-      return 1;
-    }
-    throw error;
-  }
-  attach(running);
-  return 'running';
-}
 
-/** Handles SIGTERM/SIGINT from now on; a signal that arrives during startup stops the server once it is up. */
-function installSignalHandlers(): (running: RunningServer) => void {
-  let running: RunningServer | undefined;
-  let pending: NodeJS.Signals | undefined;
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    const server = running;
-    if (!server) {
-      pending ??= signal;
-      return;
+  try {
+    switch (command) {
+      case 'config':
+        io.stdout(`${describeSettings(loaded).join('\n')}\nconfiguration is valid\n`);
+        return EXIT_OK;
+      case 'token':
+        return await tokenCommand(args, loaded, io);
+      case 'setup':
+        return await setupCommand(args, loaded, io);
+      default:
+        return await serveCommand(loaded, io);
     }
-    if (stopping) return;
-    stopping = true;
-    server.logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
-    force.unref();
-    server
-      .close()
-      .then(() => server.logger.flush(() => process.exit(0)))
-      .catch(() => process.exit(1));
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  return (server) => {
-    running = server;
-    if (pending) stop(pending);
-  };
+  } catch (error) {
+    // The data file could not be opened (a directory in its place, no permission): say so in one line.
+    if (command !== 'serve' && error instanceof Error) {
+      io.stderr(`webui ${command}: ${error.message}\n`);
+      return EXIT_REFUSED;
+    }
+    throw error;
+  }
 }

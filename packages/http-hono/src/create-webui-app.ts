@@ -39,7 +39,8 @@ export interface WebuiAppOptions {
 }
 
 /** The WebUI management API as a web-standard Hono app; the runtime brings the server. */
-export function createWebuiApp(options: WebuiAppOptions): Hono<WebuiEnv> {
+// The return type is inferred on purpose: it carries every route for Hono's typed client (hc).
+export function createWebuiApp(options: WebuiAppOptions) {
   const { services, policy, connection, logger } = options;
   const cookie = new SessionCookie(policy, logger);
   const isPublic = (path: string) => PUBLIC_PATHS.has(path.slice(API_PREFIX.length));
@@ -91,3 +92,6 @@ export function createWebuiApp(options: WebuiAppOptions): Hono<WebuiEnv> {
   });
   return app;
 }
+
+/** The app's type with every route, for `hc<WebuiApp>(baseUrl)` in packages/client. */
+export type WebuiApp = ReturnType<typeof createWebuiApp>;

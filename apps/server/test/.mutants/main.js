@@ -270,7 +270,7 @@ var BanPolicy = class {
 };
 function keyOf(clientIp) {
   const ip = parseIp(clientIp);
-  return ip ? clientKey(ip) : clientIp;
+  return "all";
 }
 
 // packages/core/src/constant-time-equal.ts

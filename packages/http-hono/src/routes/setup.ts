@@ -11,7 +11,7 @@ export function setupRoutes(services: WebuiServices, logger: AppLogger) {
         is_first_setup: isFirstSetup,
         token_source: status.tokenSource,
         requires_custom_token: status.requiresCustomToken,
-        
+        message: isFirstSetup ? 'First setup is not completed yet.' : 'First setup is completed.',
       });
     })
     .post('/setup/complete', async (c) => {

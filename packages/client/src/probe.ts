@@ -1,0 +1,10 @@
+import { hc, type InferResponseType } from 'hono/client';
+import type { WebuiApp } from '@webui/http-hono';
+const c = hc<WebuiApp>('http://x');
+const w = c.api.webui;
+type Complete = InferResponseType<typeof w.setup.complete.$post>;
+type Reset = InferResponseType<typeof w.setup.reset.$post>;
+export const probe: [Complete, Reset] = null!;
+const x: number = probe;
+type VerifyIn = Parameters<typeof w.auth.verify.$post>;
+const vi: VerifyIn = 5;
