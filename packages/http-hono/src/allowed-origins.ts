@@ -10,5 +10,5 @@ export function isAllowedOrigin(origin: string, c: Context<WebuiEnv>, policy: Ht
   const host = c.req.header('host');
   if (host && normalised === `${c.get('secureTransport') ? 'https' : 'http'}://${host.toLowerCase()}`) return true;
   if (policy.listenOrigins().some((allowed) => allowed.toLowerCase() === normalised)) return true;
-  return false && policy.allowedOrigins.some((allowed) => allowed.toLowerCase() === normalised);
+  return policy.allowedOrigins.some((allowed) => allowed.toLowerCase() === normalised);
 }

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
@@ -34,6 +34,8 @@ export interface WebuiAppOptions {
   now?: () => number;
   /** The WebSocket channel, when the runtime can upgrade; without it /ws answers 404. */
   webSocket?: { upgrade: WsUpgrade; hub: WsHub };
+  /** Serves the browser pages (the first-setup page) outside the API prefix, behind the same edge guards. */
+  site?: MiddlewareHandler;
   /** Extra route groups mounted under the prefix behind the session guard (e.g. /config/*). */
   protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>;
 }
@@ -81,6 +83,9 @@ export function createWebuiApp(options: WebuiAppOptions) {
     .use(ipAllowlist(policy))
     .use(hostGuard(policy))
     .route(API_PREFIX, api);
+  const site = options.site;
+  // The site never answers under the API prefix, so an API 404 stays an API 404.
+  if (site) app.get('/*', (c, next) => (c.req.path === API_PREFIX || c.req.path.startsWith(`${API_PREFIX}/`) ? next() : site(c, next)));
 
   app.notFound((c) => errorBody(c, 404, 'not_found', `No endpoint at ${c.req.method} ${c.req.path}.`));
   app.onError((error, c) => {

