@@ -2,7 +2,10 @@
 import { spawnSync } from 'node:child_process';
 
 /** @type {Array<{ command: string, debianPackage: string }>} */
-const REQUIRED = [];
+const REQUIRED = [
+  { command: 'chromium', debianPackage: 'chromium' },
+  { command: 'nginx', debianPackage: 'nginx-light' },
+];
 
 function has(command) {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;

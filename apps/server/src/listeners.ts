@@ -57,9 +57,15 @@ function listen(server: Server, host: string, port: number): Promise<void> {
   });
 }
 
-export function closeServer(server: Server): Promise<void> {
+/** Stops accepting at once; requests still in flight get `graceMs` before their connections are cut. */
+export function closeServer(server: Server, graceMs = 2_000): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+    cut.unref();
+    server.close(() => {
+      clearTimeout(cut);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }

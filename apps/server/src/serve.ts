@@ -10,10 +10,12 @@ import type { LoadedSettings } from './config/loaded-settings.js';
 import { createContainer, type ContainerOverrides } from './container.js';
 import { httpPolicyFrom, originOf } from './http-policy.js';
 import { InstanceLock } from './instance-lock.js';
+import { createApiDocs } from './api-docs.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
 import { createLogger } from './logging/create-logger.js';
 import { LogFeed } from './logging/log-feed.js';
 import { secretKeyFingerprint } from './runtime/secret-key-fingerprint.js';
+import { createSetupSite } from './setup-site.js';
 import { StartupError } from './startup-error.js';
 import { WebSocketChannel } from './websocket-channel.js';
 
@@ -78,6 +80,8 @@ export async function serve(loaded: LoadedSettings, options: ServeOptions = {}):
     connection: nodeConnection,
     logger: logger.child({ module: 'http' }),
     webSocket: { upgrade: channel.upgrade, hub: channel.hub },
+    site: createSetupSite({ logger: logger.child({ module: 'site' }) }),
+    docs: createApiDocs(),
   });
   root.route('/', app);
 

@@ -15,7 +15,7 @@ export interface ResolvedClient {
 export function resolveClient(peerAddress: string | undefined, headers: Headers, trustedProxies: readonly Cidr[]): ResolvedClient {
   const peer = peerAddress === undefined ? null : parseIp(peerAddress);
   if (!peer) return { ip: peerAddress ?? 'unknown', forwardedHttps: false };
-  if (false) return { ip: formatIp(peer), forwardedHttps: false };
+  if (!anyCidrContains(trustedProxies, peer)) return { ip: formatIp(peer), forwardedHttps: false };
 
   const proto = headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
   const forwardedHttps = proto === 'https';

@@ -18,12 +18,14 @@ import { wsRoutes, type WsUpgrade } from './routes/ws.js';
 import { wsTokenRoutes } from './routes/ws-token.js';
 import type { WsHub } from './ws/ws-hub.js';
 import { SessionCookie } from './session-cookie.js';
+import { buildOpenApiDocument } from './openapi/openapi-document.js';
 
 export const API_PREFIX = '/api/webui';
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** Paths under the prefix that answer without a session (DESIGN D7). */
 const PUBLIC_PATHS = new Set(['/health', '/auth/verify', '/auth/check', '/auth/logout', '/ws-token', '/ws', '/openapi.json', '/docs']);
+const isPublicPath = (path: string) => PUBLIC_PATHS.has(path) || path.startsWith('/docs/');
 
 export interface WebuiAppOptions {
   services: WebuiServices;
@@ -36,6 +38,10 @@ export interface WebuiAppOptions {
   webSocket?: { upgrade: WsUpgrade; hub: WsHub };
   /** Serves the browser pages (the first-setup page) outside the API prefix, behind the same edge guards. */
   site?: MiddlewareHandler;
+  /** Serves the interactive API docs at /docs (static assets the runtime reads from npm packages). */
+  docs?: MiddlewareHandler;
+  /** The API version shown in the OpenAPI document. */
+  version?: string;
   /** Extra route groups mounted under the prefix behind the session guard (e.g. /config/*). */
   protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>;
 }
@@ -45,7 +51,8 @@ export interface WebuiAppOptions {
 export function createWebuiApp(options: WebuiAppOptions) {
   const { services, policy, connection, logger } = options;
   const cookie = new SessionCookie(policy, logger);
-  const isPublic = (path: string) => PUBLIC_PATHS.has(path.slice(API_PREFIX.length));
+  const isPublic = (path: string) => isPublicPath(path.slice(API_PREFIX.length));
+  const openApi = buildOpenApiDocument({ serviceName: policy.serviceName, version: options.version ?? '0.1.0', prefix: API_PREFIX });
 
   const api = new Hono<WebuiEnv>()
     .use(requestLog(logger, options.now ?? (() => performance.now())))
@@ -69,7 +76,10 @@ export function createWebuiApp(options: WebuiAppOptions) {
     .route('/', healthRoutes(policy.serviceName))
     .route('/', authRoutes(services, cookie, logger))
     .route('/', setupRoutes(services, logger))
-    .route('/', wsTokenRoutes(services, logger));
+    .route('/', wsTokenRoutes(services, logger))
+    .get('/openapi.json', (c) => c.json(openApi));
+  const docs = options.docs;
+  if (docs) api.get('/docs', docs).get('/docs/*', docs);
   if (options.webSocket) api.route('/', wsRoutes(services, policy, options.webSocket.hub, options.webSocket.upgrade));
   for (const group of options.protectedRoutes ?? []) api.route(group.path, group.app);
 
@@ -77,7 +87,8 @@ export function createWebuiApp(options: WebuiAppOptions) {
     .use(async (c, next) => {
       await next();
       // Answers carry session state and, once, a fresh token: never cache them, refusals included.
-      c.header('Cache-Control', 'no-store');
+      // Static assets that chose their own caching keep it.
+      if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
     })
     .use(clientContext(policy, connection))
     .use(ipAllowlist(policy))

@@ -7,3 +7,7 @@ export type { WsUpgrade } from './routes/ws.js';
 export { WsHub, CLOSE_TOKEN_CHANGED, CLOSE_GOING_AWAY, CLOSE_MESSAGE_TOO_BIG, CLOSE_TRY_AGAIN_LATER, type WsHubOptions } from './ws/ws-hub.js';
 export { PluginProgressBoard, type PluginProgress } from './ws/plugin-progress-board.js';
 export type { LogEntry, LogSource } from './ws/log-source.js';
+export { buildOpenApiDocument } from './openapi/openapi-document.js';
+export { OPERATIONS, type Operation } from './openapi/operations.js';
+export * as schemas from './schemas.js';
+export type { ClientMessage, ServerEnvelope } from './ws/envelopes.js';

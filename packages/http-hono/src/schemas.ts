@@ -1,5 +1,8 @@
 import * as v from 'valibot';
 
+// One file for every body the API reads or writes: the routes validate requests with these,
+// and the OpenAPI document is generated from the very same schemas.
+
 /** Request bodies of the specification; the messages reach callers in the D1 `detail`. */
 export const VerifyRequest = v.object({
   token: v.string('token must be a string'),
@@ -8,3 +11,73 @@ export const VerifyRequest = v.object({
 export const UpdateTokenRequest = v.object({
   new_token: v.string('new_token must be a string'),
 });
+
+const TokenSourceSchema = v.picklist(['temporary', 'configured']);
+
+/** DESIGN D1: every non-2xx answer. Some endpoints add their own fields beside these. */
+export const ErrorBody = v.looseObject({
+  detail: v.pipe(v.string(), v.description('A sentence for humans.')),
+  code: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]*$/), v.description('A stable snake_case code for scripts.')),
+});
+
+export const TooManyAttemptsBody = v.looseObject({
+  ...ErrorBody.entries,
+  retry_after: v.pipe(v.number(), v.integer(), v.description('Seconds until the ban ends; also in the Retry-After header.')),
+});
+
+export const WeakTokenBody = v.object({
+  ...ErrorBody.entries,
+  success: v.literal(false),
+  message: v.string(),
+  violations: v.array(v.picklist(['too_short', 'too_long', 'missing_uppercase', 'missing_lowercase', 'missing_special', 'invalid_characters', 'same_as_current'])),
+});
+
+export const HealthResponse = v.object({ status: v.literal('healthy'), service: v.string() });
+
+export const VerifyResponse = v.union([
+  v.object({
+    valid: v.literal(true),
+    message: v.string(),
+    is_first_setup: v.boolean(),
+    token_source: TokenSourceSchema,
+    requires_custom_token: v.boolean(),
+  }),
+  v.object({
+    valid: v.literal(false),
+    message: v.string(),
+    remaining_attempts: v.optional(v.pipe(v.number(), v.integer(), v.description('Present when 2 or fewer attempts remain.'))),
+  }),
+]);
+
+export const CheckResponse = v.union([
+  v.object({ authenticated: v.literal(true), token_source: TokenSourceSchema, requires_custom_token: v.boolean() }),
+  v.object({ authenticated: v.literal(false) }),
+]);
+
+export const SuccessResponse = v.object({ success: v.literal(true), message: v.string() });
+
+export const RegenerateResponse = v.object({
+  success: v.literal(true),
+  token: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/), v.description('The new token; shown only in this response.')),
+  message: v.string(),
+});
+
+export const LogoutResponse = v.object({ success: v.literal(true), message: v.literal('已成功登出') });
+
+export const SetupStatusResponse = v.object({
+  is_first_setup: v.boolean(),
+  token_source: TokenSourceSchema,
+  requires_custom_token: v.boolean(),
+  message: v.string(),
+});
+
+export const SetupChangeResponse = v.object({ success: v.literal(true), message: v.string(), is_first_setup: v.boolean() });
+
+export const WsTokenResponse = v.union([
+  v.object({
+    success: v.literal(true),
+    token: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{43}$/), v.description('One-time ticket for GET /ws?token=.')),
+    expires_in: v.literal(60),
+  }),
+  v.object({ success: v.literal(false), message: v.string() }),
+]);

@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { freePort, makeTempDir } from './server-process.js';
+
+/**
+ * A real nginx from Debian's packages in front of one server, on loopback. Every file it writes
+ * (pid, logs, temp paths) stays in a temp dir, so it runs as root without touching /var.
+ *
+ * Three front doors, all proxying to the same upstream with
+ * `X-Forwarded-For $proxy_add_x_forwarded_for`:
+ * - `httpUrl`: `Host $host`, `X-Forwarded-Proto $scheme` (plain http), as the README recipe;
+ * - `httpsUrl`: the same, but `X-Forwarded-Proto https`, as nginx terminating TLS would send;
+ * - `proxyHostUrl`: `Host $proxy_host`, so the server sees its own loopback address as Host.
+ */
+export interface NginxProxy {
+  httpUrl: string;
+  httpsUrl: string;
+  proxyHostUrl: string;
+  dir: string;
+  /** What nginx wrote to stderr (its error log). */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+
+// Debian puts nginx in /usr/sbin, which is not on every user's PATH.
+const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
+
+export async function startNginx(upstreamPort: number): Promise<NginxProxy> {
+  const dir = makeTempDir('webui-nginx-');
+  for (const temp of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp));
+  const [httpPort, httpsPort, proxyHostPort] = [await freePort(), await freePort(), await freePort()];
+  const conf = join(dir, 'nginx.conf');
+  writeFileSync(conf, nginxConf(dir, upstreamPort, { httpPort, httpsPort, proxyHostPort }));
+
+  const child = spawn(NGINX, ['-p', dir, '-c', conf, '-e', 'stderr', '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<never>((_resolve, reject) => {
+    child.once('error', (error) => reject(new Error(`nginx could not be started (${error.message}); install nginx-light`)));
+    child.once('exit', (code) => reject(new Error(`nginx exited with code ${code} before listening:\n${stderr}`)));
+  });
+  exited.catch(() => undefined);
+  await Promise.race([Promise.all([httpPort, httpsPort, proxyHostPort].map((port) => waitForPort(port, 10_000))), exited]);
+
+  return {
+    httpUrl: `http://127.0.0.1:${httpPort}`,
+    httpsUrl: `http://127.0.0.1:${httpsPort}`,
+    proxyHostUrl: `http://127.0.0.1:${proxyHostPort}`,
+    dir,
+    stderr: () => stderr,
+    stop: () => stopProcess(child),
+  };
+}
+
+/** Stops every nginx still running; call it from afterAll. */
+export async function stopAllNginx(): Promise<void> {
+  await Promise.all([...running].map((child) => stopProcess(child)));
+}
+
+function nginxConf(dir: string, upstreamPort: number, ports: { httpPort: number; httpsPort: number; proxyHostPort: number }): string {
+  const location = (host: string, proto: string) => `
+    location / {
+      proxy_pass http://127.0.0.1:${upstreamPort};
+      proxy_http_version 1.1;
+      proxy_set_header Host ${host};
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto ${proto};
+      proxy_set_header Upgrade $http_upgrade;
+      proxy_set_header Connection $connection_upgrade;
+    }`;
+  return `
+master_process off;
+worker_processes 1;
+pid ${join(dir, 'nginx.pid')};
+error_log stderr warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${join(dir, 'client_body')};
+  proxy_temp_path ${join(dir, 'proxy')};
+  fastcgi_temp_path ${join(dir, 'fastcgi')};
+  uwsgi_temp_path ${join(dir, 'uwsgi')};
+  scgi_temp_path ${join(dir, 'scgi')};
+  map $http_upgrade $connection_upgrade { default upgrade; '' close; }
+  server {
+    listen 127.0.0.1:${ports.httpPort};
+    ${location('$host', '$scheme')}
+  }
+  server {
+    listen 127.0.0.1:${ports.httpsPort};
+    ${location('$host', 'https')}
+  }
+  server {
+    listen 127.0.0.1:${ports.proxyHostPort};
+    ${location('$proxy_host', '$scheme')}
+  }
+}
+`;
+}
+
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() - started > timeoutMs) throw new Error(`nginx did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const force = setTimeout(() => child.kill('SIGKILL'), 3_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    // SIGQUIT is nginx's graceful shutdown; SIGTERM its fast one.
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,92 @@
+// Summaries, the results table and the targets of the performance issue.
+import { median } from './stats.mjs';
+
+const MB = 1024 * 1024;
+
+/** Targets as ratios to the bare baseline (machines are noisy) plus a few absolute limits. */
+export const TARGETS = {
+  checkValidRatio: 0.8,
+  checkValidP99Ms: 5,
+  checkValidP99Connections: 64,
+  verifyRatio: 0.6,
+  wsTokenRatio: 0.7,
+  idleRssMb: 80,
+  startupMs: 1000,
+};
+
+/** Medians over rounds for one server in one case; RSS is the highest seen after a round. */
+export function summarise(rounds) {
+  return {
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    rssMb: Math.max(...rounds.map((r) => (r.rss ?? NaN) / MB)),
+    readsPerRequest: median(rounds.map((r) => r.io?.readsPerRequest ?? NaN)),
+    bytesReadPerRequest: median(rounds.map((r) => r.io?.bytesPerRequest ?? NaN)),
+    cpuUsPerRequest: median(rounds.map((r) => r.io?.cpuUsPerRequest ?? NaN)),
+    requests: rounds.reduce((sum, r) => sum + r.requests, 0),
+    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+  };
+}
+
+const num = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+
+/** The results table in Markdown, readable as plain text too. */
+export function resultsTable(cases, summaries) {
+  const header = ['Case', 'Server req/s', 'Baseline req/s', 'Ratio', 'Server p50 / p99 ms', 'Baseline p50 / p99 ms', 'Server RSS MB', 'Baseline RSS MB', 'CPU us/req server / baseline'];
+  const rows = cases.map((c) => {
+    const s = summaries[c.id].server;
+    const b = summaries[c.id].baseline;
+    return [c.label, num(s.rps), num(b.rps), num(s.rps / b.rps, 2), `${num(s.p50, 2)} / ${num(s.p99, 2)}`, `${num(b.p50, 2)} / ${num(b.p99, 2)}`, num(s.rssMb, 1), num(b.rssMb, 1), `${num(s.cpuUsPerRequest)} / ${num(b.cpuUsPerRequest)}`];
+  });
+  return markdownTable(header, rows, [false, true, true, true, true, true, true, true, true]);
+}
+
+export function markdownTable(header, rows, rightAligned) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
+  const line = (cells) => `| ${cells.map((cell, i) => (rightAligned[i] ? String(cell).padStart(widths[i]) : String(cell).padEnd(widths[i]))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => `${'-'.repeat(w + 1)}${rightAligned[i] ? ':' : '-'}`).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+/**
+ * PASS/FAIL per target of the issue.
+ * @returns {Array<{ target: string, measured: string, pass: boolean, note?: string }>}
+ */
+export function evaluateTargets({ summaries, startup, idle, connections, tokenFileBytes }) {
+  const t = TARGETS;
+  const ratio = (id) => summaries[id].server.rps / summaries[id].baseline.rps;
+  const results = [];
+  results.push({ target: `GET /auth/check (valid cookie) >= ${t.checkValidRatio} of baseline req/s`, measured: num(ratio('check-valid'), 2), pass: ratio('check-valid') >= t.checkValidRatio });
+  const p99 = summaries['check-valid'].server.p99;
+  results.push({
+    target: `GET /auth/check (valid cookie) p99 < ${t.checkValidP99Ms} ms at ${t.checkValidP99Connections} connections`,
+    measured: `${num(p99, 2)} ms at ${connections} connections`,
+    pass: p99 < t.checkValidP99Ms,
+    ...(connections !== t.checkValidP99Connections ? { note: `run with --connections ${t.checkValidP99Connections} for this target` } : {}),
+  });
+  results.push({ target: `POST /auth/verify >= ${t.verifyRatio} of baseline req/s`, measured: num(ratio('verify'), 2), pass: ratio('verify') >= t.verifyRatio });
+  results.push({ target: `GET /ws-token >= ${t.wsTokenRatio} of baseline req/s`, measured: num(ratio('ws-token'), 2), pass: ratio('ws-token') >= t.wsTokenRatio });
+
+  // Reading webui.json brings in at least its size in bytes; eventfd wake-ups (8 B) and socket reads are common to both.
+  const ioCases = ['check-valid', 'verify', 'ws-token'];
+  const extraReads = ioCases.map((id) => summaries[id].server.readsPerRequest - summaries[id].baseline.readsPerRequest);
+  const extraBytes = ioCases.map((id) => summaries[id].server.bytesReadPerRequest - summaries[id].baseline.bytesReadPerRequest);
+  const limit = tokenFileBytes / 2;
+  const worst = Math.max(...extraBytes);
+  results.push({
+    target: `no file read on the request path (extra bytes read per request vs baseline < half of webui.json, ${num(limit, 0)} B)`,
+    measured: ioCases.map((id, i) => `${id} ${num(extraBytes[i], 1)} B in ${num(extraReads[i], 2)} reads`).join('; '),
+    pass: Number.isFinite(worst) && worst < limit,
+    ...(Number.isFinite(worst) ? {} : { note: '/proc/<pid>/io is not readable here' }),
+  });
+  results.push({ target: `idle RSS < ${t.idleRssMb} MB`, measured: `${num(idle.server / MB, 1)} MB (baseline ${num(idle.baseline / MB, 1)} MB)`, pass: idle.server / MB < t.idleRssMb });
+  const worstStart = Math.max(...startup.server);
+  results.push({
+    target: `startup to first healthy answer < ${t.startupMs} ms (worst of ${startup.server.length})`,
+    measured: `median ${num(median(startup.server), 0)} ms, worst ${num(worstStart, 0)} ms (baseline median ${num(median(startup.baseline), 0)} ms)`,
+    pass: worstStart < t.startupMs,
+  });
+  return results;
+}

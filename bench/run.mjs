@@ -1,0 +1,353 @@
+#!/usr/bin/env node
+// `pnpm bench`: the real server (its dist bundle) against a bare node:http + ws baseline doing the
+// same work, driven one after the other in alternating order, round after round. See bench/README.md.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import {
+  freePort,
+  httpGet,
+  httpPostJson,
+  makeTempDir,
+  readCounters,
+  removeTempDir,
+  rssBytes,
+  sleep,
+  spawnNode,
+  stopChild,
+  waitHealthy,
+} from './lib/children.mjs';
+import { runHttpLoad } from './lib/http-load.mjs';
+import { evaluateTargets, resultsTable, summarise } from './lib/report.mjs';
+import { median } from './lib/stats.mjs';
+import { runWsHandshakes } from './lib/ws-load.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SERVER_SCRIPT = join(ROOT, 'apps/server/dist/main.js');
+const BASELINE_SCRIPT = join(ROOT, 'bench/baseline-server.mjs');
+const PREFIX = '/api/webui';
+const HEALTH = `${PREFIX}/health`;
+const MB = 1024 * 1024;
+
+const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options])
+
+  --duration S      seconds per run (default 10)
+  --rounds N        rounds; each runs every case on both servers, order alternating (default 3)
+  --connections C   concurrent connections / WebSocket workers (default 64)
+  --smoke           1 s, 1 round; targets not enforced, exit 1 if any request errors or is non-2xx
+  --warmup S        unrecorded seconds per case and server before round 1 (default 2; 0 in --smoke)
+  --json FILE       also write every measurement to FILE
+  --no-build        do not run apps/server/build.mjs first
+  -h, --help        this text`;
+
+main().catch((error) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
+
+async function main() {
+  const options = parseOptions();
+  const log = (line = '') => process.stdout.write(`${line}\n`);
+
+  if (options.build) {
+    const built = spawnSync(process.execPath, [join(ROOT, 'apps/server/build.mjs'), '--quiet'], { stdio: 'inherit' });
+    if (built.status !== 0) throw new Error(`apps/server/build.mjs failed with exit code ${built.status}`);
+  }
+
+  const machine = describeMachine();
+  log(`WebUI API benchmark${options.smoke ? ' (smoke)' : ''}: ${options.rounds} round(s) x ${options.duration} s, ${options.connections} connections`);
+  log(`machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGb} GB, Linux ${machine.kernel}, Node ${machine.node}`);
+  warnIfBusy(log, 'at start');
+  log();
+
+  // Startup: spawn to first 200 on /health, a few times each, after the build.
+  const startupRuns = options.smoke ? 2 : 5;
+  const startup = { server: [], baseline: [] };
+  for (let i = 0; i < startupRuns; i++) {
+    for (const kind of /** @type {const} */ (['server', 'baseline'])) {
+      const started = await startServer(kind);
+      startup[kind].push(started.startupMs);
+      await started.stop();
+    }
+  }
+  log(`startup to first healthy answer: server median ${Math.round(median(startup.server))} ms (${startup.server.map(Math.round).join(', ')}), baseline median ${Math.round(median(startup.baseline))} ms`);
+
+  const server = await startServer('server');
+  const baseline = await startServer('baseline');
+  await sleep(1_000);
+  const idle = { server: rssBytes(server.child.pid) ?? NaN, baseline: rssBytes(baseline.child.pid) ?? NaN };
+  log(`idle RSS: server ${(idle.server / MB).toFixed(1)} MB, baseline ${(idle.baseline / MB).toFixed(1)} MB`);
+  log();
+
+  const targets = { server, baseline };
+  const cases = defineCases();
+  const problems = await preflight(targets);
+  if (problems.length > 0) {
+    for (const problem of problems) log(`PREFLIGHT FAIL ${problem}`);
+    throw new Error('the servers do not answer as the benchmark expects; nothing was measured');
+  }
+
+  // The JIT of both processes warms up before anything is recorded.
+  if (options.warmup > 0) {
+    log(`warm-up: ${options.warmup} s per case and server, not recorded`);
+    for (const c of cases) for (const kind of /** @type {const} */ (['server', 'baseline'])) await c.run(targets[kind], { ...options, duration: options.warmup });
+    await sleep(1_000);
+  }
+
+  /** @type {Record<string, {server: any[], baseline: any[]}>} */
+  const raw = Object.fromEntries(cases.map((c) => [c.id, { server: [], baseline: [] }]));
+  for (let round = 0; round < options.rounds; round++) {
+    const order = round % 2 === 0 ? /** @type {const} */ (['server', 'baseline']) : /** @type {const} */ (['baseline', 'server']);
+    for (const c of cases) {
+      for (const kind of order) {
+        const target = targets[kind];
+        const before = readCounters(target.child.pid);
+        const result = await c.run(target, options);
+        const after = readCounters(target.child.pid);
+        const rss = rssBytes(target.child.pid);
+        const io = before && after && result.requests > 0
+          ? {
+              readsPerRequest: (after.syscr - before.syscr) / result.requests,
+              bytesPerRequest: (after.rchar - before.rchar) / result.requests,
+              cpuUsPerRequest: ((after.cpuSeconds - before.cpuSeconds) * 1e6) / result.requests,
+            }
+          : null;
+        raw[c.id][kind].push({ round: round + 1, ...result, rss, io });
+        log(
+          `round ${round + 1}/${options.rounds}  ${c.label.padEnd(34)} ${kind.padEnd(8)} ${result.rps.toFixed(0).padStart(6)} req/s  ` +
+            `p50 ${result.p50.toFixed(2).padStart(6)} ms  p99 ${result.p99.toFixed(2).padStart(6)} ms  CPU ${(io?.cpuUsPerRequest ?? NaN).toFixed(0).padStart(4)} us/req  RSS ${((rss ?? NaN) / MB).toFixed(1)} MB` +
+            (result.non2xx || result.errors ? `  non-2xx ${result.non2xx} errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}` : ''),
+        );
+        if (target.child.exited()) throw new Error(`the ${kind} process died during ${c.label}`);
+        // Sockets of the previous run close and the collector catches up before the next one.
+        await sleep(options.smoke ? 200 : 1_000);
+      }
+    }
+  }
+
+  machine.loadAverageAtEnd = loadavg()[0];
+  warnIfBusy(log, 'at the end');
+  const summaries = Object.fromEntries(cases.map((c) => [c.id, { server: summarise(raw[c.id].server), baseline: summarise(raw[c.id].baseline) }]));
+  log();
+  log(`Results (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; RSS = highest after a round; ratio = server / baseline req/s)`);
+  log();
+  log(resultsTable(cases, summaries));
+  log();
+
+  const verdicts = evaluateTargets({ summaries, startup, idle, connections: options.connections, tokenFileBytes: server.tokenFileBytes });
+  const failures = cases.flatMap((c) =>
+    (['server', 'baseline']).flatMap((kind) => {
+      const s = summaries[c.id][kind];
+      return s.non2xx > 0 || s.errors > 0 || s.requests === 0 ? [`${c.label} on the ${kind}: ${s.requests} completed, ${s.non2xx} non-2xx, ${s.errors} errors`] : [];
+    }),
+  );
+
+  if (options.smoke) {
+    log('Targets (smoke: reported, not enforced; 1 s runs say little about speed)');
+  } else {
+    log('Targets (reported; these machines are noisy, so a FAIL does not change the exit code)');
+  }
+  for (const v of verdicts) log(`  ${v.pass ? 'PASS' : 'FAIL'}  ${v.target}: ${v.measured}${v.note ? ` (${v.note})` : ''}`);
+  log();
+
+  if (options.json) {
+    writeFileSync(options.json, `${JSON.stringify({ machine, options, startup, idle, summaries, runs: raw, targets: verdicts }, null, 2)}\n`);
+    log(`wrote ${options.json}`);
+  }
+
+  await Promise.all([server.stop(), baseline.stop()]);
+
+  if (failures.length > 0) {
+    for (const failure of failures) log(`ERROR ${failure}`);
+    log('bench: FAILED: some requests errored or answered non-2xx');
+    process.exit(1);
+  }
+  log(options.smoke ? 'bench smoke: OK (every case ran on both servers without an error or a non-2xx answer)' : 'bench: done');
+}
+
+function parseOptions() {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: 'string' },
+      rounds: { type: 'string' },
+      connections: { type: 'string', default: '64' },
+      smoke: { type: 'boolean', default: false },
+      json: { type: 'string' },
+      warmup: { type: 'string' },
+      'no-build': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const positive = (name, text) => {
+    const n = Number(text);
+    if (!Number.isFinite(n) || n <= 0) {
+      process.stderr.write(`bench: --${name} needs a positive number, got ${JSON.stringify(text)}\n${USAGE}\n`);
+      process.exit(2);
+    }
+    return n;
+  };
+  const nonNegative = (name, text) => (Number(text) === 0 ? 0 : positive(name, text));
+  const smoke = values.smoke;
+  return {
+    smoke,
+    duration: positive('duration', values.duration ?? (smoke ? '1' : '10')),
+    rounds: Math.round(positive('rounds', values.rounds ?? (smoke ? '1' : '3'))),
+    connections: Math.round(positive('connections', values.connections)),
+    warmup: nonNegative('warmup', values.warmup ?? (smoke ? '0' : '2')),
+    json: values.json,
+    build: !values['no-build'],
+  };
+}
+
+/** Other processes competing for the CPUs make every number noisy; say so next to the results. */
+function warnIfBusy(log, when) {
+  const [oneMinute] = loadavg();
+  const cores = availableParallelism();
+  if (oneMinute > cores * 0.5) log(`note: load average ${oneMinute.toFixed(1)} on ${cores} CPUs ${when}: other processes compete with the benchmark, numbers are noisy`);
+}
+
+function describeMachine() {
+  const list = cpus();
+  return {
+    cpus: availableParallelism(),
+    cpuModel: list[0]?.model.trim() ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 1024 ** 3),
+    kernel: release(),
+    node: process.version,
+    loadAverageAtStart: loadavg()[0],
+    /** @type {number | undefined} */
+    loadAverageAtEnd: undefined,
+  };
+}
+
+/**
+ * Starts the real server (dist bundle) or the baseline in a fresh temp data dir.
+ * The real server makes its own temporary token; the baseline gets one written in the same file format.
+ */
+async function startServer(kind) {
+  const home = makeTempDir(kind);
+  const dataDir = join(home, 'data');
+  const port = await freePort();
+  const logFile = join(home, 'output.log');
+  let script = SERVER_SCRIPT;
+  let args = ['--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir];
+  if (kind === 'baseline') {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const record = { access_token: randomBytes(32).toString('hex'), token_source: 'temporary', first_setup_completed: false };
+    writeFileSync(join(dataDir, 'webui.json'), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+    script = BASELINE_SCRIPT;
+    args = ['--port', String(port), '--data-dir', dataDir];
+  }
+  const startedAt = performance.now();
+  const child = spawnNode(script, args, { cwd: home, port, logFile });
+  const startupMs = await waitHealthy(child, HEALTH, startedAt);
+  const tokenFile = readFileSync(join(dataDir, 'webui.json'), 'utf8');
+  const token = JSON.parse(tokenFile).access_token;
+  return {
+    kind,
+    child,
+    port,
+    token,
+    tokenFileBytes: Buffer.byteLength(tokenFile),
+    cookie: `bot_session=${token}`,
+    startupMs,
+    async stop() {
+      await stopChild(child);
+      removeTempDir(home);
+    },
+  };
+}
+
+/** The five cases; each `run` drives one server once. */
+function defineCases() {
+  const url = (target, path) => `http://127.0.0.1:${target.port}${PREFIX}${path}`;
+  return [
+    {
+      id: 'check-valid',
+      label: 'GET /auth/check (valid cookie)',
+      run: (target, o) => runHttpLoad({ url: url(target, '/auth/check'), headers: { cookie: target.cookie }, connections: o.connections, duration: o.duration }),
+    },
+    {
+      id: 'check-none',
+      label: 'GET /auth/check (no cookie)',
+      run: (target, o) => runHttpLoad({ url: url(target, '/auth/check'), connections: o.connections, duration: o.duration }),
+    },
+    {
+      id: 'verify',
+      label: 'POST /auth/verify (right token)',
+      run: (target, o) =>
+        runHttpLoad({
+          url: url(target, '/auth/verify'),
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ token: target.token }),
+          connections: o.connections,
+          duration: o.duration,
+        }),
+    },
+    {
+      id: 'ws-token',
+      label: 'GET /ws-token',
+      run: (target, o) => runHttpLoad({ url: url(target, '/ws-token'), headers: { cookie: target.cookie }, connections: o.connections, duration: o.duration }),
+    },
+    {
+      id: 'ws-handshake',
+      label: 'WebSocket handshake (ticket+ready)',
+      run: (target, o) => runWsHandshakes({ port: target.port, cookie: target.cookie, connections: o.connections, duration: o.duration }),
+    },
+  ];
+}
+
+/**
+ * One request per case to each server before measuring: both must answer 2xx with the same JSON
+ * (tickets and connection ids aside), or the comparison would be meaningless.
+ */
+async function preflight(targets) {
+  const problems = [];
+  const ticketless = (body) => JSON.stringify(body, (key, value) => (key === 'token' || key === 'connection_id' || key === 'timestamp' ? '*' : value));
+  const answers = {};
+  for (const kind of /** @type {const} */ (['server', 'baseline'])) {
+    const t = targets[kind];
+    answers[kind] = {
+      'check-valid': await httpGet(t.port, `${PREFIX}/auth/check`, { cookie: t.cookie }),
+      'check-none': await httpGet(t.port, `${PREFIX}/auth/check`),
+      verify: await httpPostJson(t.port, `${PREFIX}/auth/verify`, { token: t.token }),
+      'ws-token': await httpGet(t.port, `${PREFIX}/ws-token`, { cookie: t.cookie }),
+    };
+  }
+  const expected = {
+    'check-valid': { authenticated: true, token_source: 'temporary', requires_custom_token: true },
+    'check-none': { authenticated: false },
+  };
+  for (const [id, want] of Object.entries(expected)) {
+    for (const kind of ['server', 'baseline']) {
+      const got = answers[kind][id];
+      if (got.status !== 200 || !isDeepStrictEqual(JSON.parse(got.body), want)) problems.push(`${id} on the ${kind}: ${got.status} ${got.body}`);
+    }
+  }
+  for (const id of ['verify', 'ws-token']) {
+    const s = answers.server[id];
+    const b = answers.baseline[id];
+    if (s.status !== 200 || b.status !== 200 || ticketless(JSON.parse(s.body)) !== ticketless(JSON.parse(b.body))) {
+      problems.push(`${id}: server ${s.status} ${s.body} vs baseline ${b.status} ${b.body}`);
+    }
+  }
+  for (const kind of ['server', 'baseline']) {
+    if (!answers[kind].verify.headers['set-cookie']?.[0]?.startsWith('bot_session=')) problems.push(`verify on the ${kind} set no bot_session cookie`);
+    const ticket = JSON.parse(answers[kind]['ws-token'].body).token;
+    if (typeof ticket !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(ticket)) problems.push(`ws-token on the ${kind} gave ${ticket}`);
+  }
+  for (const kind of /** @type {const} */ (['server', 'baseline'])) {
+    const one = await runWsHandshakes({ port: targets[kind].port, cookie: targets[kind].cookie, connections: 1, duration: 0.001 });
+    if (one.requests !== 1) problems.push(`WebSocket handshake on the ${kind} failed: ${one.firstError ?? 'no handshake completed'}`);
+  }
+  return problems;
+}

@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { createWebuiClient } from './create-webui-client.js';
+import type { FetchLike } from './session-fetch.js';
+import { rotateTokenBehindTheBack, startWebuiServer, type WebuiServer } from './testing/webui-server.js';
+import { WebuiError } from './webui-error.js';
+
+const STRONG_TOKEN = 'Client-Test_Token!2024';
+
+/** fetch that records "METHOD /path -> status" of every request actually sent. */
+function recordingFetch(): { fetch: FetchLike; calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    fetch: async (input, init) => {
+      const request = new Request(input, init);
+      const response = await fetch(request);
+      calls.push(`${request.method} ${new URL(request.url).pathname.replace('/api/webui', '')} -> ${response.status}`);
+      return response;
+    },
+  };
+}
+
+describe('createWebuiClient against the real server', () => {
+  let server: WebuiServer;
+
+  beforeAll(async () => {
+    server = await startWebuiServer();
+  });
+  afterAll(() => server?.stop());
+
+  it('answers health, refuses login-required calls before login, then logs in, checks and reads the setup status', async () => {
+    const client = createWebuiClient({ baseUrl: server.baseUrl });
+    expect(await client.health()).toEqual({ status: 'healthy', service: expect.any(String) });
+    expect(await client.check()).toEqual({ authenticated: false });
+    const refused = await client.setupStatus().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(WebuiError);
+    expect(refused).toMatchObject({ status: 401, code: 'not_authenticated', detail: expect.stringContaining('auth/verify') });
+    expect(await client.wsTicket()).toMatchObject({ success: false });
+
+    const login = await client.login(server.token());
+    expect(login).toMatchObject({ valid: true, is_first_setup: true, token_source: 'temporary', requires_custom_token: true });
+    expect(client.token).toBe(server.token());
+    expect(await client.check()).toEqual({ authenticated: true, token_source: 'temporary', requires_custom_token: true });
+    expect(await client.setupStatus()).toMatchObject({ is_first_setup: true, token_source: 'temporary' });
+    expect(await client.wsTicket()).toMatchObject({ success: true, expires_in: 60, token: expect.any(String) });
+  });
+
+  it('resolves a wrong token with valid:false instead of throwing, and keeps the token it knew', async () => {
+    const client = createWebuiClient({ baseUrl: `${server.baseUrl}/api/webui/` });
+    const wrong = await client.login('not-the-token');
+    expect(wrong).toMatchObject({ valid: false, message: expect.any(String) });
+    expect(client.token).toBeUndefined();
+    // A success clears the failure count, so the other tests of this server stay unbanned.
+    expect((await client.login(server.token())).valid).toBe(true);
+  });
+
+  it('keeps working after updateToken: it logs in again with the new token by itself', async () => {
+    const client = createWebuiClient({ baseUrl: server.baseUrl });
+    await client.login(server.token());
+    const weak = await client.updateToken('short').catch((error: unknown) => error);
+    expect(weak).toMatchObject({ status: 400, code: 'weak_token', body: { violations: expect.arrayContaining(['too_short']) } });
+
+    expect(await client.updateToken(STRONG_TOKEN)).toMatchObject({ success: true });
+    expect(server.token()).toBe(STRONG_TOKEN);
+    expect(client.token).toBe(STRONG_TOKEN);
+    expect(await client.check()).toEqual({ authenticated: true, token_source: 'configured', requires_custom_token: false });
+    expect(await client.setupStatus()).toMatchObject({ token_source: 'configured' });
+
+    const regenerated = await client.regenerateToken();
+    expect(regenerated).toMatch(/^[0-9a-f]{64}$/);
+    expect(server.token()).toBe(regenerated);
+    expect(await client.setupStatus()).toMatchObject({ token_source: 'configured' });
+  });
+
+  it('reacts to a 401 after the token was rotated behind its back by verifying again and retrying once', async () => {
+    const recorder = recordingFetch();
+    const client = createWebuiClient({ baseUrl: server.baseUrl, fetch: recorder.fetch });
+    await client.login(server.token());
+    const rotated = await rotateTokenBehindTheBack(server);
+
+    // Knowing only the old token, the re-login fails and the 401 surfaces.
+    await expect(client.setupStatus()).rejects.toMatchObject({ status: 401, code: 'invalid_session' });
+    // The refused token is forgotten, so later calls do not keep counting toward a ban.
+    expect(client.token).toBeUndefined();
+
+    // The script reads the token again (from webui.json, say) and carries on.
+    client.setToken(rotated);
+    recorder.calls.length = 0;
+    expect(await client.setupStatus()).toMatchObject({ token_source: 'configured' });
+    expect(recorder.calls).toEqual(['GET /setup/status -> 401', 'POST /auth/verify -> 200', 'GET /setup/status -> 200']);
+  });
+
+  it('logs in on the first 401 when it was only given the token', async () => {
+    const recorder = recordingFetch();
+    const client = createWebuiClient({ baseUrl: server.baseUrl, token: server.token(), fetch: recorder.fetch });
+    const [status, ticket] = await Promise.all([client.setupStatus(), client.completeSetup()]);
+    expect(status.token_source).toBe('configured');
+    expect(ticket).toMatchObject({ success: true, is_first_setup: false });
+    // Two requests hit the same 401; one login served both.
+    expect(recorder.calls.filter((call) => call.startsWith('POST /auth/verify'))).toHaveLength(1);
+    expect(await client.resetSetup()).toMatchObject({ success: true, is_first_setup: true });
+  });
+
+  it('forgets the token on logout, so it does not log in again by itself', async () => {
+    const client = createWebuiClient({ baseUrl: server.baseUrl, token: server.token() });
+    await client.login();
+    expect(await client.logout()).toEqual({ success: true, message: '已成功登出' });
+    expect(client.token).toBeUndefined();
+    expect(await client.check()).toEqual({ authenticated: false });
+    await expect(client.setupStatus()).rejects.toMatchObject({ status: 401, code: 'not_authenticated' });
+  });
+
+  it('opens the channel with the ws package: ready, ping/pong, logs/main snapshot, and 4001 when the token changes', async () => {
+    const client = createWebuiClient({ baseUrl: server.baseUrl, token: server.token(), WebSocket });
+    // No login first: the ticket request logs in by itself.
+    const channel = await client.openChannel();
+    expect(channel.connectionId).toMatch(/.+/);
+    expect(await channel.ping()).toBeGreaterThan(Date.now() - 60_000);
+
+    const snapshot = new Promise<unknown[]>((resolve) => channel.on('logs', 'snapshot', (data) => resolve(data.entries)));
+    const response = await channel.subscribe('logs', 'main', { replay: 50 });
+    expect(response).toMatchObject({ op: 'response', ok: true, data: { domain: 'logs', topic: 'main' } });
+    const entries = await snapshot;
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries[0]).toMatchObject({ id: expect.any(Number), timestamp: expect.any(String), level: expect.any(String), message: expect.any(String) });
+
+    const unknown = await channel.subscribe('nope', 'main');
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'unknown_topic' } });
+    const badReplay = await channel.subscribe('logs', 'main', { replay: 10_000 });
+    expect(badReplay).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+
+    // A live entry arrives once the server logs something (a login does).
+    const entry = new Promise<string>((resolve) => channel.on('logs', 'entry', (data) => resolve(data.message)));
+    await client.login();
+    expect(await entry).toEqual(expect.any(String));
+
+    await client.regenerateToken();
+    expect(await channel.closed).toMatchObject({ code: 4001 });
+    await expect(channel.ping()).rejects.toThrow(/closed \(4001/);
+
+    const again = await client.openChannel();
+    expect(await again.close()).toMatchObject({ code: 1000 });
+  });
+
+  it('rejects openChannel without a session, and without a WebSocket in the runtime', async () => {
+    const anonymous = createWebuiClient({ baseUrl: server.baseUrl, WebSocket });
+    await expect(anonymous.openChannel()).rejects.toMatchObject({ status: 401, code: 'not_authenticated' });
+    const noSocket = createWebuiClient({ baseUrl: server.baseUrl, token: server.token(), WebSocket: undefined });
+    if (!('WebSocket' in globalThis)) await expect(noSocket.openChannel()).rejects.toThrow(/ws/);
+  });
+});
+
+describe('createWebuiClient against a server that bans', () => {
+  let server: WebuiServer;
+
+  beforeAll(async () => {
+    server = await startWebuiServer();
+  });
+  afterAll(() => server?.stop());
+
+  it('throws WebuiError 429 too_many_attempts with Retry-After after 5 wrong logins', async () => {
+    const client = createWebuiClient({ baseUrl: server.baseUrl, maxRetries: 0 });
+    const answers = [];
+    for (let attempt = 0; attempt < 4; attempt++) answers.push(await client.login(`wrong-${attempt}`));
+    expect(answers.every((answer) => !answer.valid)).toBe(true);
+    expect(answers[3]).toMatchObject({ valid: false, remaining_attempts: 1 });
+
+    const banned = await client.login('wrong-4').catch((error: unknown) => error);
+    expect(banned).toBeInstanceOf(WebuiError);
+    const error = banned as WebuiError;
+    expect(error).toMatchObject({ status: 429, code: 'too_many_attempts' });
+    expect(error.retryAfter).toBeGreaterThan(590);
+    expect(error.retryAfter).toBeLessThanOrEqual(600);
+
+    // With retries allowed, a 10-minute wait is still beyond maxRetryAfter: thrown at once, even for the right token.
+    const patient = createWebuiClient({ baseUrl: server.baseUrl, maxRetries: 3 });
+    const started = Date.now();
+    await expect(patient.login(server.token())).rejects.toMatchObject({ status: 429, code: 'too_many_attempts' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});

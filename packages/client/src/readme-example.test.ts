@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import { createWebuiClient } from './index.js';
+import { rotateTokenBehindTheBack, startWebuiServer, type WebuiServer } from './testing/webui-server.js';
+
+/** The script of README.md, line for line (the test below checks that they stay the same). */
+async function readmeScript(): Promise<void> {
+  // readme-example:start
+  const client = createWebuiClient({ baseUrl: process.env.WEBUI_URL ?? 'http://127.0.0.1:8001', token: process.env.WEBUI_TOKEN, WebSocket });
+  const login = await client.login();
+  if (!login.valid) throw new Error(login.message);
+  console.log(await client.check());
+  if ((await client.setupStatus()).is_first_setup) await client.completeSetup();
+  const channel = await client.openChannel();
+  channel.on('logs', 'snapshot', ({ entries }) => console.log(`${entries.length} recent log entries`));
+  channel.on('logs', 'entry', (entry) => console.log(`${entry.timestamp} ${entry.level} ${entry.message}`));
+  await channel.subscribe('logs', 'main', { replay: 20 });
+  console.log('log stream closed', (await channel.closed).code);
+  // readme-example:end
+}
+
+function codeLines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('import '));
+}
+
+describe('the README script', () => {
+  let server: WebuiServer;
+
+  beforeAll(async () => {
+    server = await startWebuiServer();
+  });
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+    await server?.stop();
+  });
+
+  it('is the code this test runs', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const source = readFileSync(new URL(import.meta.url), 'utf8');
+    const copy = /\/\/ readme-example:start\n([\s\S]*?)\/\/ readme-example:end/.exec(source)?.[1] ?? 'missing';
+    expect(codeLines(block)).toEqual(codeLines(copy));
+  });
+
+  it('logs in, checks, completes setup and follows the log stream until the token changes', async () => {
+    vi.stubEnv('WEBUI_URL', server.baseUrl);
+    vi.stubEnv('WEBUI_TOKEN', server.token());
+    const printed: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void printed.push(args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg))).join(' ')));
+
+    const running = readmeScript();
+    await vi.waitFor(() => expect(printed.some((line) => line.endsWith('recent log entries'))).toBe(true), { timeout: 5_000 });
+    expect(printed[0]).toBe(JSON.stringify({ authenticated: true, token_source: 'temporary', requires_custom_token: true }));
+    expect(server.webuiFile()['first_setup_completed']).toBe(true);
+
+    // Live entries follow: another login is logged and reaches the script.
+    await fetch(`${server.baseUrl}/api/webui/auth/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: server.token() }) });
+    await vi.waitFor(() => expect(printed.some((line) => / INFO login succeeded$/.test(line))).toBe(true), { timeout: 5_000 });
+
+    // Someone else changes the token: the server closes the stream with 4001 and the script ends.
+    await rotateTokenBehindTheBack(server);
+    await running;
+    expect(printed.at(-1)).toBe('log stream closed 4001');
+  });
+});

@@ -1,0 +1,103 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SERVER_DIR = fileURLToPath(new URL('../../../../apps/server/', import.meta.url));
+const BUNDLE = join(SERVER_DIR, 'dist', 'main.js');
+const LISTENING = 'WebUI API listening';
+
+/** The real server (apps/server/dist/main.js) on a free loopback port, with its own data directory. */
+export interface WebuiServer {
+  /** http://127.0.0.1:PORT */
+  baseUrl: string;
+  dataDir: string;
+  /** access_token of data/webui.json as it is now. */
+  token(): string;
+  webuiFile(): Record<string, unknown>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The vitest global setup builds the bundle once per run; build it here only when it is missing,
+ * so that this suite never rewrites a bundle other suites are starting at the same moment.
+ */
+export function ensureServerBuilt(): void {
+  if (!existsSync(BUNDLE)) execFileSync(process.execPath, [join(SERVER_DIR, 'build.mjs'), '--quiet'], { stdio: 'inherit' });
+}
+
+export async function startWebuiServer(timeoutMs = 15_000): Promise<WebuiServer> {
+  ensureServerBuilt();
+  const cwd = mkdtempSync(join(tmpdir(), 'webui-client-'));
+  const dataDir = join(cwd, 'data');
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_')));
+  const child = spawn(process.execPath, [BUNDLE, '--port', '0', '--data-dir', dataDir, '--host', '127.0.0.1'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`server did not listen within ${timeoutMs} ms`)), timeoutMs);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${error.message}\n${output}`));
+    };
+    let partial = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const address = listeningAddress(line);
+        if (address) {
+          clearTimeout(timer);
+          resolve(Number(new URL(address).port));
+        }
+      }
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.once('exit', (code) => fail(new Error(`server exited with ${code} before listening`)));
+  });
+
+  const webuiFile = () => JSON.parse(readFileSync(join(dataDir, 'webui.json'), 'utf8')) as Record<string, unknown>;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    dataDir,
+    webuiFile,
+    token: () => String(webuiFile()['access_token']),
+    async stop() {
+      await stopChild(child, exited);
+      rmSync(cwd, { recursive: true, force: true });
+    },
+  };
+}
+
+function listeningAddress(line: string): string | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const entry = JSON.parse(line) as { msg?: unknown; addresses?: unknown };
+    if (entry.msg !== LISTENING || !Array.isArray(entry.addresses)) return undefined;
+    return entry.addresses.find((address): address is string => typeof address === 'string' && address.startsWith('http://127.0.0.1:'));
+  } catch {
+    return undefined;
+  }
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** What a second operator does behind the client's back: regenerate the token with a raw cookie. */
+export async function rotateTokenBehindTheBack(server: WebuiServer): Promise<string> {
+  const response = await fetch(`${server.baseUrl}/api/webui/auth/regenerate`, {
+    method: 'POST',
+    headers: { cookie: `bot_session=${encodeURIComponent(server.token())}` },
+  });
+  if (!response.ok) throw new Error(`regenerate answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { token: string }).token;
+}

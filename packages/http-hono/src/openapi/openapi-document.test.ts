@@ -1,0 +1,127 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { createCoreHarness } from '@webui/core/testing';
+import type { MiddlewareHandler } from 'hono';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { API_PREFIX, createWebuiApp } from '../create-webui-app.js';
+import { createTestApp, RecordingLogger } from '../testing/test-app.js';
+import { PluginProgressBoard } from '../ws/plugin-progress-board.js';
+import { WsHub } from '../ws/ws-hub.js';
+import { buildOpenApiDocument } from './openapi-document.js';
+import { OPERATIONS } from './operations.js';
+
+type Paths = Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>>;
+
+/** The app with every optional part mounted, so its route table is complete. */
+function fullApp() {
+  const harness = createCoreHarness();
+  const logger = new RecordingLogger();
+  const hub = new WsHub({ logs: { recent: () => [], subscribe: () => () => undefined }, progress: new PluginProgressBoard(), logger, now: () => 0, newConnectionId: () => 'c' });
+  // The route table is what matters here; no socket is ever opened.
+  const upgrade = (): MiddlewareHandler => async (_c, next) => next();
+  const docs: MiddlewareHandler = async (c) => c.text('docs');
+  return createWebuiApp({
+    services: { tokens: harness.tokens, setup: harness.setup, bans: harness.bans, tickets: harness.tickets },
+    policy: {
+      serviceName: 'webui',
+      mode: 'development',
+      secureCookie: false,
+      sessionExpireDays: 7,
+      trustedProxies: [],
+      allowedIps: [],
+      allowedOrigins: [],
+      allowedHosts: [],
+      listenOrigins: () => [],
+      loopbackOnly: false,
+    },
+    connection: { peerAddress: () => '127.0.0.1', isTls: () => false },
+    logger,
+    webSocket: { upgrade, hub },
+    docs,
+  });
+}
+
+describe('OpenAPI document', () => {
+  const document = buildOpenApiDocument({ serviceName: 'webui', version: '1.2.3', prefix: API_PREFIX });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('documents every route the app serves, and nothing it does not', () => {
+    const served = new Set(
+      fullApp()
+        .routes.filter((route) => route.method !== 'ALL' && route.path.startsWith(`${API_PREFIX}/`) && !route.path.startsWith(`${API_PREFIX}/docs`))
+        .filter((route) => route.path !== `${API_PREFIX}/openapi.json`)
+        .map((route) => `${route.method.toLowerCase()} ${route.path}`),
+    );
+    const paths = document.paths as Paths;
+    const documented = new Set(Object.entries(paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`)));
+    expect([...served].sort()).toEqual([...documented].sort());
+  });
+
+  it('describes the cookie security scheme and uses it on login-required endpoints', () => {
+    const components = document.components as { securitySchemes: Record<string, { type: string; in: string; name: string }> };
+    expect(components.securitySchemes.botSession).toEqual(expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'bot_session' }));
+    const paths = document.paths as Paths;
+    for (const path of ['/auth/update', '/auth/regenerate', '/setup/complete', '/setup/reset']) {
+      expect(paths[`${API_PREFIX}${path}`]?.post?.security).toEqual([{ botSession: [] }]);
+      expect(Object.keys(paths[`${API_PREFIX}${path}`]?.post?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '403', '429']));
+    }
+    expect(paths[`${API_PREFIX}/auth/verify`]?.post?.security).toEqual([]);
+  });
+
+  it('lists every error answer of a body-taking endpoint with the D1 body', () => {
+    const responses = (document.paths as Paths)[`${API_PREFIX}/auth/verify`]?.post?.responses as Record<string, { content?: { 'application/json': { schema: { required?: string[] } } } }>;
+    for (const status of ['400', '403', '413', '415', '422', '429']) {
+      expect(responses[status]?.content?.['application/json'].schema.required).toEqual(expect.arrayContaining(['detail', 'code']));
+    }
+  });
+
+  it('is served at /api/webui/openapi.json without a session', async () => {
+    const t = await createTestApp();
+    const res = await t.request('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { openapi: string }).openapi).toBe('3.1.0');
+  });
+});
+
+describe('real answers match the documented schemas', () => {
+  const schemaFor = (method: string, path: string, status: number) => {
+    const operation = OPERATIONS.find((op) => op.method === method && op.path === path);
+    const schema = operation?.responses[status]?.schema;
+    if (!schema) throw new Error(`no documented ${status} for ${method} ${path}`);
+    return schema;
+  };
+  const expectDocumented = async (res: Response, method: string, path: string) => {
+    const body: unknown = await res.json();
+    const parsed = v.safeParse(schemaFor(method, path, res.status), body);
+    expect(parsed.issues, `${method} ${path} ${res.status} ${JSON.stringify(body)}`).toBeUndefined();
+  };
+
+  it('for a whole first-setup walk, failures and bans included', async () => {
+    const t = await createTestApp();
+    await expectDocumented(await t.request('/health'), 'get', '/health');
+    await expectDocumented(await t.request('/auth/check'), 'get', '/auth/check');
+    await expectDocumented(await t.request('/ws-token'), 'get', '/ws-token');
+    await expectDocumented(await t.request('/setup/status'), 'get', '/setup/status');
+    for (let i = 0; i < 4; i++) await expectDocumented(await t.verify('wrong', { peer: '127.0.0.9' }), 'post', '/auth/verify');
+    await expectDocumented(await t.verify('wrong', { peer: '127.0.0.9' }), 'post', '/auth/verify');
+    await expectDocumented(await t.verify(t.token), 'post', '/auth/verify');
+    const cookie = await t.login();
+    await expectDocumented(await t.request('/auth/check', { cookie }), 'get', '/auth/check');
+    await expectDocumented(await t.request('/setup/status', { cookie }), 'get', '/setup/status');
+    await expectDocumented(await t.request('/ws-token', { cookie }), 'get', '/ws-token');
+    await expectDocumented(await t.request('/setup/complete', { method: 'POST', cookie }), 'post', '/setup/complete');
+    await expectDocumented(await t.request('/setup/reset', { method: 'POST', cookie }), 'post', '/setup/reset');
+    await expectDocumented(await t.request('/auth/update', { cookie, json: { new_token: 'weak' } }), 'post', '/auth/update');
+    await expectDocumented(await t.request('/auth/update', { cookie, json: { new_token: 'Strong-Token-1!' } }), 'post', '/auth/update');
+    const next = await t.login('Strong-Token-1!');
+    await expectDocumented(await t.request('/auth/regenerate', { method: 'POST', cookie: next }), 'post', '/auth/regenerate');
+    await expectDocumented(await t.request('/auth/logout', { method: 'POST' }), 'post', '/auth/logout');
+  });
+});

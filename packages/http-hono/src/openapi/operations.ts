@@ -1,0 +1,146 @@
+import type * as v from 'valibot';
+import {
+  CheckResponse,
+  ErrorBody,
+  HealthResponse,
+  LogoutResponse,
+  RegenerateResponse,
+  SetupChangeResponse,
+  SetupStatusResponse,
+  SuccessResponse,
+  TooManyAttemptsBody,
+  UpdateTokenRequest,
+  VerifyRequest,
+  VerifyResponse,
+  WeakTokenBody,
+  WsTokenResponse,
+} from '../schemas.js';
+
+export type Access = 'public' | 'session' | 'session-or-200' | 'ticket';
+
+export interface DocumentedResponse {
+  description: string;
+  schema?: v.GenericSchema;
+  retryAfter?: boolean;
+}
+
+/** One endpoint as the OpenAPI document describes it; the routes validate with the same schemas. */
+export interface Operation {
+  method: 'get' | 'post';
+  path: string;
+  summary: string;
+  description: string;
+  access: Access;
+  requestBody?: v.GenericSchema;
+  responses: Record<number, DocumentedResponse>;
+}
+
+const banned: DocumentedResponse = { description: 'This address is banned after repeated failed verifications.', schema: TooManyAttemptsBody, retryAfter: true };
+const unauthenticated: DocumentedResponse = { description: 'No valid session: log in with POST /auth/verify.', schema: ErrorBody };
+
+export const OPERATIONS: Operation[] = [
+  {
+    method: 'get',
+    path: '/health',
+    summary: 'Health check',
+    description: 'Answers while the backend is online.',
+    access: 'public',
+    responses: { 200: { description: 'Online.', schema: HealthResponse } },
+  },
+  {
+    method: 'post',
+    path: '/auth/verify',
+    summary: 'Log in with the access token',
+    description: 'Sets the bot_session cookie on success. Five failures from one address within five minutes ban it for ten minutes.',
+    access: 'public',
+    requestBody: VerifyRequest,
+    responses: {
+      200: { description: 'Verified (cookie set), or refused with valid:false; remaining_attempts when 2 or fewer remain.', schema: VerifyResponse },
+      429: banned,
+    },
+  },
+  {
+    method: 'get',
+    path: '/auth/check',
+    summary: 'Whether the cookie is a valid login',
+    description: 'Never 401: a missing or wrong cookie answers authenticated:false. A wrong cookie counts as a failed verification.',
+    access: 'public',
+    responses: { 200: { description: 'The login state.', schema: CheckResponse }, 429: banned },
+  },
+  {
+    method: 'post',
+    path: '/auth/update',
+    summary: 'Replace the token with a custom one',
+    description: 'The current cookie is cleared; log in again with the new token.',
+    access: 'session',
+    requestBody: UpdateTokenRequest,
+    responses: {
+      200: { description: 'Updated; the old token is invalid at once.', schema: SuccessResponse },
+      400: { description: 'The new token breaks strength rules (every broken rule is listed), or the body is not JSON.', schema: WeakTokenBody },
+      401: unauthenticated,
+      429: banned,
+    },
+  },
+  {
+    method: 'post',
+    path: '/auth/regenerate',
+    summary: 'Replace the token with 64 random hex characters',
+    description: 'The new token is shown only in this response; the current cookie is cleared.',
+    access: 'session',
+    responses: { 200: { description: 'Regenerated.', schema: RegenerateResponse }, 401: unauthenticated, 429: banned },
+  },
+  {
+    method: 'post',
+    path: '/auth/logout',
+    summary: 'Log out',
+    description: 'Clears the bot_session cookie; not an error while logged out.',
+    access: 'public',
+    responses: { 200: { description: 'Logged out.', schema: LogoutResponse } },
+  },
+  {
+    method: 'get',
+    path: '/setup/status',
+    summary: 'First-setup state',
+    description: 'Whether the setup wizard is still open, and the token source.',
+    access: 'session',
+    responses: { 200: { description: 'The state.', schema: SetupStatusResponse }, 401: unauthenticated, 429: banned },
+  },
+  {
+    method: 'post',
+    path: '/setup/complete',
+    summary: 'Mark first setup completed',
+    description: 'Writes first_setup_completed = true.',
+    access: 'session',
+    responses: { 200: { description: 'Completed.', schema: SetupChangeResponse }, 401: unauthenticated, 429: banned },
+  },
+  {
+    method: 'post',
+    path: '/setup/reset',
+    summary: 'Open first setup again',
+    description: 'For migration or debugging.',
+    access: 'session',
+    responses: { 200: { description: 'Reset.', schema: SetupChangeResponse }, 401: unauthenticated, 429: banned },
+  },
+  {
+    method: 'get',
+    path: '/ws-token',
+    summary: 'One-time WebSocket ticket',
+    description: 'Valid 60 seconds, single use, bound to the session. Without a session it answers 200 with success:false, not 401.',
+    access: 'session-or-200',
+    responses: { 200: { description: 'A ticket, or success:false without a session.', schema: WsTokenResponse }, 429: banned },
+  },
+  {
+    method: 'get',
+    path: '/ws',
+    summary: 'The unified WebSocket channel',
+    description:
+      'Upgrades to a WebSocket with ?token=<ticket>. Server envelopes: {op:"event",domain,event,topic?,data}, {op:"response",id,ok,data?|error}, {op:"pong",ts}. Client: {op:"ping"}, {op:"subscribe"|"unsubscribe",id,domain,topic,data?}. Topics logs/main and plugin_progress/main. Closed with 4001 when the access token changes.',
+    access: 'ticket',
+    responses: {
+      101: { description: 'Switching protocols.' },
+      401: { description: 'Missing, unknown, expired, spent or revoked ticket; no upgrade.', schema: ErrorBody },
+      426: { description: 'Not a WebSocket upgrade request.', schema: ErrorBody },
+      429: { description: 'Too many open WebSockets.', schema: TooManyAttemptsBody, retryAfter: true },
+    },
+  },
+];
