@@ -1,10 +1,9 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { BanPolicy, SetupState, TokenService, WsTicketIssuer, type BootstrapOutcome } from '@webui/core';
 import { createWebuiApp, type ConnectionInfo } from '@webui/http-hono';
-import { JsonFileStore, RECORD_FILE_NAME } from '@webui/store-json';
+import { JsonFileStore } from '@webui/store-json';
 import { Hono } from 'hono';
 import type { TLSSocket } from 'node:tls';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { LoadedSettings } from './config/loaded-settings.js';
 import { createContainer, type ContainerOverrides } from './container.js';
@@ -17,6 +16,7 @@ import { LogFeed } from './logging/log-feed.js';
 import { secretKeyFingerprint } from './runtime/secret-key-fingerprint.js';
 import { createSetupSite } from './setup-site.js';
 import { StartupError } from './startup-error.js';
+import { printBanner } from './startup-banner.js';
 import { WebSocketChannel } from './websocket-channel.js';
 
 export interface RunningServer {
@@ -59,15 +59,22 @@ export async function serve(loaded: LoadedSettings, options: ServeOptions = {}):
     throw new StartupError((error as Error).message);
   }
   const tokens = container.resolve(TokenService);
-  const bootstrap = await tokens.bootstrap({ secretKeyFingerprint: secretKeyFingerprint(settings.secretKey) });
+  let bootstrap: BootstrapOutcome;
+  try {
+    bootstrap = await tokens.bootstrap({ secretKeyFingerprint: secretKeyFingerprint(settings.secretKey) });
+  } catch (error) {
+    await store.close();
+    lock.release();
+    throw new StartupError(`cannot write ${store.path}: ${(error as Error).message}`);
+  }
   logBootstrap(bootstrap, logger);
   store.watch();
 
   let listeners: BoundListener[] = [];
   const root = new Hono();
   const channel = new WebSocketChannel(root, feed, logger.child({ module: 'ws' }), options.heartbeatMs);
-  // Sockets opened under a token that stopped being valid close at once with 4001 (DESIGN D13).
-  tokens.onTokenChanged((previous) => channel.hub.revokeSession(previous));
+  // Sockets and tickets of a token that stopped being valid die at once (DESIGN D13). The store reports
+  // every change, the API's own, the CLI's and hand edits alike, so this is the one place that reacts.
   store.onRecordChanged((record, previous) => {
     if (previous && record?.accessToken !== previous.accessToken) {
       channel.hub.revokeSession(previous.accessToken);
@@ -124,23 +131,4 @@ function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
     // The specification has the temporary token printed in the startup log; a configured one never is (D11).
     logger.info({ temporary_token: outcome.temporaryToken, reason: outcome.reason }, 'temporary access token generated; log in with it and set your own');
   }
-}
-
-function printBanner(out: NodeJS.WritableStream, loaded: LoadedSettings, listeners: BoundListener[], outcome: BootstrapOutcome): void {
-  const first = listeners[0] as BoundListener;
-  const base = originOf(first.host, first.port);
-  const lines = [
-    '',
-    'WebUI management API',
-    `  listening   ${listeners.map((l) => `${originOf(l.host, l.port)}/api/webui`).join('  ')}`,
-    `  data        ${join(loaded.dataDir, RECORD_FILE_NAME)}`,
-  ];
-  if (outcome.temporaryToken) {
-    lines.push(`  token       temporary: ${outcome.temporaryToken}`);
-    lines.push(`  login URL   ${base}/?token=${outcome.temporaryToken}`);
-    lines.push('              (a new temporary token is made at every start until you set your own)');
-  } else {
-    lines.push('  token       configured (not shown; it is the access_token field of the data file)');
-  }
-  out.write(`${lines.join('\n')}\n\n`);
 }
