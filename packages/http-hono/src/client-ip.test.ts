@@ -96,3 +96,11 @@ describe('resolveClient (DESIGN D3)', () => {
     expect(resolveClient('/run/webui.sock', headers({ 'x-forwarded-for': '1.2.3.4' }), cidrs(['0.0.0.0/0'])).ip).toBe('/run/webui.sock');
   });
 });
+
+describe('forwarded hops with ports', () => {
+  it('reads 1.2.3.4:5678 and [2001:db8::1]:443 as the addresses, not as garbage', () => {
+    const trusted = cidrs(['127.0.0.1']);
+    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': '203.0.113.9:5678' }), trusted).ip).toBe('203.0.113.9');
+    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': '[2001:db8::1]:443' }), trusted).ip).toBe('2001:db8::1');
+  });
+});

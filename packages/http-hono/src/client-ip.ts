@@ -1,4 +1,4 @@
-import { anyCidrContains, formatIp, parseIp, type Cidr } from '@webui/core';
+import { anyCidrContains, formatIp, parseIp, type Cidr, type IpAddress } from '@webui/core';
 
 export interface ResolvedClient {
   /** The address bans, whitelists and logs use. */
@@ -25,11 +25,19 @@ export function resolveClient(peerAddress: string | undefined, headers: Headers,
     .filter((entry) => entry !== '');
   let client = peer;
   for (let i = chain.length - 1; i >= 0; i--) {
-    const hop = parseIp(chain[i] as string);
+    const hop = parseHop(chain[i] as string);
     // A malformed hop was written by the client, not by a proxy: stop at the last real address.
     if (!hop) break;
     client = hop;
     if (!anyCidrContains(trustedProxies, hop)) break;
   }
   return { ip: formatIp(client), forwardedHttps };
+}
+
+/** A forwarded hop, also in the `1.2.3.4:5678` and `[2001:db8::1]:5678` forms some proxies write. */
+function parseHop(entry: string): IpAddress | null {
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(entry);
+  if (bracketed) return parseIp(bracketed[1] as string);
+  const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(entry);
+  return parseIp(v4WithPort ? (v4WithPort[1] as string) : entry);
 }
