@@ -1,6 +1,7 @@
 import { clientKey, parseIp } from './ip-address.js';
 import type { Clock } from './ports/clock.js';
 import type { AttemptRecord, Store } from './ports/store.js';
+import { SerialQueue } from './serial-queue.js';
 
 export interface BanPolicyOptions {
   /** Sliding window in which failures are counted. */
@@ -32,7 +33,8 @@ export type FailureOutcome =
 export class BanPolicy {
   private readonly options: BanPolicyOptions;
   // Read-modify-write of attempt records runs one at a time, so concurrent guesses cannot overwrite each other's count.
-  private queue: Promise<unknown> = Promise.resolve();
+  // Failures are read-modify-write: concurrent guesses must each count.
+  private readonly queue = new SerialQueue();
 
   constructor(
     private readonly store: Store,
@@ -52,7 +54,7 @@ export class BanPolicy {
    * cookie polled every second does not ban its owner while every distinct guess still counts.
    */
   recordFailure(clientIp: string, failure: { cookie?: string } = {}): Promise<FailureOutcome> {
-    return this.serialised(() => this.countFailure(clientIp, failure));
+    return this.queue.run(() => this.countFailure(clientIp, failure));
   }
 
   private async countFailure(clientIp: string, failure: { cookie?: string }): Promise<FailureOutcome> {
@@ -80,16 +82,10 @@ export class BanPolicy {
 
   /** A successful verification clears the count; a running ban ends only when its time is up. */
   recordSuccess(clientIp: string): Promise<void> {
-    return this.serialised(async () => {
+    return this.queue.run(async () => {
       const key = keyOf(clientIp);
       if (!this.banStatus(await this.store.readAttempts(key), this.clock.now()).banned) await this.store.deleteAttempts(key);
     });
-  }
-
-  private serialised<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   private banStatus(record: AttemptRecord | null, now: number): BanStatus {

@@ -6,6 +6,7 @@ export { TokenService, type BootstrapOutcome, type BootstrapReason, type Rotatio
 export { SetupState } from './setup-state.js';
 export { WsTicketIssuer, TICKET_TTL_SECONDS, type TicketRefusal } from './ws-ticket-issuer.js';
 export { RecordEditor } from './record-editor.js';
+export { SerialQueue } from './serial-queue.js';
 export { MemoryStore, DEFAULT_MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory-store.js';
 export { constantTimeEqual } from './constant-time-equal.js';
 export { tokenViolations, TOKEN_VIOLATION_MESSAGES, TOKEN_SPECIAL_CHARACTERS, TOKEN_MIN_LENGTH, TOKEN_MAX_LENGTH, type TokenViolation } from './token-strength.js';

@@ -1,11 +1,12 @@
 import type { Store, TokenRecord } from './ports/store.js';
+import { SerialQueue } from './serial-queue.js';
 
 /**
  * Serialises read-modify-write of the durable record, so a token update and a setup change
  * arriving together never overwrite each other.
  */
 export class RecordEditor {
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
 
   constructor(private readonly store: Store) {}
 
@@ -15,13 +16,11 @@ export class RecordEditor {
 
   /** Runs `change` on the current record; when it returns a record, that record is written. */
   edit<T>(change: (current: TokenRecord | null) => { next: TokenRecord | null; result: T }): Promise<T> {
-    const run = this.queue.then(async () => {
+    return this.queue.run(async () => {
       const { next, result } = change(await this.store.readRecord());
       if (next) await this.store.writeRecord(next);
       return result;
     });
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }
 

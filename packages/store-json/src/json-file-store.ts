@@ -1,10 +1,9 @@
-import { MemoryStore, type AttemptRecord, type Clock, type MemoryStoreLimits, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
+import { MemoryStore, SerialQueue, type AttemptRecord, type Clock, type MemoryStoreLimits, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
 import { join } from 'node:path';
 import { replaceFile, syncDirectory } from './atomic-write.js';
 import { fileSignature } from './file-signature.js';
 import { errorCode, nodeFileSystem, type FileStats, type FileSystem } from './file-system.js';
 import { parseRecordFile, RECORD_FILE_NAME, serializeRecordFile, type UnknownFields } from './record-file.js';
-import { SerialQueue } from './serial-queue.js';
 import type { StoreEvent } from './store-event.js';
 
 export interface JsonFileStoreOptions {

@@ -86,8 +86,11 @@ export class WsHub {
 
   private receive(connection: Connection, data: unknown): void {
     const text = typeof data === 'string' ? data : null;
-    if (text === null) return this.fail(connection, null, 'unsupported_message', 'Send JSON text messages.');
-    if (text.length > this.maxMessageBytes) return this.close(connection, CLOSE_MESSAGE_TOO_BIG, 'message too big');
+    if (text === null) {
+      if (binarySize(data) > this.maxMessageBytes) return this.close(connection, CLOSE_MESSAGE_TOO_BIG, 'message too big');
+      return this.fail(connection, null, 'unsupported_message', 'Send JSON text messages.');
+    }
+    if (text.length > this.maxMessageBytes || utf8Length(text) > this.maxMessageBytes) return this.close(connection, CLOSE_MESSAGE_TOO_BIG, 'message too big');
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -168,4 +171,18 @@ function requestIdOf(raw: unknown): string | number | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const id = (raw as { id?: unknown }).id;
   return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+const encoder = new TextEncoder();
+
+/** The size of `text` on the wire: the limit is in bytes, and one character can take up to 3 of them. */
+function utf8Length(text: string): number {
+  return encoder.encode(text).byteLength;
+}
+
+/** Bytes of a binary message (ArrayBuffer, a view of one, or a Blob); 0 when unknown. */
+function binarySize(data: unknown): number {
+  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return data.byteLength;
+  if (typeof Blob !== 'undefined' && data instanceof Blob) return data.size;
+  return 0;
 }

@@ -1,4 +1,4 @@
-/** Runs tasks one after another, so file writes and reloads never interleave. */
+/** Runs tasks one after another: read-modify-write sequences and file writes never interleave. */
 export class SerialQueue {
   private tail: Promise<unknown> = Promise.resolve();
 

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { SerialQueue } from './serial-queue.js';
+
+describe('SerialQueue', () => {
+  it('runs tasks one after another, in order, even when earlier ones are slower', async () => {
+    const queue = new SerialQueue();
+    const order: string[] = [];
+    const slow = queue.run(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      order.push('slow');
+    });
+    const fast = queue.run(async () => {
+      order.push('fast');
+    });
+    await Promise.all([slow, fast]);
+    expect(order).toEqual(['slow', 'fast']);
+  });
+
+  it('keeps going after a failed task and reports the failure to its caller only', async () => {
+    const queue = new SerialQueue();
+    await expect(queue.run(async () => Promise.reject(new Error('disk full')))).rejects.toThrow('disk full');
+    await expect(queue.run(async () => 42)).resolves.toBe(42);
+    await queue.idle();
+  });
+});
