@@ -115,8 +115,10 @@ export async function serve(loaded: LoadedSettings, options: ServeOptions = {}):
     channel,
     async close() {
       clearInterval(sweeper);
+      // Stop accepting first, so no handshake slips in after the sockets were told 1001.
+      const stopped = Promise.all(listeners.map((listener) => closeServer(listener.server)));
       await channel.close();
-      await Promise.all(listeners.map((listener) => closeServer(listener.server)));
+      await stopped;
       await store.close();
       lock.release();
     },

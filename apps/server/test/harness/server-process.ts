@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The bundle global-setup.ts builds once per run; WEBUI_E2E_BUNDLE points the suite at another build. */
@@ -19,7 +20,33 @@ export const nodeLauncher: ServerLauncher = {
   command: (_cwd, args) => ({ cmd: process.execPath, args: [SERVER_BUNDLE, ...args] }),
 };
 
-export const defaultLauncher: ServerLauncher = nodeLauncher;
+const require = createRequire(import.meta.url);
+const appEntry = (app: string) => fileURLToPath(new URL(`../../../${app}/src/main.ts`, import.meta.url));
+
+/** apps/bun from its TypeScript sources, with the bun binary the `bun` npm package ships. */
+export const bunLauncher: ServerLauncher = {
+  name: 'bun',
+  command: (_cwd, args) => ({ cmd: join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe'), args: [appEntry('bun'), ...args] }),
+};
+
+/** apps/deno from its TypeScript sources, with the deno binary the `deno` npm package ships, and apps/deno/deno.json. */
+export const denoLauncher: ServerLauncher = {
+  name: 'deno',
+  command: (_cwd, args) => ({
+    cmd: join(dirname(require.resolve('deno/package.json')), 'deno'),
+    args: ['run', '--quiet', `--config=${fileURLToPath(new URL('../../../deno/deno.json', import.meta.url))}`, '--allow-net', '--allow-read', '--allow-write', '--allow-env', '--allow-sys', appEntry('deno'), ...args],
+  }),
+};
+
+export const launchers = { node: nodeLauncher, bun: bunLauncher, deno: denoLauncher } as const satisfies Record<string, ServerLauncher>;
+
+/** WEBUI_E2E_RUNTIME=bun|deno runs the whole suite against apps/bun or apps/deno instead of the Node bundle. */
+export const defaultLauncher: ServerLauncher = launcherNamed(process.env['WEBUI_E2E_RUNTIME'] ?? 'node');
+
+function launcherNamed(name: string): ServerLauncher {
+  if (!Object.hasOwn(launchers, name)) throw new Error(`WEBUI_E2E_RUNTIME=${name}: expected one of ${Object.keys(launchers).join(', ')}`);
+  return launchers[name as keyof typeof launchers];
+}
 
 export interface ServerOptions {
   /** Written to <cwd>/config/bot_config.toml when given. */

@@ -1,0 +1,188 @@
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket, { type ClientOptions } from 'ws';
+import { loadSettings } from '../src/config/load-settings.js';
+import { serve, type RunningServer } from '../src/serve.js';
+import { HttpClient } from './harness/http-client.js';
+import { eventually } from './harness/server-process.js';
+import { readWebuiFile } from './harness/webui-file.js';
+
+/** The server in-process, with a 100 ms heartbeat, so liveness and the progress port can be driven directly. */
+
+const HEARTBEAT_MS = 100;
+
+class Sink extends Writable {
+  text = '';
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
+    this.text += chunk.toString();
+    callback();
+  }
+  lines(): Array<Record<string, unknown>> {
+    return this.text
+      .split('\n')
+      .filter((line) => line.trim().startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+}
+
+interface Started {
+  running: RunningServer;
+  log: Sink;
+  baseUrl: string;
+  dataDir: string;
+}
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function start(config = ''): Promise<Started> {
+  const cwd = mkdtempSync(join(tmpdir(), 'webui-hb-'));
+  cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+  const dataDir = join(cwd, 'data');
+  if (config) {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(join(cwd, 'config'));
+    writeFileSync(join(cwd, 'config', 'bot_config.toml'), config);
+  }
+  const loaded = loadSettings({ argv: ['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], env: {}, cwd });
+  const log = new Sink();
+  const running = await serve(loaded, { heartbeatMs: HEARTBEAT_MS, logDestination: log, banner: new Sink() });
+  let closed = false;
+  cleanups.push(async () => {
+    if (!closed) await running.close();
+  });
+  const listener = running.listeners[0];
+  if (!listener) throw new Error('no listener');
+  const close = running.close.bind(running);
+  running.close = async () => {
+    closed = true;
+    await close();
+  };
+  return { running, log, baseUrl: `http://127.0.0.1:${listener.port}`, dataDir };
+}
+
+async function ticket(started: Started): Promise<string> {
+  const http = new HttpClient(started.baseUrl);
+  const token = readWebuiFile(started.dataDir).access_token;
+  expect((await http.post('/auth/verify', { body: { token } })).json).toMatchObject({ valid: true });
+  const answer = await http.get('/ws-token');
+  return String(answer.json?.['token']);
+}
+
+type Message = Record<string, unknown>;
+
+async function connect(started: Started, options: ClientOptions = {}) {
+  const socket = new WebSocket(`${started.baseUrl.replace('http', 'ws')}/api/webui/ws?token=${await ticket(started)}`, options);
+  const messages: Message[] = [];
+  socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8')) as Message));
+  socket.on('error', () => undefined);
+  const closed = new Promise<{ code: number; at: number }>((resolve) => socket.once('close', (code: number) => resolve({ code, at: Date.now() })));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('unexpected-response', (_req, res) => reject(new Error(`handshake refused: ${res.statusCode}`)));
+  });
+  await eventually(() => messages.some((message) => message['event'] === 'ready'), 2_000, 'ready');
+  cleanups.push(() => socket.terminate());
+  return { socket, messages, closed };
+}
+
+describe('server heartbeat', () => {
+  it('a client that stops answering pings is closed within ~3 heartbeats; a normal client stays open', async () => {
+    const started = await start();
+    const healthy = await connect(started);
+    const mute = await connect(started, { autoPong: false });
+    expect(started.running.channel.hub.size).toBe(2);
+    let pings = 0;
+    mute.socket.on('ping', () => pings++);
+    const opened = Date.now();
+
+    const { at } = await Promise.race([
+      mute.closed,
+      new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error('the mute client was not closed')), 3_000)),
+    ]);
+    expect(at - opened).toBeLessThanOrEqual(3 * HEARTBEAT_MS + 300);
+    expect(pings).toBeGreaterThanOrEqual(1);
+    await eventually(() => started.running.channel.hub.size === 1, 1_000, 'the hub drops the dead socket');
+
+    // Many heartbeats later the answering client is still there and served.
+    await new Promise((resolve) => setTimeout(resolve, 6 * HEARTBEAT_MS));
+    expect(healthy.socket.readyState).toBe(WebSocket.OPEN);
+    healthy.socket.send(JSON.stringify({ op: 'ping' }));
+    await eventually(() => healthy.messages.some((message) => message['op'] === 'pong'), 2_000, 'pong');
+    expect(started.running.channel.hub.size).toBe(1);
+  });
+
+  it('a client that answers pings but sends nothing stays open', async () => {
+    const started = await start();
+    const idle = await connect(started);
+    let pings = 0;
+    idle.socket.on('ping', () => pings++);
+    await new Promise((resolve) => setTimeout(resolve, 8 * HEARTBEAT_MS));
+    expect(pings).toBeGreaterThanOrEqual(3);
+    expect(idle.socket.readyState).toBe(WebSocket.OPEN);
+  });
+});
+
+describe('plugin progress port', () => {
+  it('subscribers get an empty snapshot, then every update published through channel.progress; late subscribers see the latest', async () => {
+    const started = await start();
+    const first = await connect(started);
+    const second = await connect(started);
+    for (const client of [first, second]) {
+      client.socket.send(JSON.stringify({ op: 'subscribe', id: 'pp', domain: 'plugin_progress', topic: 'main' }));
+      await eventually(() => client.messages.some((message) => message['event'] === 'snapshot'), 2_000, 'snapshot');
+      expect(client.messages.slice(1)).toEqual([
+        { op: 'response', id: 'pp', ok: true, data: { domain: 'plugin_progress', topic: 'main' } },
+        { op: 'event', domain: 'plugin_progress', topic: 'main', event: 'snapshot', data: { progress: [] } },
+      ]);
+    }
+    const step = { plugin_id: 'weather', stage: 'installing', percent: 50 };
+    started.running.channel.progress.publish(step);
+    started.running.channel.progress.publish({ ...step, percent: 100, stage: 'done' });
+    for (const client of [first, second]) {
+      await eventually(() => client.messages.filter((message) => message['event'] === 'update').length === 2, 2_000, 'two updates');
+      expect(client.messages.filter((message) => message['event'] === 'update')).toEqual([
+        { op: 'event', domain: 'plugin_progress', topic: 'main', event: 'update', data: step },
+        { op: 'event', domain: 'plugin_progress', topic: 'main', event: 'update', data: { ...step, percent: 100, stage: 'done' } },
+      ]);
+    }
+    const late = await connect(started);
+    late.socket.send(JSON.stringify({ op: 'subscribe', id: 1, domain: 'plugin_progress', topic: 'main' }));
+    await eventually(() => late.messages.some((message) => message['event'] === 'snapshot'), 2_000, 'snapshot');
+    expect(late.messages.find((message) => message['event'] === 'snapshot')).toMatchObject({ data: { progress: [{ plugin_id: 'weather', percent: 100, stage: 'done' }] } });
+  });
+});
+
+describe('close()', () => {
+  it('closes every socket with 1001 promptly and stops accepting', async () => {
+    const started = await start();
+    const a = await connect(started);
+    const b = await connect(started);
+    const began = Date.now();
+    await started.running.close();
+    const [closeA, closeB] = await Promise.all([a.closed, b.closed]);
+    expect(closeA.code).toBe(1001);
+    expect(closeB.code).toBe(1001);
+    expect(Date.now() - began).toBeLessThan(1_500);
+    await expect(new HttpClient(started.baseUrl).get('/health')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('the log stream carries the server`s own log lines to a subscriber', async () => {
+    const started = await start('[webui]\nlog_level = "debug"\n');
+    const client = await connect(started);
+    client.socket.send(JSON.stringify({ op: 'subscribe', id: 1, domain: 'logs', topic: 'main', data: { replay: 0 } }));
+    await eventually(() => client.messages.some((message) => message['event'] === 'snapshot'), 2_000, 'snapshot');
+    started.running.logger.child({ module: 'plugins' }).warn({}, 'hello from a module');
+    await eventually(() => client.messages.some((message) => message['event'] === 'entry'), 2_000, 'entry');
+    expect(client.messages.find((message) => message['event'] === 'entry')).toMatchObject({
+      data: { level: 'WARNING', module: 'plugins', message: 'hello from a module' },
+    });
+    expect(started.log.lines().some((line) => line['msg'] === 'hello from a module')).toBe(true);
+  });
+});
