@@ -1,7 +1,6 @@
 import { BanPolicy, MemoryStore, RecordEditor, SetupState, TokenService, WsTicketIssuer, type BootstrapOutcome, type Clock, type RandomSource } from '@webui/core';
 import { CLOSE_GOING_AWAY, createWebuiApp, PluginProgressBoard, WsHub, type ConnectionInfo, type WsUpgrade } from '@webui/http-hono';
 import { JsonFileStore, RECORD_FILE_NAME } from '@webui/store-json';
-import type { Logger } from 'pino';
 // Runtime-neutral parts of the Node deployment that Deno runs unchanged through its Node compatibility.
 import { createApiDocs } from '../../server/src/api-docs.js';
 import type { LoadedSettings } from '../../server/src/config/loaded-settings.js';
@@ -37,6 +36,8 @@ export interface AssembledWebui {
   /** Stops the sweeper, closes the store and releases the data directory. */
   close(): Promise<void>;
 }
+
+type Logger = ReturnType<typeof createLogger>;
 
 const systemClock: Clock = { now: () => Date.now() };
 // Web Crypto: the same call on every runtime.

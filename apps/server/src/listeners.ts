@@ -1,4 +1,5 @@
-import { createAdaptorServer } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
+import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { StartupError } from './startup-error.js';
@@ -9,7 +10,7 @@ export interface BoundListener {
   server: Server;
 }
 
-type FetchHandler = Parameters<typeof createAdaptorServer>[0]['fetch'];
+type FetchHandler = Parameters<typeof getRequestListener>[0];
 
 /** Headers and bodies must arrive in time: slow clients cannot hold sockets open forever. */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -23,7 +24,7 @@ export async function bindAll(hosts: readonly string[], port: number, fetch: Fet
   const bound: BoundListener[] = [];
   let chosenPort = port;
   for (const host of hosts) {
-    const server = createAdaptorServer({ fetch }) as Server;
+    const server = createServer(getRequestListener(fetch, { errorHandler: malformedRequest }));
     server.headersTimeout = HEADERS_TIMEOUT_MS;
     server.requestTimeout = REQUEST_TIMEOUT_MS;
     server.keepAliveTimeout = 5_000;
@@ -68,4 +69,16 @@ export function closeServer(server: Server, graceMs = 2_000): Promise<void> {
     });
     server.closeIdleConnections();
   });
+}
+
+/**
+ * Answers what never reached the app as a D1 body: a request Hono cannot turn into a Request
+ * (a Host it cannot parse) is a 400; anything else escaping the app, which handles its own errors, a 500.
+ */
+function malformedRequest(error: unknown): Response {
+  const headers = { 'Cache-Control': 'no-store' };
+  if (error instanceof Error && error.name === 'RequestError') {
+    return Response.json({ detail: `The request is malformed: ${error.message}.`, code: 'bad_request' }, { status: 400, headers });
+  }
+  return Response.json({ detail: 'The server could not complete the request; see its log.', code: 'internal_error' }, { status: 500, headers });
 }
