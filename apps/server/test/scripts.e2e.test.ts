@@ -158,6 +158,11 @@ describe('malformed requests', () => {
     expect(readWebuiFile(server.dataDir).access_token).toBe(before);
   });
 
+  it('a Host the HTTP layer cannot parse answers 400 with {detail, code}, not an empty body', async () => {
+    const response = await client.get('/health', { headers: { host: 'LOCALHOST:1' }, cookie: null });
+    expectErrorBody(response, 400, 'bad_request');
+  });
+
   it('a body over 16 KiB answers 413 with {detail, code}', async () => {
     const response = await client.post('/auth/verify', { body: { token: 'x'.repeat(17 * 1024) }, cookie: null });
     expectErrorBody(response, 413);
