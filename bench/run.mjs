@@ -79,6 +79,7 @@ async function main() {
   const server = await startServer('server');
   const baseline = await startServer('baseline');
   await sleep(1_000);
+  /** @type {{server: number, baseline: number, afterLoad?: {server: number, baseline: number}}} */
   const idle = { server: rssBytes(server.child.pid) ?? NaN, baseline: rssBytes(baseline.child.pid) ?? NaN };
   log(`idle RSS: server ${(idle.server / MB).toFixed(1)} MB, baseline ${(idle.baseline / MB).toFixed(1)} MB`);
   log();
@@ -129,6 +130,10 @@ async function main() {
     }
   }
 
+  // Idle again: does the memory taken under load come back?
+  await sleep(options.smoke ? 500 : 5_000);
+  idle.afterLoad = { server: rssBytes(server.child.pid) ?? NaN, baseline: rssBytes(baseline.child.pid) ?? NaN };
+  log(`idle RSS ${options.smoke ? 0.5 : 5} s after the last run: server ${(idle.afterLoad.server / MB).toFixed(1)} MB, baseline ${(idle.afterLoad.baseline / MB).toFixed(1)} MB`);
   machine.loadAverageAtEnd = loadavg()[0];
   warnIfBusy(log, 'at the end');
   const summaries = Object.fromEntries(cases.map((c) => [c.id, { server: summarise(raw[c.id].server), baseline: summarise(raw[c.id].baseline) }]));
@@ -170,7 +175,10 @@ async function main() {
 }
 
 function parseOptions() {
+  // `pnpm bench -- --smoke` may hand the separator through.
+  const args = process.argv.slice(2).filter((arg, i) => !(i === 0 && arg === '--'));
   const { values } = parseArgs({
+    args,
     options: {
       duration: { type: 'string' },
       rounds: { type: 'string' },

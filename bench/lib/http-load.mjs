@@ -11,10 +11,12 @@ import { latencySummary, SampleBuffer } from './stats.mjs';
  * @property {number} non2xx
  * @property {number} errors socket errors (timeouts included) and resets
  * @property {number} seconds measured duration
+ * @property {string} [firstError] the first failure, when there was one
  */
 
 /**
  * Drives `url` for `duration` seconds with `connections` keep-alive connections.
+ * @param {{ url: string, method?: string, headers?: Record<string, string>, body?: string, connections: number, duration: number }} options
  * @returns {Promise<LoadResult>}
  */
 export function runHttpLoad({ url, method = 'GET', headers = {}, body, connections, duration }) {

@@ -6,7 +6,8 @@ import { latencySummary, SampleBuffer } from './stats.mjs';
 const STEP_TIMEOUT_MS = 10_000;
 
 /**
- * @returns {Promise<import('./http-load.mjs').LoadResult & { firstError?: string }>}
+ * @param {{ port: number, cookie: string, connections: number, duration: number }} options
+ * @returns {Promise<import('./http-load.mjs').LoadResult>}
  * `rps` is completed handshakes per second; p50/p99 are from the ticket request to the ready event.
  */
 export async function runWsHandshakes({ port, cookie, connections, duration }) {

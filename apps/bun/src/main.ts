@@ -7,15 +7,19 @@
  */
 import { getConnInfo, upgradeWebSocket, websocket } from 'hono/bun';
 import { ConfigError } from '../../server/src/config/config-error.js';
+import { parseConfigFlags } from '../../server/src/config/config-flags.js';
 import { loadSettings } from '../../server/src/config/load-settings.js';
 import { StartupError } from '../../server/src/startup-error.js';
 import { assembleWebui, MAX_MESSAGE_BYTES, type AssembledWebui } from './assemble.js';
 
-const argv = process.argv.slice(2);
-const memory = argv.includes('--memory');
+const USAGE = 'flags: --port N, --host LIST, --data-dir DIR, --config FILE, --memory (the token, setup and config commands are apps/server\'s)';
+const argv = process.argv.slice(2).filter((arg) => arg !== '--memory');
+const memory = argv.length < process.argv.length - 2;
 let loaded;
 try {
-  loaded = loadSettings({ argv: argv.filter((arg) => arg !== '--memory'), env: process.env, cwd: process.cwd() });
+  const [unknown] = parseConfigFlags(argv).rest;
+  if (unknown !== undefined) exitWith(2, `webui: unknown argument ${JSON.stringify(unknown)}; ${USAGE}`);
+  loaded = loadSettings({ argv, env: process.env, cwd: process.cwd() });
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   exitWith(1, `webui: configuration error: ${error.message}`);

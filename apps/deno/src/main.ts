@@ -1,21 +1,28 @@
 /**
  * The WebUI management API on Deno: Deno.serve and hono/deno's WebSocket over @webui/http-hono and @webui/core.
  *
- *   deno run --config apps/deno/deno.json --allow-net --allow-read --allow-write --allow-env --allow-sys \
- *     apps/deno/src/main.ts [--port N] [--host LIST] [--data-dir DIR] [--config FILE] [--memory]
+ *   deno run --config=apps/deno/deno.json --allow-all apps/deno/src/main.ts [--port N] [--host LIST] [--data-dir DIR] [--config FILE] [--memory]
+ *
+ * --allow-all: the data-directory lock shared with apps/server signals pids and reads /proc/<pid>/stat,
+ * which Deno grants only with all permissions.
  *
  * Settings come from the same config/bot_config.toml, WEBUI_* variables and flags as apps/server.
  */
 import { getConnInfo, upgradeWebSocket } from 'hono/deno';
 import { ConfigError } from '../../server/src/config/config-error.js';
+import { parseConfigFlags } from '../../server/src/config/config-flags.js';
 import { loadSettings } from '../../server/src/config/load-settings.js';
 import { StartupError } from '../../server/src/startup-error.js';
 import { assembleWebui, type AssembledWebui } from './assemble.js';
 
-const memory = Deno.args.includes('--memory');
+const USAGE = 'flags: --port N, --host LIST, --data-dir DIR, --config FILE, --memory (the token, setup and config commands are apps/server\'s)';
+const argv = Deno.args.filter((arg) => arg !== '--memory');
+const memory = argv.length < Deno.args.length;
 let loaded;
 try {
-  loaded = loadSettings({ argv: Deno.args.filter((arg) => arg !== '--memory'), env: Deno.env.toObject(), cwd: Deno.cwd() });
+  const [unknown] = parseConfigFlags(argv).rest;
+  if (unknown !== undefined) exitWith(2, `webui: unknown argument ${JSON.stringify(unknown)}; ${USAGE}`);
+  loaded = loadSettings({ argv, env: Deno.env.toObject(), cwd: Deno.cwd() });
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   exitWith(1, `webui: configuration error: ${error.message}`);

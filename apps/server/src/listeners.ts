@@ -1,6 +1,6 @@
 import { getRequestListener } from '@hono/node-server';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import { createServer, STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { StartupError } from './startup-error.js';
 
@@ -15,6 +15,8 @@ type FetchHandler = Parameters<typeof getRequestListener>[0];
 /** Headers and bodies must arrive in time: slow clients cannot hold sockets open forever. */
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
+// Node looks for expired requests only this often; its 30 s default let a slow client keep a socket up to 40 s.
+const CONNECTIONS_CHECK_MS = 1_000;
 
 /**
  * Binds every host on one port. A host that cannot be bound is a warning; none bound, or a
@@ -24,7 +26,8 @@ export async function bindAll(hosts: readonly string[], port: number, fetch: Fet
   const bound: BoundListener[] = [];
   let chosenPort = port;
   for (const host of hosts) {
-    const server = createServer(getRequestListener(fetch, { errorHandler: malformedRequest }));
+    const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS }, getRequestListener(fetch, { errorHandler: malformedRequest }));
+    server.on('clientError', answerClientError);
     server.headersTimeout = HEADERS_TIMEOUT_MS;
     server.requestTimeout = REQUEST_TIMEOUT_MS;
     server.keepAliveTimeout = 5_000;
@@ -81,4 +84,30 @@ function malformedRequest(error: unknown): Response {
     return Response.json({ detail: `The request is malformed: ${error.message}.`, code: 'bad_request' }, { status: 400, headers });
   }
   return Response.json({ detail: 'The server could not complete the request; see its log.', code: 'internal_error' }, { status: 500, headers });
+}
+
+/** Node's status and D1 code for a request its parser refused or that came too slowly. */
+function clientErrorStatus(code: string | undefined): { status: number; code: string; detail: string } {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, code: 'headers_too_large', detail: 'The request headers are too large.' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, code: 'request_timeout', detail: 'The request did not arrive in time.' };
+    default:
+      return { status: 400, code: 'bad_request', detail: 'The request is not valid HTTP.' };
+  }
+}
+
+/** Node answers these itself with an empty body; every error answer carries the D1 body instead. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  // As Node does: never write into a response that has already started, nor to a peer that is gone.
+  if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+    const { status, code, detail } = clientErrorStatus(error.code);
+    const body = JSON.stringify({ detail, code });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -22,6 +22,7 @@ import { buildOpenApiDocument } from './openapi/openapi-document.js';
 
 export const API_PREFIX = '/api/webui';
 export const MAX_BODY_BYTES = 16 * 1024;
+const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Paths under the prefix that answer without a session (DESIGN D7). */
 const PUBLIC_PATHS = new Set(['/health', '/auth/verify', '/auth/check', '/auth/logout', '/ws-token', '/ws', '/openapi.json', '/docs']);
@@ -54,24 +55,25 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const isPublic = (path: string) => isPublicPath(path.slice(API_PREFIX.length));
   const openApi = buildOpenApiDocument({ serviceName: policy.serviceName, version: options.version ?? '0.1.0', prefix: API_PREFIX });
 
+  const corsForAllowedOrigins = cors({
+    origin: (origin, c) => (isAllowedOrigin(origin, c, policy) ? origin : null),
+    credentials: true,
+    allowMethods: ['GET', 'POST', 'OPTIONS'],
+    allowHeaders: ['Content-Type'],
+    maxAge: 600,
+  });
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => errorBody(c, 413, 'payload_too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`),
+  });
+
   const api = new Hono<WebuiEnv>()
     .use(requestLog(logger, options.now ?? (() => performance.now())))
-    .use(
-      cors({
-        origin: (origin, c) => (isAllowedOrigin(origin, c, policy) ? origin : null),
-        credentials: true,
-        allowMethods: ['GET', 'POST', 'OPTIONS'],
-        allowHeaders: ['Content-Type'],
-        maxAge: 600,
-      }),
-    )
+    // Only browsers send Origin; answering scripts without the CORS step keeps their responses unrebuilt.
+    .use((c, next) => (c.req.header('origin') === undefined ? next() : corsForAllowedOrigins(c, next)))
     .use(originGuard(policy))
-    .use(
-      bodyLimit({
-        maxSize: MAX_BODY_BYTES,
-        onError: (c) => errorBody(c, 413, 'payload_too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`),
-      }),
-    )
+    // A GET has no body to limit; reading raw.body on it would make the Node adapter build a full Request.
+    .use((c, next) => (BODYLESS_METHODS.has(c.req.method) ? next() : limitBody(c, next)))
     .use(sessionGuard(services, logger, isPublic))
     .route('/', healthRoutes(policy.serviceName))
     .route('/', authRoutes(services, cookie, logger))
@@ -85,10 +87,11 @@ export function createWebuiApp(options: WebuiAppOptions) {
 
   const app = new Hono<WebuiEnv>()
     .use(async (c, next) => {
-      await next();
       // Answers carry session state and, once, a fresh token: never cache them, refusals included.
-      // Static assets that chose their own caching keep it.
-      if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
+      // Set before the handler runs: a header added to a finished response rebuilds it (slow path).
+      // Static assets that choose their own caching overwrite it.
+      c.header('Cache-Control', 'no-store');
+      await next();
     })
     .use(clientContext(policy, connection))
     .use(ipAllowlist(policy))

@@ -33,8 +33,9 @@ export const bunLauncher: ServerLauncher = {
 export const denoLauncher: ServerLauncher = {
   name: 'deno',
   command: (_cwd, args) => ({
-    cmd: join(dirname(require.resolve('deno/package.json')), 'deno'),
-    args: ['run', '--quiet', `--config=${fileURLToPath(new URL('../../../deno/deno.json', import.meta.url))}`, '--allow-net', '--allow-read', '--allow-write', '--allow-env', '--allow-sys', appEntry('deno'), ...args],
+    // The package's own lookup: the binary its postinstall placed, or the one of the platform's @deno/* package.
+    cmd: (require('deno/install_api.cjs') as { runInstall(): string }).runInstall(),
+    args: ['run', '--quiet', `--config=${fileURLToPath(new URL('../../../deno/deno.json', import.meta.url))}`, '--allow-all', appEntry('deno'), ...args],
   }),
 };
 
