@@ -10,7 +10,7 @@ import { ConfigError } from '../../server/src/config/config-error.js';
 import { parseConfigFlags } from '../../server/src/config/config-flags.js';
 import { loadSettings } from '../../server/src/config/load-settings.js';
 import { StartupError } from '../../server/src/startup-error.js';
-import { assembleWebui, MAX_MESSAGE_BYTES, type AssembledWebui } from './assemble.js';
+import { assembleWebui, MAX_MESSAGE_BYTES, type AssembledWebui } from '../../server/src/portable/assemble-webui.js';
 
 const USAGE = 'flags: --port N, --host LIST, --data-dir DIR, --config FILE, --memory (the token, setup and config commands are apps/server\'s)';
 const argv = process.argv.slice(2).filter((arg) => arg !== '--memory');

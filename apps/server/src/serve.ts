@@ -16,7 +16,8 @@ import { LogFeed } from './logging/log-feed.js';
 import { secretKeyFingerprint } from './runtime/secret-key-fingerprint.js';
 import { createSetupSite } from './setup-site.js';
 import { StartupError } from './startup-error.js';
-import { printBanner } from './startup-banner.js';
+import { logBootstrap, printBanner } from './startup-banner.js';
+import { closeSocketsOnTokenChange } from './token-change-reaction.js';
 import { WebSocketChannel } from './websocket-channel.js';
 
 export interface RunningServer {
@@ -73,14 +74,7 @@ export async function serve(loaded: LoadedSettings, options: ServeOptions = {}):
   let listeners: BoundListener[] = [];
   const root = new Hono();
   const channel = new WebSocketChannel(root, feed, logger.child({ module: 'ws' }), options.heartbeatMs);
-  // Sockets and tickets of a token that stopped being valid die at once (DESIGN D13). The store reports
-  // every change, the API's own, the CLI's and hand edits alike, so this is the one place that reacts.
-  store.onRecordChanged((record, previous) => {
-    if (previous && record?.accessToken !== previous.accessToken) {
-      channel.hub.revokeSession(previous.accessToken);
-      void store.revokeTickets(previous.accessToken);
-    }
-  });
+  closeSocketsOnTokenChange(store, channel.hub);
   const app = createWebuiApp({
     services: { tokens, setup: container.resolve(SetupState), bans: container.resolve(BanPolicy), tickets: container.resolve(WsTicketIssuer) },
     policy: httpPolicyFrom(settings, () => listeners.map((listener) => originOf(listener.host, listener.port))),
@@ -106,8 +100,9 @@ export async function serve(loaded: LoadedSettings, options: ServeOptions = {}):
   const sweeper = setInterval(() => store.sweep(), SWEEP_INTERVAL_MS);
   sweeper.unref();
 
-  printBanner(options.banner ?? process.stderr, loaded, listeners, bootstrap);
-  logger.info({ addresses: listeners.map((l) => originOf(l.host, l.port)), dataDir: loaded.dataDir, tokenSource: bootstrap.tokenSource }, 'WebUI API listening');
+  const origins = listeners.map((l) => originOf(l.host, l.port));
+  printBanner(options.banner ?? process.stderr, origins, store.path, bootstrap);
+  logger.info({ addresses: origins, dataDir: loaded.dataDir, tokenSource: bootstrap.tokenSource }, 'WebUI API listening');
 
   return {
     listeners,
@@ -123,14 +118,4 @@ export async function serve(loaded: LoadedSettings, options: ServeOptions = {}):
       lock.release();
     },
   };
-}
-
-function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
-  if (outcome.reason === 'secret_key_changed') {
-    logger.warn({}, 'webui.secret_key changed: every session is revoked and a new temporary token was made');
-  }
-  if (outcome.temporaryToken) {
-    // The specification has the temporary token printed in the startup log; a configured one never is (D11).
-    logger.info({ temporary_token: outcome.temporaryToken, reason: outcome.reason }, 'temporary access token generated; log in with it and set your own');
-  }
 }

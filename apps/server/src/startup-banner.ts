@@ -1,24 +1,25 @@
-import { RECORD_FILE_NAME } from '@webui/store-json';
 import type { BootstrapOutcome } from '@webui/core';
-import { join } from 'node:path';
-import type { LoadedSettings } from './config/loaded-settings.js';
-import { originOf } from './http-policy.js';
-import type { BoundListener } from './listeners.js';
+import type { Logger } from 'pino';
+
+/** The temporary token goes into the startup log, as the specification asks; a configured one never does (D11). */
+export function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
+  if (outcome.reason === 'secret_key_changed') {
+    logger.warn({}, 'webui.secret_key changed: every session is revoked and a new temporary token was made');
+  }
+  if (outcome.temporaryToken) {
+    logger.info({ temporary_token: outcome.temporaryToken, reason: outcome.reason }, 'temporary access token generated; log in with it and set your own');
+  }
+}
 
 /** The few human lines an operator reads at startup: where, which data, and (only when temporary) the token. */
-export function printBanner(out: NodeJS.WritableStream, loaded: LoadedSettings, listeners: BoundListener[], outcome: BootstrapOutcome): void {
-  const first = listeners[0] as BoundListener;
-  const base = originOf(first.host, first.port);
-  const lines = [
-    '',
-    'WebUI management API',
-    `  listening   ${listeners.map((l) => `${originOf(l.host, l.port)}/api/webui`).join('  ')}`,
-    `  data        ${join(loaded.dataDir, RECORD_FILE_NAME)}`,
-  ];
+export function printBanner(out: NodeJS.WritableStream, origins: readonly string[], dataFile: string, outcome: BootstrapOutcome): void {
+  const lines = ['', 'WebUI management API', `  listening   ${origins.map((origin) => `${origin}/api/webui`).join('  ')}`, `  data        ${dataFile}`];
   if (outcome.temporaryToken) {
-    lines.push(`  token       temporary: ${outcome.temporaryToken}`);
-    lines.push(`  login URL   ${base}/?token=${outcome.temporaryToken}`);
-    lines.push('              (a new temporary token is made at every start until you set your own)');
+    lines.push(
+      `  token       temporary: ${outcome.temporaryToken}`,
+      `  login URL   ${origins[0]}/?token=${outcome.temporaryToken}`,
+      '              (a new temporary token is made at every start until you set your own)',
+    );
   } else {
     lines.push('  token       configured (not shown; it is the access_token field of the data file)');
   }

@@ -1,16 +1,17 @@
 import { BanPolicy, MemoryStore, RecordEditor, SetupState, TokenService, WsTicketIssuer, type BootstrapOutcome, type Clock, type RandomSource } from '@webui/core';
 import { CLOSE_GOING_AWAY, createWebuiApp, PluginProgressBoard, WsHub, type ConnectionInfo, type WsUpgrade } from '@webui/http-hono';
-import { JsonFileStore, RECORD_FILE_NAME } from '@webui/store-json';
-// Runtime-neutral parts of the Node deployment that Deno runs unchanged through its Node compatibility.
-import { createApiDocs } from '../../server/src/api-docs.js';
-import type { LoadedSettings } from '../../server/src/config/loaded-settings.js';
-import { httpPolicyFrom, originOf } from '../../server/src/http-policy.js';
-import { InstanceLock } from '../../server/src/instance-lock.js';
-import { createLogger } from '../../server/src/logging/create-logger.js';
-import { LogFeed } from '../../server/src/logging/log-feed.js';
-import { secretKeyFingerprint } from '../../server/src/runtime/secret-key-fingerprint.js';
-import { createSetupSite } from '../../server/src/setup-site.js';
-import { StartupError } from '../../server/src/startup-error.js';
+import { JsonFileStore } from '@webui/store-json';
+import { createApiDocs } from '../api-docs.js';
+import type { LoadedSettings } from '../config/loaded-settings.js';
+import { httpPolicyFrom, originOf } from '../http-policy.js';
+import { InstanceLock } from '../instance-lock.js';
+import { createLogger } from '../logging/create-logger.js';
+import { LogFeed } from '../logging/log-feed.js';
+import { secretKeyFingerprint } from '../runtime/secret-key-fingerprint.js';
+import { createSetupSite } from '../setup-site.js';
+import { StartupError } from '../startup-error.js';
+import { logBootstrap, printBanner } from '../startup-banner.js';
+import { closeSocketsOnTokenChange } from '../token-change-reaction.js';
 
 export const MAX_MESSAGE_BYTES = 64 * 1024;
 const SWEEP_INTERVAL_MS = 30_000;
@@ -44,7 +45,8 @@ const systemClock: Clock = { now: () => Date.now() };
 const webRandom: RandomSource = { bytes: (length) => crypto.getRandomValues(new Uint8Array(length)) };
 
 /**
- * The core, its Store and the Hono app, wired as apps/server wires them: `memory` keeps the token
+ * Bun's and Deno's wiring (they run it through their Node compatibility; Node itself uses serve.ts
+ * with its tsyringe container). The core, its Store and the Hono app, wired as apps/server wires them: `memory` keeps the token
  * record in memory (a quick start: nothing is written), otherwise <dataDir>/webui.json is used.
  */
 export async function assembleWebui(loaded: LoadedSettings, runtime: RuntimeParts, options: { memory: boolean }): Promise<AssembledWebui> {
@@ -79,14 +81,9 @@ export async function assembleWebui(loaded: LoadedSettings, runtime: RuntimePart
   fileStore?.watch();
 
   const hub = new WsHub({ logs: feed, progress: new PluginProgressBoard(), logger: logger.child({ module: 'ws' }), now: () => Date.now(), newConnectionId: () => crypto.randomUUID(), maxMessageBytes: MAX_MESSAGE_BYTES });
-  // Sockets opened under a token that stopped being valid close at once with 4001 (DESIGN D13), hand edits included.
-  tokens.onTokenChanged((previous) => hub.revokeSession(previous));
-  fileStore?.onRecordChanged((record, previous) => {
-    if (previous && record?.accessToken !== previous.accessToken) {
-      hub.revokeSession(previous.accessToken);
-      void fileStore?.revokeTickets(previous.accessToken);
-    }
-  });
+  if (fileStore) closeSocketsOnTokenChange(fileStore, hub);
+  // The memory store has no change events: the API's own rotations are the only changes there.
+  else tokens.onTokenChanged((previous) => hub.revokeSession(previous));
 
   const listening: AssembledWebui['listening'] = [];
   const origins = () => listening.map((l) => originOf(l.host, l.port));
@@ -107,8 +104,8 @@ export async function assembleWebui(loaded: LoadedSettings, runtime: RuntimePart
     logger,
     listening,
     announce() {
-      const dataFile = fileStore ? `${loaded.dataDir}/${RECORD_FILE_NAME}` : 'in memory (--memory: nothing is written)';
-      printBanner(origins(), dataFile, bootstrap);
+      const dataFile = fileStore ? fileStore.path : 'in memory (--memory: nothing is written)';
+      printBanner(process.stderr, origins(), dataFile, bootstrap);
       logger.info({ addresses: origins(), dataDir: fileStore ? loaded.dataDir : null, tokenSource: bootstrap.tokenSource }, 'WebUI API listening');
     },
     async closeSockets(graceMs = 1_000) {
@@ -122,24 +119,4 @@ export async function assembleWebui(loaded: LoadedSettings, runtime: RuntimePart
       lock?.release();
     },
   };
-}
-
-function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
-  if (outcome.reason === 'secret_key_changed') {
-    logger.warn({}, 'webui.secret_key changed: every session is revoked and a new temporary token was made');
-  }
-  if (outcome.temporaryToken) {
-    // The specification has the temporary token printed in the startup log; a configured one never is (D11).
-    logger.info({ temporary_token: outcome.temporaryToken, reason: outcome.reason }, 'temporary access token generated; log in with it and set your own');
-  }
-}
-
-function printBanner(origins: string[], dataFile: string, outcome: BootstrapOutcome): void {
-  const lines = ['', 'WebUI management API', `  listening   ${origins.map((origin) => `${origin}/api/webui`).join('  ')}`, `  data        ${dataFile}`];
-  if (outcome.temporaryToken) {
-    lines.push(`  token       temporary: ${outcome.temporaryToken}`, `  login URL   ${origins[0]}/?token=${outcome.temporaryToken}`);
-  } else {
-    lines.push('  token       configured (not shown; it is the access_token field of the data file)');
-  }
-  console.error(`${lines.join('\n')}\n`);
 }
