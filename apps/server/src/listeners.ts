@@ -26,7 +26,11 @@ export async function bindAll(hosts: readonly string[], port: number, fetch: Fet
   const bound: BoundListener[] = [];
   let chosenPort = port;
   for (const host of hosts) {
-    const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS }, getRequestListener(fetch, { errorHandler: malformedRequest }));
+    // requireHostHeader off: Node's own 400 for a missing Host has no body; malformedRequest answers it with the D1 body.
+    const server = createServer(
+      { connectionsCheckingInterval: CONNECTIONS_CHECK_MS, requireHostHeader: false },
+      getRequestListener(fetch, { errorHandler: malformedRequest }),
+    );
     server.on('clientError', answerClientError);
     server.headersTimeout = HEADERS_TIMEOUT_MS;
     server.requestTimeout = REQUEST_TIMEOUT_MS;

@@ -3,6 +3,7 @@ import { BanPolicy, SetupState, TokenService, WsTicketIssuer, type BootstrapOutc
 import { createWebuiApp, type ConnectionInfo } from '@webui/http-hono';
 import { JsonFileStore } from '@webui/store-json';
 import { Hono } from 'hono';
+import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { LoadedSettings } from './config/loaded-settings.js';
@@ -13,6 +14,7 @@ import { createApiDocs } from './api-docs.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
 import { createLogger } from './logging/create-logger.js';
 import { LogFeed } from './logging/log-feed.js';
+import { readIncomingBody } from './runtime/incoming-body.js';
 import { secretKeyFingerprint } from './runtime/secret-key-fingerprint.js';
 import { createSetupSite } from './setup-site.js';
 import { StartupError } from './startup-error.js';
@@ -39,10 +41,11 @@ export interface ServeOptions {
 
 const SWEEP_INTERVAL_MS = 30_000;
 
-/** Node's connection facts: the socket's peer address, and whether the socket is TLS. */
+/** Node's connection facts: the socket's peer address, whether the socket is TLS, and the body read without a web Request. */
 const nodeConnection: ConnectionInfo = {
   peerAddress: (c) => getConnInfo(c).remote.address,
   isTls: (c) => Boolean((c.env as { incoming?: { socket?: Partial<TLSSocket> } }).incoming?.socket?.encrypted),
+  readBody: (c, maxBytes) => readIncomingBody((c.env as { incoming: IncomingMessage }).incoming, maxBytes),
 };
 
 export async function serve(loaded: LoadedSettings, options: ServeOptions = {}): Promise<RunningServer> {

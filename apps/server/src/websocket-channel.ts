@@ -1,5 +1,5 @@
 import { createNodeWebSocket } from '@hono/node-ws';
-import { CLOSE_GOING_AWAY, PluginProgressBoard, WsHub, type AppLogger, type LogSource } from '@webui/http-hono';
+import { CLOSE_GOING_AWAY, PluginProgressBoard, WsHub, type AppLogger, type LogSource, type WsUpgrade } from '@webui/http-hono';
 import type { Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -16,7 +16,12 @@ export class WebSocketChannel {
   private readonly alive = new WeakSet<WebSocket>();
   private heartbeat: NodeJS.Timeout | undefined;
 
-  constructor(root: Hono, logs: LogSource, logger: AppLogger, heartbeatMs = HEARTBEAT_INTERVAL_MS) {
+  constructor(
+    root: Hono,
+    logs: LogSource,
+    private readonly logger: AppLogger,
+    heartbeatMs = HEARTBEAT_INTERVAL_MS,
+  ) {
     this.nodeWs = createNodeWebSocket({ app: root });
     // ws closes a socket that sends a bigger frame with 1009 before it reaches us.
     this.nodeWs.wss.options.maxPayload = MAX_MESSAGE_BYTES;
@@ -29,8 +34,15 @@ export class WebSocketChannel {
     this.heartbeat.unref();
   }
 
-  get upgrade() {
-    return this.nodeWs.upgradeWebSocket;
+  /**
+   * The upgrade, with what the adapter catches logged rather than printed as a stack trace: on every
+   * protocol error of a client (a frame over 64 KiB) @hono/node-ws builds an ErrorEvent, which Node 20 lacks.
+   */
+  get upgrade(): WsUpgrade {
+    return (createEvents) =>
+      this.nodeWs.upgradeWebSocket(createEvents, {
+        onError: (error: unknown) => this.logger.debug({ err: error instanceof Error ? error.message : String(error) }, 'a WebSocket event could not be delivered'),
+      });
   }
 
   attach(server: Server): void {

@@ -5,24 +5,42 @@ export interface IpAddress {
 }
 
 export function parseIp(text: string): IpAddress | null {
+  // Fast path for the common case, a bare dotted quad; anything else takes the general route below.
+  if (isDigit(text.charCodeAt(0)) && isDigit(text.charCodeAt(text.length - 1))) {
+    const bytes = parseIpv4Bytes(text);
+    if (bytes) return { version: 4, bytes };
+  }
   const trimmed = text.trim().replace(/^\[(.*)\]$/, '$1').replace(/%[\w.-]+$/, '');
   if (trimmed.includes(':')) return parseIpv6(trimmed);
   const bytes = parseIpv4Bytes(trimmed);
   return bytes ? { version: 4, bytes } : null;
 }
 
+const isDigit = (code: number) => code >= 48 && code <= 57;
+
+/** Four decimal parts of 0-255, without leading zeros: some stacks read those as octal, so they are refused. */
 function parseIpv4Bytes(text: string): Uint8Array | null {
-  const parts = text.split('.');
-  if (parts.length !== 4) return null;
   const bytes = new Uint8Array(4);
-  for (let i = 0; i < 4; i++) {
-    const part = parts[i] as string;
-    // Leading zeros are refused: some stacks read them as octal.
-    if (!/^(0|[1-9]\d{0,2})$/.test(part)) return null;
-    const value = Number(part);
+  let part = 0;
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 46) {
+      if (digits === 0 || part === 3) return null;
+      bytes[part++] = value;
+      value = 0;
+      digits = 0;
+      continue;
+    }
+    // Not a digit, a fourth digit, or a digit after a leading zero.
+    if (!isDigit(code) || digits === 3 || (digits > 0 && value === 0)) return null;
+    value = value * 10 + (code - 48);
+    digits++;
     if (value > 255) return null;
-    bytes[i] = value;
   }
+  if (part !== 3 || digits === 0) return null;
+  bytes[3] = value;
   return bytes;
 }
 
@@ -64,7 +82,8 @@ function parseIpv6(text: string): IpAddress | null {
 }
 
 export function formatIp(ip: IpAddress): string {
-  if (ip.version === 4) return Array.from(ip.bytes).join('.');
+  const b = ip.bytes;
+  if (ip.version === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
   const groups: string[] = [];
   for (let i = 0; i < 16; i += 2) groups.push((((ip.bytes[i] as number) << 8) | (ip.bytes[i + 1] as number)).toString(16));
   // Compress the longest run of zero groups, as RFC 5952 asks.

@@ -33,6 +33,12 @@ export interface ConnectionInfo {
   peerAddress(c: Context): string | undefined;
   /** True when the connection itself is TLS. */
   isTls(c: Context): boolean;
+  /**
+   * Optional fast path: the request body as UTF-8 text, null when it exceeds maxBytes. Called only
+   * for a request with Content-Length (no Transfer-Encoding) already checked against the limit.
+   * Without it, hono's bodyLimit and c.req.text() read the web-standard Request.
+   */
+  readBody?(c: Context, maxBytes: number): Promise<string | null>;
 }
 
 export interface WebuiServices {
@@ -49,5 +55,7 @@ export interface WebuiEnv {
     /** The request reached us over HTTPS (TLS, or X-Forwarded-Proto from a trusted proxy). */
     secureTransport: boolean;
     sessionToken: string;
+    /** Set when the runtime reads the body itself (ConnectionInfo.readBody); null means too large. */
+    readBodyText: (() => Promise<string | null>) | undefined;
   };
 }

@@ -1,14 +1,14 @@
 import { Hono, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { AppLogger, ConnectionInfo, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
 import { isAllowedOrigin } from './allowed-origins.js';
+import { limitBody, MAX_BODY_BYTES } from './body-limit.js';
 import { errorBody } from './error-body.js';
-import { clientContext } from './middleware/client-context.js';
-import { hostGuard } from './middleware/host-guard.js';
-import { ipAllowlist } from './middleware/ip-allowlist.js';
-import { originGuard } from './middleware/origin-guard.js';
+import { setClientContext } from './middleware/client-context.js';
+import { hostRefusal } from './middleware/host-guard.js';
+import { ipRefusal } from './middleware/ip-allowlist.js';
+import { originRefusal } from './middleware/origin-guard.js';
 import { requestLog } from './middleware/request-log.js';
 import { sessionGuard } from './middleware/session-guard.js';
 import { authRoutes } from './routes/auth.js';
@@ -21,8 +21,7 @@ import { SessionCookie } from './session-cookie.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 
 export const API_PREFIX = '/api/webui';
-export const MAX_BODY_BYTES = 16 * 1024;
-const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export { MAX_BODY_BYTES };
 
 /** Paths under the prefix that answer without a session (DESIGN D7). */
 const PUBLIC_PATHS = new Set(['/health', '/auth/verify', '/auth/check', '/auth/logout', '/ws-token', '/ws', '/openapi.json', '/docs']);
@@ -62,19 +61,28 @@ export function createWebuiApp(options: WebuiAppOptions) {
     allowHeaders: ['Content-Type'],
     maxAge: 600,
   });
-  const limitBody = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: (c) => errorBody(c, 413, 'payload_too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`),
-  });
+
+  const bodyLimit = limitBody(connection);
+  const session = sessionGuard(services, logger, isPublic);
+  // originGuard, then the body limit, then the session guard, folded into one step: fewer async layers per request.
+  const guards: MiddlewareHandler<WebuiEnv> = (c, next) => {
+    const refusal = originRefusal(c, policy);
+    if (refusal) return Promise.resolve(refusal);
+    // Whatever the session guard answers (a refusal) travels back through the body limit, as compose would carry it.
+    return bodyLimit(c, () => session(c, next) as Promise<void>);
+  };
 
   const api = new Hono<WebuiEnv>()
     .use(requestLog(logger, options.now ?? (() => performance.now())))
     // Only browsers send Origin; answering scripts without the CORS step keeps their responses unrebuilt.
-    .use((c, next) => (c.req.header('origin') === undefined ? next() : corsForAllowedOrigins(c, next)))
-    .use(originGuard(policy))
-    // A GET has no body to limit; reading raw.body on it would make the Node adapter build a full Request.
-    .use((c, next) => (BODYLESS_METHODS.has(c.req.method) ? next() : limitBody(c, next)))
-    .use(sessionGuard(services, logger, isPublic))
+    .use((c, next) => {
+      if (c.req.header('origin') === undefined) return guards(c, next);
+      // The CORS step wraps the guards and ignores what its next() returns: set a refusal on c.res as compose would.
+      return corsForAllowedOrigins(c, async () => {
+        const res = await guards(c, next);
+        if (res && c.finalized === false) c.res = res;
+      });
+    })
     .route('/', healthRoutes(policy.serviceName))
     .route('/', authRoutes(services, cookie, logger))
     .route('/', setupRoutes(services, logger))
@@ -86,16 +94,16 @@ export function createWebuiApp(options: WebuiAppOptions) {
   for (const group of options.protectedRoutes ?? []) api.route(group.path, group.app);
 
   const app = new Hono<WebuiEnv>()
-    .use(async (c, next) => {
+    .use((c, next) => {
       // Answers carry session state and, once, a fresh token: never cache them, refusals included.
       // Set before the handler runs: a header added to a finished response rebuilds it (slow path).
       // Static assets that choose their own caching overwrite it.
       c.header('Cache-Control', 'no-store');
-      await next();
+      // The edge, in this order: who the client is, D8 allowed IPs, D9 Host check.
+      setClientContext(c, policy, connection);
+      const refusal = ipRefusal(c, policy) ?? hostRefusal(c, policy);
+      return refusal ? Promise.resolve(refusal) : next();
     })
-    .use(clientContext(policy, connection))
-    .use(ipAllowlist(policy))
-    .use(hostGuard(policy))
     .route(API_PREFIX, api);
   const site = options.site;
   // The site never answers under the API prefix, so an API 404 stays an API 404.

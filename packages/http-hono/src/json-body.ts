@@ -1,18 +1,26 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
+import type { WebuiEnv } from './app-env.js';
+import { payloadTooLarge } from './body-limit.js';
 import { errorBody } from './error-body.js';
 
 export type JsonBody<T> = { ok: true; value: T } | { ok: false; response: Response };
 
+const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
+
 /** Reads a JSON body and validates it; every failure is a 4xx with the D1 body, never a 500. */
-export async function readJsonBody<TSchema extends v.GenericSchema>(c: Context, schema: TSchema): Promise<JsonBody<v.InferOutput<TSchema>>> {
+export async function readJsonBody<TSchema extends v.GenericSchema>(c: Context<WebuiEnv>, schema: TSchema): Promise<JsonBody<v.InferOutput<TSchema>>> {
   const contentType = c.req.header('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+  if (!JSON_CONTENT_TYPE.test(contentType)) {
     return { ok: false, response: errorBody(c, 415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.') };
   }
   let data: unknown;
   try {
-    data = JSON.parse(await c.req.text());
+    // The runtime's own reader when the body limit middleware set one up, else the web-standard Request.
+    const readBodyText = c.get('readBodyText');
+    const text = readBodyText ? await readBodyText() : await c.req.text();
+    if (text === null) return { ok: false, response: payloadTooLarge(c) };
+    data = JSON.parse(text);
   } catch {
     return { ok: false, response: errorBody(c, 400, 'invalid_json', 'The request body is not valid JSON.') };
   }

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { deleteCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, generateCookie } from 'hono/cookie';
 import type { AppLogger, HttpPolicy, WebuiEnv } from './app-env.js';
 
 export const SESSION_COOKIE = 'bot_session';
@@ -34,6 +34,8 @@ function safeDecode(value: string): string | null {
 /** Secure exactly as DESIGN D6 says; in production over plain HTTP it is left off with one warning. */
 export class SessionCookie {
   private warnedInsecure = false;
+  /** The attribute part of an issued cookie (`; Max-Age=...; Path=/; ...`), by Secure: the policy never changes. */
+  private readonly issuedAttributes = new Map<boolean, string>();
 
   constructor(
     private readonly policy: HttpPolicy,
@@ -41,7 +43,14 @@ export class SessionCookie {
   ) {}
 
   issue(c: Context<WebuiEnv>, token: string): void {
-    setCookie(c, SESSION_COOKIE, token, { ...this.attributes(c), maxAge: this.policy.sessionExpireDays * 86_400 });
+    const attributes = this.attributes(c);
+    let suffix = this.issuedAttributes.get(attributes.secure);
+    if (suffix === undefined) {
+      // hono's own serialisation of the attributes, made once: every login would otherwise redo it.
+      suffix = generateCookie(SESSION_COOKIE, '', { ...attributes, maxAge: this.policy.sessionExpireDays * 86_400 }).slice(SESSION_COOKIE.length + 1);
+      this.issuedAttributes.set(attributes.secure, suffix);
+    }
+    c.header('Set-Cookie', `${SESSION_COOKIE}=${encodeURIComponent(token)}${suffix}`, { append: true });
   }
 
   clear(c: Context<WebuiEnv>): void {

@@ -2,6 +2,14 @@ import { errorCode, type FileSystem, type WritableFile } from './file-system.js'
 
 // Distinguishes temp files of concurrent stores in one process; the pid separates processes.
 let tempCounter = 0;
+const TEMP_INFIX = '.tmp-';
+
+/** The pid that wrote `name` as a temp file of `fileName` (`<fileName>.tmp-<pid>-<n>`), or null when it is not one. */
+export function tempFileWriter(name: string, fileName: string): number | null {
+  if (!name.startsWith(`${fileName}${TEMP_INFIX}`)) return null;
+  const match = /^(\d+)-\d+$/.exec(name.slice(fileName.length + TEMP_INFIX.length));
+  return match ? Number(match[1]) : null;
+}
 
 /**
  * Replaces `path` with `content` so that a reader sees the old file or the new one, never a mix:
@@ -10,7 +18,7 @@ let tempCounter = 0;
  */
 export async function replaceFile(fs: FileSystem, path: string, content: string, mode: number): Promise<void> {
   tempCounter += 1;
-  const tempPath = `${path}.tmp-${process.pid}-${tempCounter}`;
+  const tempPath = `${path}${TEMP_INFIX}${process.pid}-${tempCounter}`;
   let file: WritableFile | undefined;
   let created = false;
   try {

@@ -25,6 +25,8 @@ export interface FileSystem {
   mkdir(path: string, options: { recursive: true; mode: number }): Promise<string | undefined>;
   chmod(path: string, mode: number): Promise<void>;
   unlink(path: string): Promise<void>;
+  /** Names in a directory; without it, temp files a crash left behind are not cleaned up. */
+  readdir?(path: string): Promise<string[]>;
 }
 
 export const nodeFileSystem: FileSystem = {
@@ -35,6 +37,7 @@ export const nodeFileSystem: FileSystem = {
   mkdir: (path, options) => fsp.mkdir(path, options),
   chmod: (path, mode) => fsp.chmod(path, mode),
   unlink: (path) => fsp.unlink(path),
+  readdir: (path) => fsp.readdir(path),
 };
 
 /** The errno code of a failed fs call, if it has one. */

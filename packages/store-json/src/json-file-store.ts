@@ -1,6 +1,6 @@
 import { MemoryStore, SerialQueue, type AttemptRecord, type Clock, type MemoryStoreLimits, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
 import { join } from 'node:path';
-import { replaceFile, syncDirectory } from './atomic-write.js';
+import { replaceFile, syncDirectory, tempFileWriter } from './atomic-write.js';
 import { fileSignature } from './file-signature.js';
 import { errorCode, nodeFileSystem, type FileStats, type FileSystem } from './file-system.js';
 import { parseRecordFile, RECORD_FILE_NAME, serializeRecordFile, type UnknownFields } from './record-file.js';
@@ -62,6 +62,7 @@ export class JsonFileStore implements Store {
   async open(): Promise<void> {
     await this.queue.run(async () => {
       await this.prepareDirectory();
+      await this.removeAbandonedTempFiles();
       await this.loadAtStartup();
       this.opened = true;
     });
@@ -155,6 +156,25 @@ export class JsonFileStore implements Store {
     // Only a warning: the operator may share the directory on purpose; the file itself stays 0600.
     if (CHECKS_MODES && (stats.mode & GROUP_OR_OTHER_BITS) !== 0) {
       this.emit({ kind: 'insecure-permissions', path: this.dataDir, mode: stats.mode & 0o777, fixed: false });
+    }
+  }
+
+  /**
+   * A write cut short by a crash (SIGKILL, power loss) leaves its temp file; the record itself is
+   * whole (DESIGN D12), so the temp file is litter. Only those of processes that are gone are removed:
+   * a CLI command may be writing right now.
+   */
+  private async removeAbandonedTempFiles(): Promise<void> {
+    let names: string[];
+    try {
+      names = (await this.fs.readdir?.(this.dataDir)) ?? [];
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const writer = tempFileWriter(name, RECORD_FILE_NAME);
+      if (writer === null || writer === process.pid || processIsAlive(writer)) continue;
+      await this.fs.unlink(join(this.dataDir, name)).catch(() => undefined);
     }
   }
 
@@ -297,6 +317,16 @@ export class JsonFileStore implements Store {
         this.emit({ kind: 'listener-failed', reason: describe(error) });
       }
     }
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, under another user.
+    return errorCode(error) === 'EPERM';
   }
 }
 

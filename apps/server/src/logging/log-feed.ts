@@ -1,28 +1,51 @@
 import type { LogEntry, LogSource } from '@webui/http-hono';
-import { Writable } from 'node:stream';
 
 export type LogListener = (entry: LogEntry) => void;
 
 const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARNING', 50: 'ERROR', 60: 'CRITICAL' };
 
-/** Keeps the most recent log entries for replay and hands every new one to live subscribers. */
+/** A line not yet turned into an entry: nobody has asked for it so far. */
+interface RawLine {
+  id: number;
+  line: string;
+}
+
+/** A pino destination: receives each serialised line. */
+export interface LineSink {
+  write(chunk: string | Buffer): boolean;
+}
+
+/**
+ * Keeps the most recent log entries for replay and hands every new one to live subscribers.
+ * Lines are parsed only when someone reads them (a replay or a live subscriber), not on every log call.
+ */
 export class LogFeed implements LogSource {
-  private readonly entries: LogEntry[] = [];
+  private readonly entries: Array<LogEntry | RawLine> = [];
   private readonly listeners = new Set<LogListener>();
   private nextId = 1;
 
   constructor(private readonly capacity = 500) {}
 
-  /** A pino destination: receives each serialised line. */
-  readonly stream = new Writable({
-    write: (chunk: Buffer | string, _encoding, callback) => {
-      for (const line of chunk.toString().split('\n')) if (line.trim() !== '') this.push(line);
-      callback();
+  readonly stream: LineSink = {
+    write: (chunk) => {
+      const text = typeof chunk === 'string' ? chunk : chunk.toString();
+      // pino writes one line per call, newline-terminated.
+      const newline = text.indexOf('\n');
+      if (newline === text.length - 1 || newline < 0) this.push(newline < 0 ? text : text.slice(0, newline));
+      else for (const line of text.split('\n')) this.push(line);
+      return true;
     },
-  });
+  };
 
   recent(count: number): LogEntry[] {
-    return count <= 0 ? [] : this.entries.slice(-count);
+    if (count <= 0) return [];
+    const start = Math.max(0, this.entries.length - count);
+    const recent: LogEntry[] = [];
+    for (let i = start; i < this.entries.length; i++) {
+      const entry = this.entryAt(i);
+      if (entry) recent.push(entry);
+    }
+    return recent;
   }
 
   subscribe(listener: LogListener): () => void {
@@ -31,21 +54,36 @@ export class LogFeed implements LogSource {
   }
 
   private push(line: string): void {
+    if (line.trim() === '') return;
+    const raw: RawLine = { id: this.nextId++, line };
+    this.entries.push(raw);
+    if (this.entries.length > this.capacity) this.entries.shift();
+    if (this.listeners.size === 0) return;
+    const entry = this.entryAt(this.entries.length - 1);
+    if (entry) for (const listener of this.listeners) listener(entry);
+  }
+
+  /** The entry at `index`, parsed (and kept parsed) on first use; null for a line that is not JSON. */
+  private entryAt(index: number): LogEntry | null {
+    const item = this.entries[index] as LogEntry | RawLine;
+    if (!('line' in item)) return item;
+    if (item.line === '') return null;
     let record: Record<string, unknown>;
     try {
-      record = JSON.parse(line) as Record<string, unknown>;
+      record = JSON.parse(item.line) as Record<string, unknown>;
     } catch {
-      return;
+      // Not JSON (pino never writes such a line): kept as an empty line, never shown.
+      item.line = '';
+      return null;
     }
     const entry: LogEntry = {
-      id: this.nextId++,
+      id: item.id,
       timestamp: new Date(typeof record.time === 'number' ? record.time : Date.now()).toISOString(),
       level: LEVEL_NAMES[record.level as number] ?? String(record.level),
       module: typeof record.module === 'string' ? record.module : 'webui',
       message: typeof record.msg === 'string' ? record.msg : '',
     };
-    this.entries.push(entry);
-    if (this.entries.length > this.capacity) this.entries.shift();
-    for (const listener of this.listeners) listener(entry);
+    this.entries[index] = entry;
+    return entry;
   }
 }

@@ -1,19 +1,23 @@
 import { parseIp } from '@webui/core';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
 import { errorBody } from '../error-body.js';
 
 /** DESIGN D9 DNS-rebinding rule: while bound to loopback only, the Host must name loopback or be listed. */
 export function hostGuard(policy: HttpPolicy): MiddlewareHandler<WebuiEnv> {
   return async (c, next) => {
-    if (policy.loopbackOnly) {
-      const host = c.req.header('host') ?? '';
-      if (!isLoopbackHost(host) && !isListed(host, policy.allowedHosts)) {
-        return errorBody(c, 403, 'host_not_allowed', 'This Host is not served; add it to webui.allowed_hosts if a proxy forwards it.');
-      }
-    }
+    const refusal = hostRefusal(c, policy);
+    if (refusal) return refusal;
     await next();
   };
+}
+
+/** hostGuard's answer: the 403 for a Host it refuses, undefined to go on. */
+export function hostRefusal(c: Context<WebuiEnv>, policy: HttpPolicy): Response | undefined {
+  if (!policy.loopbackOnly) return undefined;
+  const host = c.req.header('host') ?? '';
+  if (isLoopbackHost(host) || isListed(host, policy.allowedHosts)) return undefined;
+  return errorBody(c, 403, 'host_not_allowed', 'This Host is not served; add it to webui.allowed_hosts if a proxy forwards it.');
 }
 
 function hostname(host: string): string {

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
 import { isAllowedOrigin } from '../allowed-origins.js';
 import { errorBody } from '../error-body.js';
@@ -11,10 +11,15 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function originGuard(policy: HttpPolicy): MiddlewareHandler<WebuiEnv> {
   return async (c, next) => {
-    const origin = c.req.header('origin');
-    if (!SAFE_METHODS.has(c.req.method) && origin !== undefined && !isAllowedOrigin(origin, c, policy)) {
-      return errorBody(c, 403, 'origin_not_allowed', `Requests from origin ${JSON.stringify(origin.slice(0, 200))} are not allowed; add it to webui.allowed_origins.`);
-    }
+    const refusal = originRefusal(c, policy);
+    if (refusal) return refusal;
     await next();
   };
+}
+
+/** originGuard's answer: the 403 for a state-changing request from a foreign origin, undefined to go on. */
+export function originRefusal(c: Context<WebuiEnv>, policy: HttpPolicy): Response | undefined {
+  const origin = c.req.header('origin');
+  if (SAFE_METHODS.has(c.req.method) || origin === undefined || isAllowedOrigin(origin, c, policy)) return undefined;
+  return errorBody(c, 403, 'origin_not_allowed', `Requests from origin ${JSON.stringify(origin.slice(0, 200))} are not allowed; add it to webui.allowed_origins.`);
 }

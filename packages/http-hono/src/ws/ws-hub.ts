@@ -67,7 +67,15 @@ export class WsHub {
         this.connections.add(connection);
         this.send(connection, { op: 'event', domain: 'system', event: 'ready', data: { connection_id: connection.id, timestamp: this.options.now() } });
       },
-      onMessage: (event) => this.receive(connection, event.data),
+      onMessage: (event) => {
+        // No message may escape as an exception: the runtime adapter would drop it unanswered or crash.
+        try {
+          this.receive(connection, event.data);
+        } catch (error) {
+          this.options.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'a WebSocket message could not be handled');
+          this.fail(connection, null, 'internal_error', 'The message could not be handled.');
+        }
+      },
       onClose: () => this.drop(connection),
       onError: () => this.drop(connection),
     };
@@ -102,7 +110,7 @@ export class WsHub {
     if (!parsed.success) {
       const op = typeof raw === 'object' && raw !== null ? (raw as { op?: unknown }).op : undefined;
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return this.fail(connection, id, 'invalid_message', 'A message is a JSON object with an "op".');
-      if (op !== 'ping' && op !== 'subscribe' && op !== 'unsubscribe') return this.fail(connection, id, 'unknown_op', `Unknown op ${JSON.stringify(op ?? null).slice(0, 100)}.`);
+      if (op !== 'ping' && op !== 'subscribe' && op !== 'unsubscribe') return this.fail(connection, id, 'unknown_op', `Unknown op ${describeOp(op)}.`);
       return this.fail(connection, id, 'invalid_message', `Invalid ${String(op)} message: ${parsed.issues[0]?.message ?? 'unexpected shape'}.`);
     }
     const message = parsed.output;
@@ -165,6 +173,13 @@ export class WsHub {
     connection.subscriptions.clear();
     this.connections.delete(connection);
   }
+}
+
+/** The op as the client sent it, for the error message; never stringifies a nested value, which may be thousands deep. */
+function describeOp(op: unknown): string {
+  if (Array.isArray(op)) return 'of type array';
+  if (typeof op === 'object' && op !== null) return 'of type object';
+  return JSON.stringify(op ?? null).slice(0, 100);
 }
 
 function requestIdOf(raw: unknown): string | number | null {
