@@ -1,12 +1,17 @@
+import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from './harness/http-client.js';
 import { cleanupServers, makeTempDir, runServerToExit, startServer, type ServerProcess } from './harness/server-process.js';
 import { readWebuiFile, webuiFilePath } from './harness/webui-file.js';
 
 afterAll(cleanupServers);
+
+const RUNTIME = process.env['WEBUI_E2E_RUNTIME'] ?? 'node';
+const INSTANCE_LOCK_SOURCE = fileURLToPath(new URL('../src/instance-lock.ts', import.meta.url));
 
 const cookieOf = (token: string) => `bot_session=${encodeURIComponent(token)}`;
 const lockPath = (dataDir: string) => join(dataDir, 'webui.lock');
@@ -151,5 +156,75 @@ describe('one server per data directory (data/webui.lock)', () => {
       expect(statSync(lockPath(dataDir)).isFile()).toBe(true);
       await cleanupServers();
     }
+  });
+});
+
+/**
+ * Starting servers cannot be timed to the microsecond, so the lock itself is raced: three processes
+ * take the lock of the same directories at the same instants, each holding what it got until the end.
+ */
+describe.skipIf(RUNTIME !== 'node')('the lock under simultaneous starts', () => {
+  const ROUNDS = 40;
+  const SPACING_MS = 40;
+
+  async function race(stale: boolean): Promise<string[][]> {
+    const root = makeTempDir('webui-lock-race-');
+    const script = join(root, 'take-locks.mjs');
+    await build({
+      stdin: {
+        contents: `
+          import { InstanceLock } from ${JSON.stringify(INSTANCE_LOCK_SOURCE)};
+          const [root, start, rounds, spacing] = process.argv.slice(2);
+          const results = [];
+          for (let round = 0; round < Number(rounds); round++) {
+            const at = Number(start) + round * Number(spacing);
+            while (Date.now() < at) {}
+            try { InstanceLock.acquire(root + '/d' + round); results.push('owner'); }
+            catch (error) { results.push(/another server/.test(error.message) ? 'refused' : 'error: ' + error.message); }
+          }
+          process.stdout.write(JSON.stringify(results) + '\\n');
+          process.stdin.resume();
+          process.stdin.on('end', () => process.exit(0));
+        `,
+        resolveDir: root,
+        loader: 'js',
+      },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: script,
+      logLevel: 'silent',
+    });
+    for (let round = 0; round < ROUNDS; round++) {
+      mkdirSync(join(root, `d${round}`), { mode: 0o700 });
+      if (stale) writeFileSync(join(root, `d${round}`, 'webui.lock'), `${deadPid()}\n`);
+    }
+    const start = Date.now() + 1_500;
+    const children = Array.from({ length: 3 }, () => spawn(process.execPath, [script, root, String(start), String(ROUNDS), String(SPACING_MS)], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    // Every child stays alive, holding its locks, until all have reported: an owner that exited would make its lock stale for real.
+    const reports = await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<string[]>((resolve, reject) => {
+            let out = '';
+            child.stdout.on('data', (chunk: Buffer) => {
+              out += chunk.toString();
+              if (out.includes('\n')) resolve(JSON.parse(out) as string[]);
+            });
+            child.once('exit', (code) => reject(new Error(`lock child exited early (${code})`)));
+          }),
+      ),
+    );
+    await Promise.all(children.map((child) => new Promise((resolve) => (child.once('close', resolve), child.stdin.end()))));
+    return Array.from({ length: ROUNDS }, (_, round) => reports.map((report) => report[round] as string));
+  }
+
+  it.each([
+    ['a fresh data directory', false],
+    ['a data directory with a stale lock', true],
+  ])('%s: three starters at the same instant, exactly one owner every time', { timeout: 60_000 }, async (_label, stale) => {
+    const rounds = await race(stale);
+    const wrong = rounds.map((outcomes, round) => ({ round, outcomes })).filter(({ outcomes }) => outcomes.filter((o) => o === 'owner').length !== 1 || outcomes.some((o) => o.startsWith('error')));
+    expect(wrong).toEqual([]);
   });
 });

@@ -17,6 +17,8 @@ const KILL_DELAY_MS = { min: 5, max: 60 };
 
 interface Tally {
   acknowledgedUpdates: number;
+  /** Kills that cut a write short, leaving its temp file for the next start to clear. */
+  tempFilesLeft: number;
   killsWithRequestsInFlight: number;
   statuses: Map<number, number>;
 }
@@ -137,11 +139,14 @@ async function killLoop(kills: number, label: string, tally: Tally): Promise<voi
 
     const file = readValidatedFile(server.dataDir);
     expect(state.sent.has(file.access_token), `kill ${kill} in ${label}: the file holds a token the client never sent`).toBe(true);
-    // Temp files of a killed write may stay; the token file itself was never moved aside as corrupt.
-    expect(readdirSync(server.dataDir).filter((name) => name.includes('.corrupt-'))).toEqual([]);
+    // The token file was never found corrupt; a write the kill cut short left only its temp file.
+    const left = readdirSync(server.dataDir);
+    expect(left.filter((name) => name.includes('.corrupt-'))).toEqual([]);
+    tally.tempFilesLeft += left.filter((name) => name.includes('.tmp-')).length;
 
-    // The lock of the killed process is stale and must not block this restart.
+    // The lock of the killed process is stale and must not block this restart, which clears the temp files.
     server = await startServer({ cwd, args });
+    expect(readdirSync(server.dataDir).sort()).toEqual(['webui.json', 'webui.lock']);
     const check = await new HttpClient(server.baseUrl).get('/auth/check', { cookie: cookieOf(file.access_token) });
     expect(check.json, `kill ${kill} in ${label}: the restarted server does not take the token in the file`).toMatchObject({ authenticated: true, token_source: 'configured' });
     state.current = file.access_token;
@@ -151,14 +156,14 @@ async function killLoop(kills: number, label: string, tally: Tally): Promise<voi
 
 describe('crash safety: SIGKILL at random moments during token and setup writes', () => {
   it(`leaves data/webui.json old-or-new and valid after each of ${KILLS} kills, and every restart takes it`, { timeout: 240_000 }, async () => {
-    const tally: Tally = { acknowledgedUpdates: 0, killsWithRequestsInFlight: 0, statuses: new Map() };
+    const tally: Tally = { acknowledgedUpdates: 0, tempFilesLeft: 0, killsWithRequestsInFlight: 0, statuses: new Map() };
     const perDirectory = Array.from({ length: DIRECTORIES }, (_, i) => Math.floor(KILLS / DIRECTORIES) + (i < KILLS % DIRECTORIES ? 1 : 0));
     const started = performance.now();
     await Promise.all(perDirectory.map((kills, i) => killLoop(kills, `d${i}`, tally)));
     const seconds = (performance.now() - started) / 1000;
 
     const statuses = Object.fromEntries(tally.statuses);
-    console.info(`crash loop: ${KILLS} kills in ${seconds.toFixed(1)} s, ${tally.acknowledgedUpdates} acknowledged updates, ${tally.killsWithRequestsInFlight} kills with requests in flight, statuses ${JSON.stringify(statuses)}`);
+    console.info(`crash loop: ${KILLS} kills in ${seconds.toFixed(1)} s, ${tally.acknowledgedUpdates} acknowledged updates, ${tally.killsWithRequestsInFlight} kills with requests in flight, ${tally.tempFilesLeft} temp files cleared, statuses ${JSON.stringify(statuses)}`);
     // No answer was a 5xx; 401/429 are a lane presenting a token the other lane had just replaced.
     expect(Object.keys(statuses).filter((status) => Number(status) >= 500)).toEqual([]);
     // The kills really landed among writes.
