@@ -2,15 +2,19 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { HttpClient } from '../../server/test/harness/http-client.js';
-import { bunLauncher, cleanupServers, startServer } from '../../server/test/harness/server-process.js';
+import { HttpClient } from './harness/http-client.js';
+import { bunLauncher, cleanupServers, denoLauncher, startServer } from './harness/server-process.js';
 
 afterAll(cleanupServers);
 
-// The shared suite (apps/server/test, project e2e:bun) covers the JSON file; this is the --memory quick start.
-describe('bun apps/bun/src/main.ts --memory', () => {
+// The shared suite (projects e2e:bun and e2e:deno) covers the JSON file; this is the --memory quick start
+// that only apps/bun and apps/deno offer, so it runs once per runtime in the node project.
+describe.each([
+  ['bun apps/bun/src/main.ts', bunLauncher],
+  ['deno run apps/deno/src/main.ts', denoLauncher],
+])('%s --memory', (_name, launcher) => {
   it('serves login, tickets and the WebSocket from memory, writes nothing, and forgets it all on restart', async () => {
-    const server = await startServer({ launcher: bunLauncher, args: ['--memory'] });
+    const server = await startServer({ launcher, args: ['--memory'] });
     expect(server.logs().find((line) => line.msg === 'WebUI API listening')?.['dataDir']).toBeNull();
     const token = String(server.logs().find((line) => line['temporary_token'] !== undefined)?.['temporary_token']);
     const client = new HttpClient(server.baseUrl);
@@ -28,7 +32,7 @@ describe('bun apps/bun/src/main.ts --memory', () => {
     expect(existsSync(join(server.cwd, 'data'))).toBe(false);
     expect(await server.stop()).toBe(0);
 
-    const restarted = await startServer({ launcher: bunLauncher, args: ['--memory'], cwd: server.cwd });
+    const restarted = await startServer({ launcher, args: ['--memory'], cwd: server.cwd });
     const next = restarted.logs().find((line) => line['temporary_token'] !== undefined)?.['temporary_token'];
     expect(next).toEqual(expect.any(String));
     expect(next).not.toBe(token);
