@@ -1,4 +1,4 @@
-import { parseCidr, parseIp, type Cidr } from '@webui/core';
+import { isLoopbackIp, parseCidr, parseIp, type Cidr } from '@webui/core';
 import type { HttpPolicy } from '@webui/http-hono';
 import type { WebuiSettings } from './config/settings.js';
 
@@ -27,8 +27,7 @@ function toCidr(text: string): Cidr {
 export function isLoopbackHost(host: string): boolean {
   if (host.toLowerCase() === 'localhost') return true;
   const ip = parseIp(host);
-  if (!ip) return false;
-  return ip.version === 4 ? ip.bytes[0] === 127 : ip.bytes.every((b, i) => b === (i === 15 ? 1 : 0));
+  return ip !== null && isLoopbackIp(ip);
 }
 
 /** The origin a browser uses for a bound address. */

@@ -11,6 +11,6 @@ export { MemoryStore, DEFAULT_MEMORY_STORE_LIMITS, type MemoryStoreLimits } from
 export { constantTimeEqual } from './constant-time-equal.js';
 export { tokenViolations, TOKEN_VIOLATION_MESSAGES, TOKEN_SPECIAL_CHARACTERS, TOKEN_MIN_LENGTH, TOKEN_MAX_LENGTH, type TokenViolation } from './token-strength.js';
 export { resolveTokenSource } from './token-source.js';
-export { parseIp, formatIp, clientKey, type IpAddress } from './ip-address.js';
+export { parseIp, formatIp, clientKey, isLoopbackIp, type IpAddress } from './ip-address.js';
 export { parseCidr, cidrContains, anyCidrContains, type Cidr } from './cidr.js';
 export { ok, err, type Result } from './result.js';

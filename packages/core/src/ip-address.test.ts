@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientKey, formatIp, parseIp, type IpAddress } from './ip-address.js';
+import { clientKey, formatIp, isLoopbackIp, parseIp, type IpAddress } from './ip-address.js';
 
 function parsed(text: string): IpAddress {
   const ip = parseIp(text);
@@ -104,5 +104,12 @@ describe('clientKey (DESIGN D3)', () => {
     expect(clientKey(parsed('2001:db8:1:2:ffff:ffff:ffff:ffff'))).toBe('2001:db8:1:2::/64');
     expect(clientKey(parsed('::1'))).toBe('::/64');
     expect(clientKey(parsed('2001:db8:1:3::1'))).not.toBe(clientKey(parsed('2001:db8:1:2::1')));
+  });
+});
+
+describe('isLoopbackIp', () => {
+  it('is true for 127.0.0.0/8 and ::1 (also written v4-mapped), false for anything else', () => {
+    for (const text of ['127.0.0.1', '127.255.0.9', '::1', '::ffff:127.0.0.2']) expect(isLoopbackIp(parseIp(text) as IpAddress)).toBe(true);
+    for (const text of ['128.0.0.1', '10.0.0.1', '::2', '::', '2001:db8::1']) expect(isLoopbackIp(parseIp(text) as IpAddress)).toBe(false);
   });
 });

@@ -107,3 +107,8 @@ export function clientKey(ip: IpAddress): string {
   prefix.set(ip.bytes.slice(0, 8));
   return `${formatIp({ version: 6, bytes: prefix })}/64`;
 }
+
+/** 127.0.0.0/8 or ::1: the addresses that never leave this machine. */
+export function isLoopbackIp(ip: IpAddress): boolean {
+  return ip.version === 4 ? ip.bytes[0] === 127 : ip.bytes.every((byte, i) => byte === (i === 15 ? 1 : 0));
+}

@@ -1,18 +1,9 @@
-import { parseIp } from '@webui/core';
-import type { Context, MiddlewareHandler } from 'hono';
+import { isLoopbackIp, parseIp } from '@webui/core';
+import type { Context } from 'hono';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
 import { errorBody } from '../error-body.js';
 
-/** DESIGN D9 DNS-rebinding rule: while bound to loopback only, the Host must name loopback or be listed. */
-export function hostGuard(policy: HttpPolicy): MiddlewareHandler<WebuiEnv> {
-  return async (c, next) => {
-    const refusal = hostRefusal(c, policy);
-    if (refusal) return refusal;
-    await next();
-  };
-}
-
-/** hostGuard's answer: the 403 for a Host it refuses, undefined to go on. */
+/** DESIGN D9 DNS-rebinding rule: while bound to loopback only, the Host must name loopback or be listed; the 403 or undefined. */
 export function hostRefusal(c: Context<WebuiEnv>, policy: HttpPolicy): Response | undefined {
   if (!policy.loopbackOnly) return undefined;
   const host = c.req.header('host') ?? '';
@@ -31,8 +22,7 @@ function isLoopbackHost(host: string): boolean {
   const name = hostname(host);
   if (name === 'localhost' || name.endsWith('.localhost')) return true;
   const ip = parseIp(name);
-  if (!ip) return false;
-  return ip.version === 4 ? ip.bytes[0] === 127 : ip.bytes.every((b, i) => b === (i === 15 ? 1 : 0));
+  return ip !== null && isLoopbackIp(ip);
 }
 
 function isListed(host: string, allowedHosts: readonly string[]): boolean {

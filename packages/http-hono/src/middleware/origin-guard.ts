@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
 import { isAllowedOrigin } from '../allowed-origins.js';
 import { errorBody } from '../error-body.js';
@@ -6,18 +6,9 @@ import { errorBody } from '../error-body.js';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * DESIGN D9 CSRF rule: a state-changing request whose Origin is present and not allowed is refused.
+ * DESIGN D9 CSRF rule: a state-changing request whose Origin is present and not allowed gets 403.
  * hono/csrf only looks at form content types and refuses Origin-less scripts, so it fits neither way.
  */
-export function originGuard(policy: HttpPolicy): MiddlewareHandler<WebuiEnv> {
-  return async (c, next) => {
-    const refusal = originRefusal(c, policy);
-    if (refusal) return refusal;
-    await next();
-  };
-}
-
-/** originGuard's answer: the 403 for a state-changing request from a foreign origin, undefined to go on. */
 export function originRefusal(c: Context<WebuiEnv>, policy: HttpPolicy): Response | undefined {
   const origin = c.req.header('origin');
   if (SAFE_METHODS.has(c.req.method) || origin === undefined || isAllowedOrigin(origin, c, policy)) return undefined;
