@@ -21,6 +21,7 @@ import {
   stopChild,
   waitHealthy,
 } from './lib/children.mjs';
+import { pinCpus } from './lib/cpu-pinning.mjs';
 import { runHttpLoad } from './lib/http-load.mjs';
 import { evaluateTargets, resultsTable, summarise } from './lib/report.mjs';
 import { median } from './lib/stats.mjs';
@@ -40,8 +41,10 @@ const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options
   --connections C   concurrent connections / WebSocket workers (default 64)
   --smoke           1 s, 1 round; targets not enforced, exit 1 if any request errors or is non-2xx
   --warmup S        unrecorded seconds per case and server before round 1 (default 2; 0 in --smoke)
+  --cases IDS       only these cases, comma-separated: check-valid, check-none, verify, ws-token, ws-handshake
   --json FILE       also write every measurement to FILE
   --no-build        do not run apps/server/build.mjs first
+  --no-pin          do not pin the servers and the load generator to separate CPUs (taskset)
   -h, --help        this text`;
 
 main().catch((error) => {
@@ -59,8 +62,10 @@ async function main() {
   }
 
   const machine = describeMachine();
+  const pinning = pinCpus(options.pin);
   log(`WebUI API benchmark${options.smoke ? ' (smoke)' : ''}: ${options.rounds} round(s) x ${options.duration} s, ${options.connections} connections`);
   log(`machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGb} GB, Linux ${machine.kernel}, Node ${machine.node}`);
+  log(`CPUs: ${pinning.description}`);
   warnIfBusy(log, 'at start');
   log();
 
@@ -69,15 +74,15 @@ async function main() {
   const startup = { server: [], baseline: [] };
   for (let i = 0; i < startupRuns; i++) {
     for (const kind of /** @type {const} */ (['server', 'baseline'])) {
-      const started = await startServer(kind);
+      const started = await startServer(kind, pinning);
       startup[kind].push(started.startupMs);
       await started.stop();
     }
   }
   log(`startup to first healthy answer: server median ${Math.round(median(startup.server))} ms (${startup.server.map(Math.round).join(', ')}), baseline median ${Math.round(median(startup.baseline))} ms`);
 
-  const server = await startServer('server');
-  const baseline = await startServer('baseline');
+  const server = await startServer('server', pinning);
+  const baseline = await startServer('baseline', pinning);
   await sleep(1_000);
   /** @type {{server: number, baseline: number, afterLoad?: {server: number, baseline: number}}} */
   const idle = { server: rssBytes(server.child.pid) ?? NaN, baseline: rssBytes(baseline.child.pid) ?? NaN };
@@ -85,7 +90,7 @@ async function main() {
   log();
 
   const targets = { server, baseline };
-  const cases = defineCases();
+  const cases = defineCases().filter((c) => options.cases === undefined || options.cases.includes(c.id));
   const problems = await preflight(targets);
   if (problems.length > 0) {
     for (const problem of problems) log(`PREFLIGHT FAIL ${problem}`);
@@ -160,7 +165,7 @@ async function main() {
   log();
 
   if (options.json) {
-    writeFileSync(options.json, `${JSON.stringify({ machine, options, startup, idle, summaries, runs: raw, targets: verdicts }, null, 2)}\n`);
+    writeFileSync(options.json, `${JSON.stringify({ machine, pinning: pinning.description, options, startup, idle, summaries, runs: raw, targets: verdicts }, null, 2)}\n`);
     log(`wrote ${options.json}`);
   }
 
@@ -185,8 +190,10 @@ function parseOptions() {
       connections: { type: 'string', default: '64' },
       smoke: { type: 'boolean', default: false },
       json: { type: 'string' },
+      cases: { type: 'string' },
       warmup: { type: 'string' },
       'no-build': { type: 'boolean', default: false },
+      'no-pin': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -204,7 +211,15 @@ function parseOptions() {
   };
   const nonNegative = (name, text) => (Number(text) === 0 ? 0 : positive(name, text));
   const smoke = values.smoke;
+  const knownCases = defineCases().map((c) => c.id);
+  const cases = values.cases?.split(',').map((id) => id.trim());
+  const unknownCase = cases?.find((id) => !knownCases.includes(id));
+  if (unknownCase !== undefined) {
+    process.stderr.write(`bench: --cases: no case ${JSON.stringify(unknownCase)}; the cases are ${knownCases.join(', ')}\n${USAGE}\n`);
+    process.exit(2);
+  }
   return {
+    cases,
     smoke,
     duration: positive('duration', values.duration ?? (smoke ? '1' : '10')),
     rounds: Math.round(positive('rounds', values.rounds ?? (smoke ? '1' : '3'))),
@@ -212,13 +227,15 @@ function parseOptions() {
     warmup: nonNegative('warmup', values.warmup ?? (smoke ? '0' : '2')),
     json: values.json,
     build: !values['no-build'],
+    pin: !values['no-pin'],
   };
 }
 
 /** Other processes competing for the CPUs make every number noisy; say so next to the results. */
 function warnIfBusy(log, when) {
   const [oneMinute] = loadavg();
-  const cores = availableParallelism();
+  // All the machine's CPUs: this process may be pinned to fewer.
+  const cores = cpus().length;
   if (oneMinute > cores * 0.5) log(`note: load average ${oneMinute.toFixed(1)} on ${cores} CPUs ${when}: other processes compete with the benchmark, numbers are noisy`);
 }
 
@@ -240,7 +257,7 @@ function describeMachine() {
  * Starts the real server (dist bundle) or the baseline in a fresh temp data dir.
  * The real server makes its own temporary token; the baseline gets one written in the same file format.
  */
-async function startServer(kind) {
+async function startServer(kind, pinning) {
   const home = makeTempDir(kind);
   const dataDir = join(home, 'data');
   const port = await freePort();
@@ -255,7 +272,7 @@ async function startServer(kind) {
     args = ['--port', String(port), '--data-dir', dataDir];
   }
   const startedAt = performance.now();
-  const child = spawnNode(script, args, { cwd: home, port, logFile });
+  const child = spawnNode(script, args, { cwd: home, port, logFile, prefix: pinning.prefix });
   const startupMs = await waitHealthy(child, HEALTH, startedAt);
   const tokenFile = readFileSync(join(dataDir, 'webui.json'), 'utf8');
   const token = JSON.parse(tokenFile).access_token;

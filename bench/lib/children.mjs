@@ -67,10 +67,12 @@ export function freePort() {
  * would steal CPU from the load generator). The child runs in `cwd`, so no stray config is read.
  * @returns {Child}
  */
-export function spawnNode(script, args, { cwd, port, logFile, env = {} }) {
+export function spawnNode(script, args, { cwd, port, logFile, env = {}, prefix = [] }) {
   const out = openSync(logFile, 'a');
   const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_') && name !== 'NODE_OPTIONS'));
-  const child = spawn(process.execPath, [script, ...args], { cwd, stdio: ['ignore', out, out], env: { ...cleanEnv, ...env } });
+  // A prefix such as `taskset -c 1` execs node in the same process, so the pid is node's.
+  const [command, ...commandArgs] = [...prefix, process.execPath, script, ...args];
+  const child = spawn(/** @type {string} */ (command), commandArgs, { cwd, stdio: ['ignore', out, out], env: { ...cleanEnv, ...env } });
   closeSync(out);
   live.add(child);
   let gone = false;

@@ -1,10 +1,7 @@
-import { getConnInfo } from '@hono/node-server/conninfo';
 import { BanPolicy, SetupState, TokenService, WsTicketIssuer, type BootstrapOutcome } from '@webui/core';
-import { createWebuiApp, type ConnectionInfo } from '@webui/http-hono';
+import { createWebuiApp } from '@webui/http-hono';
 import { JsonFileStore } from '@webui/store-json';
 import { Hono } from 'hono';
-import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { LoadedSettings } from './config/loaded-settings.js';
 import { createContainer, type ContainerOverrides } from './container.js';
@@ -14,7 +11,7 @@ import { createApiDocs } from './api-docs.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
 import { createLogger } from './logging/create-logger.js';
 import { LogFeed } from './logging/log-feed.js';
-import { readIncomingBody } from './runtime/incoming-body.js';
+import { nodeConnection } from './runtime/node-connection.js';
 import { secretKeyFingerprint } from './runtime/secret-key-fingerprint.js';
 import { createSetupSite } from './setup-site.js';
 import { StartupError } from './startup-error.js';
@@ -40,13 +37,6 @@ export interface ServeOptions {
 }
 
 const SWEEP_INTERVAL_MS = 30_000;
-
-/** Node's connection facts: the socket's peer address, whether the socket is TLS, and the body read without a web Request. */
-const nodeConnection: ConnectionInfo = {
-  peerAddress: (c) => getConnInfo(c).remote.address,
-  isTls: (c) => Boolean((c.env as { incoming?: { socket?: Partial<TLSSocket> } }).incoming?.socket?.encrypted),
-  readBody: (c, maxBytes) => readIncomingBody((c.env as { incoming: IncomingMessage }).incoming, maxBytes),
-};
 
 export async function serve(loaded: LoadedSettings, options: ServeOptions = {}): Promise<RunningServer> {
   const { settings } = loaded;

@@ -81,9 +81,11 @@ export class BanPolicy {
   }
 
   /** A successful verification clears the count; a running ban ends only when its time is up. */
-  recordSuccess(clientIp: string): Promise<void> {
+  async recordSuccess(clientIp: string): Promise<void> {
+    const key = keyOf(clientIp);
+    // Most logins come from clients with no failure on record: nothing to clear, no need to queue.
+    if ((await this.store.readAttempts(key)) === null) return;
     return this.queue.run(async () => {
-      const key = keyOf(clientIp);
       if (!this.banStatus(await this.store.readAttempts(key), this.clock.now()).banned) await this.store.deleteAttempts(key);
     });
   }

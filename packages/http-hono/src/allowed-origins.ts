@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { HttpPolicy, WebuiEnv } from './app-env.js';
+import { requestHeader } from './request-header.js';
 
 /**
  * DESIGN D9: the origin the request itself addressed (its Host, with the scheme it came over),
@@ -7,7 +8,7 @@ import type { HttpPolicy, WebuiEnv } from './app-env.js';
  */
 export function isAllowedOrigin(origin: string, c: Context<WebuiEnv>, policy: HttpPolicy): boolean {
   const normalised = origin.toLowerCase();
-  const host = c.req.header('host');
+  const host = requestHeader(c, 'host');
   if (host && normalised === `${c.get('secureTransport') ? 'https' : 'http'}://${host.toLowerCase()}`) return true;
   if (policy.listenOrigins().some((allowed) => allowed.toLowerCase() === normalised)) return true;
   return policy.allowedOrigins.some((allowed) => allowed.toLowerCase() === normalised);

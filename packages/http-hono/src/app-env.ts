@@ -1,5 +1,6 @@
 import type { BanPolicy, Cidr, SetupState, TokenService, WsTicketIssuer } from '@webui/core';
 import type { Context } from 'hono';
+import type { HeaderReader } from './request-header.js';
 
 /** The network rules the HTTP layer enforces (DESIGN D3, D6, D8, D9). */
 export interface HttpPolicy {
@@ -21,6 +22,8 @@ export interface HttpPolicy {
 
 /** Structured logger; pino's Logger fits it. */
 export interface AppLogger {
+  /** When present and false for 'debug', the per-request debug line is not even assembled. */
+  isLevelEnabled?(level: 'debug'): boolean;
   debug(fields: object, message: string): void;
   info(fields: object, message: string): void;
   warn(fields: object, message: string): void;
@@ -39,6 +42,17 @@ export interface ConnectionInfo {
    * Without it, hono's bodyLimit and c.req.text() read the web-standard Request.
    */
   readBody?(c: Context, maxBytes: number): Promise<string | null>;
+  /**
+   * Optional fast path: a request header by lower-case name, read without building a web-standard
+   * Headers object. Repeated fields come back as a web Headers would join them.
+   */
+  header?(c: Context, name: string): string | undefined;
+  /**
+   * Optional fast path: a response header every answer to this request carries unless the answer
+   * sets its own; false when it cannot for this request. The app then sets it on the context,
+   * which makes Hono build a Headers object for the response.
+   */
+  presetHeader?(c: Context, name: string, value: string): boolean;
 }
 
 export interface WebuiServices {
@@ -55,6 +69,8 @@ export interface WebuiEnv {
     /** The request reached us over HTTPS (TLS, or X-Forwarded-Proto from a trusted proxy). */
     secureTransport: boolean;
     sessionToken: string;
+    /** How this request's headers are read: ConnectionInfo.header when the runtime has it, else Hono's. */
+    readHeader: HeaderReader;
     /** Set when the runtime reads the body itself (ConnectionInfo.readBody); null means too large. */
     readBodyText: (() => Promise<string | null>) | undefined;
   };

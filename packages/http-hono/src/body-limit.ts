@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ConnectionInfo, WebuiEnv } from './app-env.js';
 import { errorBody } from './error-body.js';
+import { requestHeader } from './request-header.js';
 
 /** DESIGN D14: request bodies over 16 KiB get 413. */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -23,8 +24,8 @@ export function limitBody(connection: ConnectionInfo): MiddlewareHandler<WebuiEn
     // A GET has no body to limit; reading raw.body on it would make the Node adapter build a full Request.
     if (BODYLESS_METHODS.has(c.req.method)) return next();
     if (readBody) {
-      const length = c.req.header('content-length');
-      if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+      const length = requestHeader(c, 'content-length');
+      if (length !== undefined && requestHeader(c, 'transfer-encoding') === undefined) {
         if (parseInt(length, 10) > MAX_BODY_BYTES) return Promise.resolve(payloadTooLarge(c));
         c.set('readBodyText', () => readBody(c, MAX_BODY_BYTES));
         return next();

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { resolveClient } from './client-ip.js';
 import { cidrs } from './testing/test-app.js';
 
-const headers = (init: Record<string, string>) => new Headers(init);
+/** A header reader over a web Headers, as the app's fallback reads them. */
+const headers = (init: Record<string, string>) => {
+  const all = new Headers(init);
+  return (name: string) => all.get(name) ?? undefined;
+};
 
 describe('resolveClient (DESIGN D3)', () => {
   it('is the TCP peer when no proxy is trusted, whatever the forwarded headers say', () => {

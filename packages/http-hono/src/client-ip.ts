@@ -12,14 +12,14 @@ export interface ResolvedClient {
  * right to left and the first address that is not a trusted proxy is the client. Headers from
  * anyone else are ignored, so a client cannot pick the address it is banned under.
  */
-export function resolveClient(peerAddress: string | undefined, headers: Headers, trustedProxies: readonly Cidr[]): ResolvedClient {
+export function resolveClient(peerAddress: string | undefined, header: (name: string) => string | undefined, trustedProxies: readonly Cidr[]): ResolvedClient {
   const peer = peerAddress === undefined ? null : parseIp(peerAddress);
   if (!peer) return { ip: peerAddress ?? 'unknown', forwardedHttps: false };
   if (!anyCidrContains(trustedProxies, peer)) return { ip: formatIp(peer), forwardedHttps: false };
 
-  const proto = headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  const proto = header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
   const forwardedHttps = proto === 'https';
-  const chain = (headers.get('x-forwarded-for') ?? headers.get('x-real-ip') ?? '')
+  const chain = (header('x-forwarded-for') ?? header('x-real-ip') ?? '')
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');

@@ -3,7 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import { describe, expect, it } from 'vitest';
 import type { WebuiEnv } from './app-env.js';
 import { MAX_BODY_BYTES } from './create-webui-app.js';
-import { createTestApp, expectErrorBody, json, sessionCookieValue, type TestApp } from './testing/test-app.js';
+import { createTestApp, expectErrorBody, json, RecordingLogger, sessionCookieValue, type TestApp } from './testing/test-app.js';
 
 const KNOWN_TOKEN = 'Known;Secret,Token!42';
 
@@ -113,6 +113,19 @@ describe('createWebuiApp', () => {
     const lines = t.logger.calls.filter((call) => call.message === 'request');
     expect(lines).toEqual([{ level: 'debug', message: 'request', fields: { method: 'GET', path: '/api/webui/health', status: 200, ms: 0, ip: '127.0.0.5' } }]);
     expect(t.logger.text()).not.toContain('secret-ticket');
+  });
+
+  it('logs the status of a refusal the guards answer, not of a response that was never made', async () => {
+    const t = await createTestApp();
+    await t.request('/setup/complete', { method: 'POST', json: {} });
+    const lines = t.logger.calls.filter((call) => call.message === 'request');
+    expect(lines).toEqual([{ level: 'debug', message: 'request', fields: expect.objectContaining({ method: 'POST', path: '/api/webui/setup/complete', status: 401 }) }]);
+  });
+
+  it('does not even assemble the request line when the logger says debug is off', async () => {
+    const t = await createTestApp({ logger: new RecordingLogger(false) });
+    expect((await t.request('/health')).status).toBe(200);
+    expect(t.logger.calls.filter((call) => call.message === 'request')).toEqual([]);
   });
 
   it('turns an unexpected error in a mounted group into a logged 500 with a D1 body', async () => {

@@ -10,6 +10,7 @@ import { hostRefusal } from './middleware/host-guard.js';
 import { ipRefusal } from './middleware/ip-allowlist.js';
 import { originRefusal } from './middleware/origin-guard.js';
 import { requestLog } from './middleware/request-log.js';
+import { headerReaderFor, requestHeader } from './request-header.js';
 import { sessionGuard } from './middleware/session-guard.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
@@ -26,6 +27,7 @@ export { MAX_BODY_BYTES };
 /** Paths under the prefix that answer without a session (DESIGN D7). */
 const PUBLIC_PATHS = new Set(['/health', '/auth/verify', '/auth/check', '/auth/logout', '/ws-token', '/ws', '/openapi.json', '/docs']);
 const isPublicPath = (path: string) => PUBLIC_PATHS.has(path) || path.startsWith('/docs/');
+const isApiPath = (path: string) => path.startsWith(API_PREFIX) && (path.length === API_PREFIX.length || path[API_PREFIX.length] === '/');
 
 export interface WebuiAppOptions {
   services: WebuiServices;
@@ -71,18 +73,34 @@ export function createWebuiApp(options: WebuiAppOptions) {
     // Whatever the session guard answers (a refusal) travels back through the body limit, as compose would carry it.
     return bodyLimit(c, () => session(c, next) as Promise<void>);
   };
+  // Only browsers send Origin; answering scripts without the CORS step keeps their responses unrebuilt.
+  const apiSteps: MiddlewareHandler<WebuiEnv> = (c, next) => {
+    if (requestHeader(c, 'origin') === undefined) return guards(c, next);
+    // The CORS step wraps the guards and ignores what its next() returns: set a refusal on c.res as compose would.
+    return corsForAllowedOrigins(c, async () => {
+      const res = await guards(c, next);
+      if (res && c.finalized === false) c.res = res;
+    });
+  };
+  // The debug line per request costs a closure and two clock reads; skipped entirely when nobody reads it.
+  const apiEntry = logger.isLevelEnabled?.('debug') === false ? apiSteps : requestLog(logger, options.now ?? (() => performance.now()), apiSteps);
+
+  const readHeader = headerReaderFor(connection);
+  const presetHeader = connection.presetHeader?.bind(connection);
+  // The edge, in one step for every path: who the client is, D8 allowed IPs, D9 Host check; then, under
+  // the API prefix, the request log, CORS, the Origin check, the body limit and the session guard.
+  const edge: MiddlewareHandler<WebuiEnv> = (c, next) => {
+    c.set('readHeader', readHeader);
+    // Answers carry session state and, once, a fresh token: never cache them, refusals included.
+    // Set before the handler runs, so a response is never rebuilt to add it; static assets that choose their own caching overwrite it.
+    if (presetHeader?.(c, 'Cache-Control', 'no-store') !== true) c.header('Cache-Control', 'no-store');
+    setClientContext(c, policy, connection);
+    const refusal = ipRefusal(c, policy) ?? hostRefusal(c, policy);
+    if (refusal) return Promise.resolve(refusal);
+    return isApiPath(c.req.path) ? apiEntry(c, next) : next();
+  };
 
   const api = new Hono<WebuiEnv>()
-    .use(requestLog(logger, options.now ?? (() => performance.now())))
-    // Only browsers send Origin; answering scripts without the CORS step keeps their responses unrebuilt.
-    .use((c, next) => {
-      if (c.req.header('origin') === undefined) return guards(c, next);
-      // The CORS step wraps the guards and ignores what its next() returns: set a refusal on c.res as compose would.
-      return corsForAllowedOrigins(c, async () => {
-        const res = await guards(c, next);
-        if (res && c.finalized === false) c.res = res;
-      });
-    })
     .route('/', healthRoutes(policy.serviceName))
     .route('/', authRoutes(services, cookie, logger))
     .route('/', setupRoutes(services, logger))
@@ -93,21 +111,10 @@ export function createWebuiApp(options: WebuiAppOptions) {
   if (options.webSocket) api.route('/', wsRoutes(services, policy, options.webSocket.hub, options.webSocket.upgrade));
   for (const group of options.protectedRoutes ?? []) api.route(group.path, group.app);
 
-  const app = new Hono<WebuiEnv>()
-    .use((c, next) => {
-      // Answers carry session state and, once, a fresh token: never cache them, refusals included.
-      // Set before the handler runs: a header added to a finished response rebuilds it (slow path).
-      // Static assets that choose their own caching overwrite it.
-      c.header('Cache-Control', 'no-store');
-      // The edge, in this order: who the client is, D8 allowed IPs, D9 Host check.
-      setClientContext(c, policy, connection);
-      const refusal = ipRefusal(c, policy) ?? hostRefusal(c, policy);
-      return refusal ? Promise.resolve(refusal) : next();
-    })
-    .route(API_PREFIX, api);
+  const app = new Hono<WebuiEnv>().use(edge).route(API_PREFIX, api);
   const site = options.site;
   // The site never answers under the API prefix, so an API 404 stays an API 404.
-  if (site) app.get('/*', (c, next) => (c.req.path === API_PREFIX || c.req.path.startsWith(`${API_PREFIX}/`) ? next() : site(c, next)));
+  if (site) app.get('/*', (c, next) => (isApiPath(c.req.path) ? next() : site(c, next)));
 
   app.notFound((c) => errorBody(c, 404, 'not_found', `No endpoint at ${c.req.method} ${c.req.path}.`));
   app.onError((error, c) => {

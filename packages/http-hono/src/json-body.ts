@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import type { WebuiEnv } from './app-env.js';
 import { payloadTooLarge } from './body-limit.js';
 import { errorBody } from './error-body.js';
+import { requestHeader } from './request-header.js';
 
 export type JsonBody<T> = { ok: true; value: T } | { ok: false; response: Response };
 
@@ -10,7 +11,7 @@ const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
 /** Reads a JSON body and validates it; every failure is a 4xx with the D1 body, never a 500. */
 export async function readJsonBody<TSchema extends v.GenericSchema>(c: Context<WebuiEnv>, schema: TSchema): Promise<JsonBody<v.InferOutput<TSchema>>> {
-  const contentType = c.req.header('content-type') ?? '';
+  const contentType = requestHeader(c, 'content-type') ?? '';
   if (!JSON_CONTENT_TYPE.test(contentType)) {
     return { ok: false, response: errorBody(c, 415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.') };
   }

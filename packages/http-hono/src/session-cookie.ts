@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { deleteCookie, generateCookie } from 'hono/cookie';
 import type { AppLogger, HttpPolicy, WebuiEnv } from './app-env.js';
+import { requestHeader } from './request-header.js';
 
 export const SESSION_COOKIE = 'bot_session';
 
@@ -8,8 +9,8 @@ export const SESSION_COOKIE = 'bot_session';
  * Every bot_session value a request carries, each with the tokens it may stand for: percent-decoded
  * as DESIGN D6 writes it, and raw, for scripts that paste the token straight from webui.json.
  */
-export function sessionCookieCandidates(c: Context): Array<{ raw: string; tokens: string[] }> {
-  const header = c.req.header('cookie');
+export function sessionCookieCandidates(c: Context<WebuiEnv>): Array<{ raw: string; tokens: string[] }> {
+  const header = requestHeader(c, 'cookie');
   if (!header) return [];
   const cookies: Array<{ raw: string; tokens: string[] }> = [];
   for (const pair of header.split(';')) {
@@ -17,7 +18,8 @@ export function sessionCookieCandidates(c: Context): Array<{ raw: string; tokens
     if (eq < 0 || pair.slice(0, eq).trim() !== SESSION_COOKIE) continue;
     let raw = pair.slice(eq + 1).trim();
     if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) raw = raw.slice(1, -1);
-    const decoded = safeDecode(raw);
+    // Only a value with a percent sign can decode to something else.
+    const decoded = raw.includes('%') ? safeDecode(raw) : raw;
     cookies.push({ raw, tokens: decoded !== null && decoded !== raw ? [raw, decoded] : [raw] });
   }
   return cookies;

@@ -2,11 +2,12 @@ import { isLoopbackIp, parseIp } from '@webui/core';
 import type { Context } from 'hono';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
 import { errorBody } from '../error-body.js';
+import { requestHeader } from '../request-header.js';
 
 /** DESIGN D9 DNS-rebinding rule: while bound to loopback only, the Host must name loopback or be listed; the 403 or undefined. */
 export function hostRefusal(c: Context<WebuiEnv>, policy: HttpPolicy): Response | undefined {
   if (!policy.loopbackOnly) return undefined;
-  const host = c.req.header('host') ?? '';
+  const host = requestHeader(c, 'host') ?? '';
   if (isLoopbackHost(host) || isListed(host, policy.allowedHosts)) return undefined;
   return errorBody(c, 403, 'host_not_allowed', 'This Host is not served; add it to webui.allowed_hosts if a proxy forwards it.');
 }

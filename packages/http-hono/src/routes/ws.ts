@@ -3,6 +3,7 @@ import type { WSEvents } from 'hono/ws';
 import type { HttpPolicy, WebuiEnv, WebuiServices } from '../app-env.js';
 import { isAllowedOrigin } from '../allowed-origins.js';
 import { errorBody } from '../error-body.js';
+import { requestHeader } from '../request-header.js';
 import type { WsHub } from '../ws/ws-hub.js';
 
 /** The runtime's WebSocket upgrade (hono's upgradeWebSocket of @hono/node-ws, hono/bun, hono/deno). */
@@ -19,12 +20,12 @@ export function wsRoutes(services: WebuiServices, policy: HttpPolicy, hub: WsHub
   return new Hono<WebuiEnv>().get(
     '/ws',
     async (c, next) => {
-      const origin = c.req.header('origin');
+      const origin = requestHeader(c, 'origin');
       // Checked before the ticket, so a page on a foreign origin cannot even spend one.
       if (origin !== undefined && !isAllowedOrigin(origin, c, policy)) {
         return errorBody(c, 403, 'origin_not_allowed', 'WebSocket connections from this origin are not allowed.');
       }
-      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
+      if (requestHeader(c, 'upgrade')?.toLowerCase() !== 'websocket') {
         return errorBody(c, 426, 'upgrade_required', 'This endpoint only accepts WebSocket upgrades.');
       }
       const ticket = c.req.query('token');

@@ -20,6 +20,11 @@ export interface LogCall {
 /** A logger that keeps every call, so tests can assert what was (never) logged. */
 export class RecordingLogger implements AppLogger {
   readonly calls: LogCall[] = [];
+  /** False plays a logger at level info: the app then skips assembling debug lines. */
+  constructor(private readonly debugEnabled = true) {}
+  isLevelEnabled(level: 'debug'): boolean {
+    return level !== 'debug' || this.debugEnabled;
+  }
   debug(fields: object, message: string): void {
     this.calls.push({ level: 'debug', fields, message });
   }
@@ -79,11 +84,13 @@ const testConnection: ConnectionInfo = {
 };
 
 /** The app over a fresh core harness, with a bootstrapped temporary token and a recording logger. */
-export async function createTestApp(options: { policy?: TestPolicyOptions; protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }> } = {}) {
+export async function createTestApp(
+  options: { policy?: TestPolicyOptions; protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>; logger?: RecordingLogger } = {},
+) {
   const harness = createCoreHarness();
   const boot = await harness.tokens.bootstrap();
   if (!boot.temporaryToken) throw new Error('bootstrap gave no temporary token');
-  const logger = new RecordingLogger();
+  const logger = options.logger ?? new RecordingLogger();
   const { trustedProxies = [], allowedIps = [], ...rest } = options.policy ?? {};
   const policy: HttpPolicy = {
     serviceName: 'webui-test',

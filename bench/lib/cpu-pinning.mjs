@@ -1,0 +1,27 @@
+// Keeps the load generator and the server under test off each other's CPU, the usual benchmarking setup.
+import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+
+/**
+ * @typedef {object} CpuPinning
+ * @property {string[]} prefix the command a server is started through (`taskset -c N`), empty when not pinned
+ * @property {string} description one line for the report
+ */
+
+/**
+ * On a machine with at least two CPUs and `taskset` (util-linux), the servers run on the last CPU and
+ * this process (autocannon and the WebSocket workers) on the others: one server at a time is measured,
+ * so both get the same CPU alone. Otherwise nothing is pinned and the report says why.
+ * @param {boolean} wanted
+ * @returns {CpuPinning}
+ */
+export function pinCpus(wanted) {
+  const count = availableParallelism();
+  if (!wanted) return { prefix: [], description: 'not pinned (--no-pin)' };
+  if (count < 2) return { prefix: [], description: `not pinned: ${count} CPU` };
+  const serverCpu = String(count - 1);
+  const loadCpus = count === 2 ? '0' : `0-${count - 2}`;
+  const self = spawnSync('taskset', ['-pc', loadCpus, String(process.pid)], { stdio: 'ignore' });
+  if (self.error || self.status !== 0) return { prefix: [], description: 'not pinned: taskset (util-linux) is not available' };
+  return { prefix: ['taskset', '-c', serverCpu], description: `servers on CPU ${serverCpu}, load generator on CPU ${loadCpus}` };
+}
