@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createWebuiClient } from './create-webui-client.js';
 import type { FetchLike } from './session-fetch.js';
-import { rotateTokenBehindTheBack, startWebuiServer, type WebuiServer } from './testing/webui-server.js';
+import { loginFromAnotherAddress, rotateTokenBehindTheBack, startWebuiServer, type WebuiServer } from './testing/webui-server.js';
 import { WebuiError } from './webui-error.js';
 
 const STRONG_TOKEN = 'Client-Test_Token!2024';
@@ -130,9 +130,9 @@ describe('createWebuiClient against the real server', () => {
     const badReplay = await channel.subscribe('logs', 'main', { replay: 10_000 });
     expect(badReplay).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
 
-    // A live entry arrives once the server logs something (a login does).
+    // A live entry arrives once the server logs something (a login from a new address does).
     const entry = new Promise<string>((resolve) => channel.on('logs', 'entry', (data) => resolve(data.message)));
-    await client.login();
+    expect(await loginFromAnotherAddress(server, '127.0.0.21')).toBe(200);
     expect(await entry).toEqual(expect.any(String));
 
     await client.regenerateToken();

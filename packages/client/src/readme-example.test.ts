@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { createWebuiClient } from './index.js';
-import { rotateTokenBehindTheBack, startWebuiServer, type WebuiServer } from './testing/webui-server.js';
+import { loginFromAnotherAddress, rotateTokenBehindTheBack, startWebuiServer, type WebuiServer } from './testing/webui-server.js';
 
 /** The script of README.md, line for line (the test below checks that they stay the same). */
 async function readmeScript(): Promise<void> {
@@ -58,8 +58,8 @@ describe('the README script', () => {
     expect(printed[0]).toBe(JSON.stringify({ authenticated: true, token_source: 'temporary', requires_custom_token: true }));
     expect(server.webuiFile()['first_setup_completed']).toBe(true);
 
-    // Live entries follow: another login is logged and reaches the script.
-    await fetch(`${server.baseUrl}/api/webui/auth/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: server.token() }) });
+    // Live entries follow: a login from a new address is logged and reaches the script.
+    expect(await loginFromAnotherAddress(server, '127.0.0.22')).toBe(200);
     await vi.waitFor(() => expect(printed.some((line) => / INFO login succeeded$/.test(line))).toBe(true), { timeout: 5_000 });
 
     // Someone else changes the token: the server closes the stream with 4001 and the script ends.

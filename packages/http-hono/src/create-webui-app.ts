@@ -11,6 +11,7 @@ import { ipRefusal } from './middleware/ip-allowlist.js';
 import { originRefusal } from './middleware/origin-guard.js';
 import { requestLog } from './middleware/request-log.js';
 import { headerReaderFor, requestHeader } from './request-header.js';
+import { LoginLog } from './login-log.js';
 import { sessionGuard } from './middleware/session-guard.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
@@ -34,7 +35,7 @@ export interface WebuiAppOptions {
   policy: HttpPolicy;
   connection: ConnectionInfo;
   logger: AppLogger;
-  /** Milliseconds for request timing in the log; injected so that the app needs no runtime globals. */
+  /** Monotonic milliseconds for request timing and the login log window; injected so tests control time. */
   now?: () => number;
   /** The WebSocket channel, when the runtime can upgrade; without it /ws answers 404. */
   webSocket?: { upgrade: WsUpgrade; hub: WsHub };
@@ -52,7 +53,8 @@ export interface WebuiAppOptions {
 // The return type is inferred on purpose: it carries every route for Hono's typed client (hc).
 export function createWebuiApp(options: WebuiAppOptions) {
   const { services, policy, connection, logger } = options;
-  const cookie = new SessionCookie(policy, logger);
+  const cookie = new SessionCookie(policy, logger, connection);
+  const now = options.now ?? (() => performance.now());
   const isPublic = (path: string) => isPublicPath(path.slice(API_PREFIX.length));
   const openApi = buildOpenApiDocument({ serviceName: policy.serviceName, version: options.version ?? '0.1.0', prefix: API_PREFIX });
 
@@ -83,7 +85,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
     });
   };
   // The debug line per request costs a closure and two clock reads; skipped entirely when nobody reads it.
-  const apiEntry = logger.isLevelEnabled?.('debug') === false ? apiSteps : requestLog(logger, options.now ?? (() => performance.now()), apiSteps);
+  const apiEntry = logger.isLevelEnabled?.('debug') === false ? apiSteps : requestLog(logger, now, apiSteps);
 
   const readHeader = headerReaderFor(connection);
   const presetHeader = connection.presetHeader?.bind(connection);
@@ -102,7 +104,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
 
   const api = new Hono<WebuiEnv>()
     .route('/', healthRoutes(policy.serviceName))
-    .route('/', authRoutes(services, cookie, logger))
+    .route('/', authRoutes(services, cookie, logger, new LoginLog(logger, now)))
     .route('/', setupRoutes(services, logger))
     .route('/', wsTokenRoutes(services, logger))
     .get('/openapi.json', (c) => c.json(openApi));

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { deleteCookie, generateCookie } from 'hono/cookie';
-import type { AppLogger, HttpPolicy, WebuiEnv } from './app-env.js';
+import type { AppLogger, ConnectionInfo, HttpPolicy, WebuiEnv } from './app-env.js';
 import { requestHeader } from './request-header.js';
 
 export const SESSION_COOKIE = 'bot_session';
@@ -42,6 +42,7 @@ export class SessionCookie {
   constructor(
     private readonly policy: HttpPolicy,
     private readonly logger: AppLogger,
+    private readonly connection: ConnectionInfo,
   ) {}
 
   issue(c: Context<WebuiEnv>, token: string): void {
@@ -52,7 +53,9 @@ export class SessionCookie {
       suffix = generateCookie(SESSION_COOKIE, '', { ...attributes, maxAge: this.policy.sessionExpireDays * 86_400 }).slice(SESSION_COOKIE.length + 1);
       this.issuedAttributes.set(attributes.secure, suffix);
     }
-    c.header('Set-Cookie', `${SESSION_COOKIE}=${encodeURIComponent(token)}${suffix}`, { append: true });
+    const line = `${SESSION_COOKIE}=${encodeURIComponent(token)}${suffix}`;
+    // Through the runtime when it can: a header on the context makes Hono build a Headers object for the answer.
+    if (this.connection.presetHeader?.(c, 'Set-Cookie', line) !== true) c.header('Set-Cookie', line, { append: true });
   }
 
   clear(c: Context<WebuiEnv>): void {

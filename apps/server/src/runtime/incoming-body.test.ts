@@ -61,6 +61,31 @@ describe('readIncomingBody (the Node fast path behind ConnectionInfo.readBody)',
     expect(await readThrough([Buffer.alloc(10, 0x61), Buffer.alloc(6, 0x61)], 16)).toEqual({ text: 'a'.repeat(16) });
   });
 
+  it('takes a body that arrived completely before the read at once, and refuses to read it twice', async () => {
+    let outcome: Promise<Array<string | null>> | undefined;
+    server = createServer((incoming, res) => {
+      outcome = (async () => {
+        // By now the whole body sits in the stream's buffer.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const complete = incoming.complete;
+        const first = await readIncomingBody(incoming, 100);
+        const second = await readIncomingBody(incoming, 100).then(
+          () => 'read again',
+          (error: Error) => error.message,
+        );
+        return [String(complete), first, second];
+      })();
+      void outcome.then(() => res.end());
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{"token":"ü"}' });
+    const [complete, first, second] = (await outcome) ?? [];
+    expect(complete).toBe('true');
+    expect(first).toBe('{"token":"ü"}');
+    expect(second).toMatch(/already read/);
+  });
+
   it('rejects a body that was already read', async () => {
     let second: Promise<string> | undefined;
     server = createServer(async (incoming, res) => {

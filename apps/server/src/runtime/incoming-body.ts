@@ -5,8 +5,14 @@ import type { IncomingMessage } from 'node:http';
  * Request. Null once it grows past maxBytes. A leading BOM is dropped, as Request.text() does.
  */
 export function readIncomingBody(incoming: IncomingMessage, maxBytes: number): Promise<string | null> {
+  if (incoming.complete && !incoming.readableDidRead && !incoming.readableEnded && !incoming.destroyed && incoming.readableFlowing === null) {
+    // The whole body has arrived and waits in the stream's buffer (a small body comes with the headers): take it at once.
+    const buffered = incoming.read() as Buffer | null;
+    if (buffered === null || buffered.length <= maxBytes) return Promise.resolve(utf8Text(buffered ?? Buffer.alloc(0)));
+    return Promise.resolve(null);
+  }
   return new Promise((resolve, reject) => {
-    if (incoming.readableEnded || incoming.destroyed) {
+    if (incoming.readableDidRead || incoming.readableEnded || incoming.destroyed) {
       reject(new Error('the request body was already read or cut off'));
       return;
     }
@@ -29,9 +35,7 @@ export function readIncomingBody(incoming: IncomingMessage, maxBytes: number): P
     };
     const onEnd = () => {
       cleanup();
-      const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
-      const text = bytes.toString('utf8');
-      resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      resolve(utf8Text(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
     };
     const onError = (error: Error) => {
       cleanup();
@@ -46,4 +50,10 @@ export function readIncomingBody(incoming: IncomingMessage, maxBytes: number): P
     incoming.on('error', onError);
     incoming.on('close', onClose);
   });
+}
+
+/** The body as text; a leading BOM is dropped, as Request.text() does. */
+function utf8Text(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

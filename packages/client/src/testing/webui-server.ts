@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,4 +101,21 @@ export async function rotateTokenBehindTheBack(server: WebuiServer): Promise<str
   });
   if (!response.ok) throw new Error(`regenerate answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { token: string }).token;
+}
+
+/**
+ * Logs in from another loopback address (Linux routes all of 127/8 to lo): the first login of an
+ * address within a minute is an info line, so it reaches a log stream subscriber.
+ */
+export function loginFromAnotherAddress(server: WebuiServer, localAddress: string): Promise<number> {
+  const url = new URL('/api/webui/auth/verify', server.baseUrl);
+  const body = JSON.stringify({ token: server.token() });
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }

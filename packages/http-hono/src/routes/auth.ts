@@ -6,11 +6,12 @@ import { errorBody, tooManyAttempts } from '../error-body.js';
 import { readJsonBody } from '../json-body.js';
 import { UpdateTokenRequest, VerifyRequest } from '../schemas.js';
 import type { SessionCookie } from '../session-cookie.js';
+import type { LoginLog } from '../login-log.js';
 
 export const LOGOUT_MESSAGE = '已成功登出';
 
 /** /auth/*: login, session check, token rotation and logout. */
-export function authRoutes(services: WebuiServices, cookie: SessionCookie, logger: AppLogger) {
+export function authRoutes(services: WebuiServices, cookie: SessionCookie, logger: AppLogger, loginLog: LoginLog) {
   const { tokens, setup, bans } = services;
 
   return new Hono<WebuiEnv>()
@@ -26,7 +27,7 @@ export function authRoutes(services: WebuiServices, cookie: SessionCookie, logge
         await bans.recordSuccess(clientIp);
         cookie.issue(c, body.value.token);
         const [status, isFirstSetup] = await Promise.all([tokens.status(), setup.isFirstSetup()]);
-        logger.info({ ip: clientIp, tokenSource: status.tokenSource }, 'login succeeded');
+        loginLog.succeeded(clientIp, status.tokenSource);
         return c.json({
           valid: true,
           message: 'Token verified; logged in.',
