@@ -21,7 +21,8 @@ export function pinCpus(wanted) {
   if (count < 2) return { prefix: [], description: `not pinned: ${count} CPU` };
   const serverCpu = String(count - 1);
   const loadCpus = count === 2 ? '0' : `0-${count - 2}`;
-  const self = spawnSync('taskset', ['-pc', loadCpus, String(process.pid)], { stdio: 'ignore' });
+  // -a: every thread of this process, V8's and libuv's helpers included, not only the main one.
+  const self = spawnSync('taskset', ['-a', '-pc', loadCpus, String(process.pid)], { stdio: 'ignore' });
   if (self.error || self.status !== 0) return { prefix: [], description: 'not pinned: taskset (util-linux) is not available' };
   return { prefix: ['taskset', '-c', serverCpu], description: `servers on CPU ${serverCpu}, load generator on CPU ${loadCpus}` };
 }
