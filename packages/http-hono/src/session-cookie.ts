@@ -55,6 +55,7 @@ export class SessionCookie {
     }
     const line = `${SESSION_COOKIE}=${encodeURIComponent(token)}${suffix}`;
     // Through the runtime when it can: a header on the context makes Hono build a Headers object for the answer.
+    // The one Set-Cookie of a login; an answer that set its own would replace it, and none does.
     if (this.connection.presetHeader?.(c, 'Set-Cookie', line) !== true) c.header('Set-Cookie', line, { append: true });
   }
 
