@@ -174,6 +174,14 @@ describe('TokenService.verify', () => {
     expect(await tokens.verify('\u0000')).toBe(false);
   });
 
+  it('gives the status with the check, for the exact token only', async () => {
+    const { tokens } = createCoreHarness({ record: CONFIGURED });
+    expect(await tokens.statusFor(CONFIGURED.accessToken)).toEqual(await tokens.status());
+    expect(await tokens.statusFor(CONFIGURED.accessToken)).toEqual({ tokenSource: 'configured', requiresCustomToken: false });
+    expect(await tokens.statusFor(`${CONFIGURED.accessToken}x`)).toBeNull();
+    expect(await createCoreHarness().tokens.statusFor('anything')).toBeNull();
+  });
+
   it('status and rotations need a record: bootstrap() must run first', async () => {
     const { tokens } = createCoreHarness();
     await expect(tokens.status()).rejects.toThrow(/bootstrap\(\) must run first/);

@@ -72,8 +72,14 @@ export class TokenService {
 
   /** Whether `candidate` is the access token, compared in constant time. */
   async verify(candidate: string): Promise<boolean> {
+    return (await this.statusFor(candidate)) !== null;
+  }
+
+  /** The token's status when `candidate` is the access token (compared in constant time), else null: one read for both. */
+  async statusFor(candidate: string): Promise<TokenStatus | null> {
     const record = await this.store.readRecord();
-    return record !== null && constantTimeEqual(candidate, record.accessToken);
+    if (record === null || !constantTimeEqual(candidate, record.accessToken)) return null;
+    return status(resolveTokenSource(record));
   }
 
   async status(): Promise<TokenStatus> {

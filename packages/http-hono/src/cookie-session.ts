@@ -1,10 +1,11 @@
+import type { TokenStatus } from '@webui/core';
 import type { Context } from 'hono';
 import type { AppLogger, WebuiEnv, WebuiServices } from './app-env.js';
 import { sessionCookieCandidates } from './session-cookie.js';
 
 export type CookieSession =
   | { kind: 'none' }
-  | { kind: 'valid'; token: string }
+  | { kind: 'valid'; token: string; status: TokenStatus }
   | { kind: 'invalid' }
   | { kind: 'banned'; retryAfterSeconds: number };
 
@@ -20,7 +21,9 @@ export async function readCookieSession(c: Context<WebuiEnv>, services: WebuiSer
   if (ban.banned) return { kind: 'banned', retryAfterSeconds: ban.retryAfterSeconds };
   for (const cookie of cookies) {
     for (const candidate of cookie.tokens) {
-      if (await services.tokens.verify(candidate)) return { kind: 'valid', token: candidate };
+      // The status comes with the check: /auth/check needs it, and it costs no second read.
+      const status = await services.tokens.statusFor(candidate);
+      if (status) return { kind: 'valid', token: candidate, status };
     }
   }
   // Each distinct wrong value counts, so a request carrying many bot_session cookies is as many guesses.

@@ -23,10 +23,11 @@ export function authRoutes(services: WebuiServices, cookie: SessionCookie, logge
       const body = await readJsonBody(c, VerifyRequest);
       if (!body.ok) return body.response;
 
-      if (await tokens.verify(body.value.token)) {
+      const status = await tokens.statusFor(body.value.token);
+      if (status) {
         await bans.recordSuccess(clientIp);
         cookie.issue(c, body.value.token);
-        const [status, isFirstSetup] = await Promise.all([tokens.status(), setup.isFirstSetup()]);
+        const isFirstSetup = await setup.isFirstSetup();
         loginLog.succeeded(clientIp, status.tokenSource);
         return c.json({
           valid: true,
@@ -58,8 +59,7 @@ export function authRoutes(services: WebuiServices, cookie: SessionCookie, logge
       const session = await readCookieSession(c, services, logger);
       if (session.kind === 'banned') return tooManyAttempts(c, session.retryAfterSeconds, { authenticated: false });
       if (session.kind !== 'valid') return c.json({ authenticated: false });
-      const status = await tokens.status();
-      return c.json({ authenticated: true, token_source: status.tokenSource, requires_custom_token: status.requiresCustomToken });
+      return c.json({ authenticated: true, token_source: session.status.tokenSource, requires_custom_token: session.status.requiresCustomToken });
     })
 
     .post('/auth/update', async (c) => {
