@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ConnectionInfo, WebuiEnv } from './app-env.js';
 import { errorBody } from './error-body.js';
@@ -31,6 +31,21 @@ export function limitBody(connection: ConnectionInfo): MiddlewareHandler<WebuiEn
         return next();
       }
     }
-    return honoLimit(c, next);
+    return limitStreamedBody(c, next);
   };
+
+  /** hono's bodyLimit, which reads a body without Content-Length to count it; a stream that breaks there is the client's doing. */
+  async function limitStreamedBody(c: Context<WebuiEnv>, next: Next): Promise<Response | void> {
+    let passedOn = false;
+    try {
+      return await honoLimit(c, () => {
+        passedOn = true;
+        return next();
+      });
+    } catch (error) {
+      // Errors from the steps after the limit are theirs to answer.
+      if (passedOn) throw error;
+      return errorBody(c, 400, 'incomplete_body', 'The request body broke off before it ended.');
+    }
+  }
 }

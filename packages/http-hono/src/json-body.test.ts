@@ -74,6 +74,23 @@ describe('request bodies (DESIGN D1, D5, D14)', () => {
     );
   });
 
+  it('answers 400 without an error in the log when a body without Content-Length breaks off (the client went away)', async () => {
+    const t = await createTestApp();
+    for (const path of ['/auth/verify', '/no/such/path']) {
+      const broken = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes('{"token":"'));
+          controller.error(new Error('aborted'));
+        },
+      });
+      const init = { method: 'POST', body: broken, duplex: 'half', headers: { host: '127.0.0.1:8001', 'content-type': 'application/json' } } as RequestInit;
+      const res = await t.app.request(`http://127.0.0.1:8001/api/webui${path}`, init, { peer: '127.0.0.5' });
+      await expectErrorBody(res, 400, 'incomplete_body');
+    }
+    expect(t.logger.at('error')).toEqual([]);
+    expect((await json(await t.verify(t.token))).valid).toBe(true);
+  });
+
   it('accepts a body of exactly 16 KiB', async () => {
     const t = await createTestApp();
     const envelope = JSON.stringify({ token: '' });
