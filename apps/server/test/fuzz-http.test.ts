@@ -1,8 +1,10 @@
 import { parseCidr, type Cidr } from '@webui/core';
 import { createCoreHarness } from '@webui/core/testing';
-import { createWebuiApp, type AppLogger, type HttpPolicy } from '@webui/http-hono';
+import { createWebuiApp, type HttpPolicy } from '@webui/http-hono';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ErrorLogger } from './harness/error-logger.js';
+import { shortReport } from './harness/fuzz-report.js';
 
 /**
  * Property-based tests of every endpoint, in process (app.request over the core harness) for
@@ -13,23 +15,13 @@ import { describe, expect, it } from 'vitest';
 const RUNS = Number(process.env['WEBUI_FUZZ_RUNS'] ?? 200);
 const MAX_BODY = 16 * 1024;
 
-class CountingLogger implements AppLogger {
-  readonly errors: string[] = [];
-  debug(): void {}
-  info(): void {}
-  warn(): void {}
-  error(fields: object, message: string): void {
-    this.errors.push(`${message} ${JSON.stringify(fields)}`);
-  }
-}
-
 const cidrs = (texts: string[]): Cidr[] => texts.map((text) => parseCidr(text) as Cidr);
 
 async function freshApp(options: { trustProxies: boolean; peer: string | undefined }) {
   const harness = createCoreHarness({ seed: 3 });
   const boot = await harness.tokens.bootstrap();
   const token = boot.temporaryToken as string;
-  const logger = new CountingLogger();
+  const logger = new ErrorLogger();
   const policy: HttpPolicy = {
     serviceName: 'webui',
     mode: 'production',
@@ -50,17 +42,6 @@ async function freshApp(options: { trustProxies: boolean; peer: string | undefin
     now: () => harness.clock.now(),
   });
   return { app, token, logger, harness };
-}
-
-/** fast-check's own report prints the whole counterexample, which can be a 60 KB message: keep it readable. */
-function shortReport<T>(details: fc.RunDetails<T>): void {
-  if (!details.failed) return;
-  const example = JSON.stringify(details.counterexample) ?? 'undefined';
-  const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-  throw new Error(
-    `Property failed after ${details.numRuns} runs (seed ${details.seed}, path ${details.counterexamplePath}; replay with { seed, path }).\n` +
-      `Counterexample (${example.length} chars): ${example.slice(0, 1_500)}${example.length > 1_500 ? '…' : ''}\n${error.slice(0, 1_500)}`,
-  );
 }
 
 // ---- arbitraries -------------------------------------------------------------------------

@@ -1,8 +1,10 @@
-import { CLOSE_MESSAGE_TOO_BIG, PluginProgressBoard, WsHub, type AppLogger } from '@webui/http-hono';
+import { CLOSE_MESSAGE_TOO_BIG, PluginProgressBoard, WsHub } from '@webui/http-hono';
 import fc from 'fast-check';
 import type { WSContext } from 'hono/ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { ErrorLogger } from './harness/error-logger.js';
+import { shortReport } from './harness/fuzz-report.js';
 import { HttpClient } from './harness/http-client.js';
 import { cleanupServers, startServer, type ServerProcess } from './harness/server-process.js';
 import { readWebuiFile } from './harness/webui-file.js';
@@ -18,16 +20,6 @@ afterAll(cleanupServers);
 
 const RUNS = Number(process.env['WEBUI_FUZZ_RUNS'] ?? 200);
 const MAX_MESSAGE = 64 * 1024;
-
-function shortReport<T>(details: fc.RunDetails<T>): void {
-  if (!details.failed) return;
-  const example = JSON.stringify(details.counterexample, (_key, value: unknown) => (value instanceof Uint8Array ? `<${value.length} bytes>` : value)) ?? 'undefined';
-  const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-  throw new Error(
-    `Property failed after ${details.numRuns} runs (seed ${details.seed}, path ${details.counterexamplePath}; replay with { seed, path }).\n` +
-      `Counterexample (${example.length} chars): ${example.slice(0, 1_500)}${example.length > 1_500 ? '…' : ''}\n${error.slice(0, 1_500)}`,
-  );
-}
 
 /** JSON with one field nested thousands deep: V8 parses it, but stringifying it back overflows the stack. */
 const deepMessage = fc
@@ -96,16 +88,6 @@ function fakeSocket(): { socket: WSContext; sent: string[]; closed: () => { code
     },
   } as unknown as WSContext;
   return { socket, sent, closed: () => closed };
-}
-
-class ErrorLogger implements AppLogger {
-  readonly errors: string[] = [];
-  debug(): void {}
-  info(): void {}
-  warn(): void {}
-  error(fields: object, message: string): void {
-    this.errors.push(`${message} ${JSON.stringify(fields)}`);
-  }
 }
 
 describe('fuzzing WebSocket messages in process (the hub)', () => {

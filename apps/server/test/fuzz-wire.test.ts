@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shortReport } from './harness/fuzz-report.js';
 import { HttpClient } from './harness/http-client.js';
 import { cleanupServers, startServer, type ServerProcess } from './harness/server-process.js';
 import { readWebuiFile } from './harness/webui-file.js';
@@ -15,16 +16,6 @@ import { readWebuiFile } from './harness/webui-file.js';
 afterAll(cleanupServers);
 
 const RUNS = Math.max(40, Math.round(Number(process.env['WEBUI_FUZZ_RUNS'] ?? 200) / 3));
-
-function shortReport<T>(details: fc.RunDetails<T>): void {
-  if (!details.failed) return;
-  const example = JSON.stringify(details.counterexample) ?? 'undefined';
-  const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-  throw new Error(
-    `Property failed after ${details.numRuns} runs (seed ${details.seed}, path ${details.counterexamplePath}; replay with { seed, path }).\n` +
-      `Counterexample (${example.length} chars): ${example.slice(0, 1_500)}${example.length > 1_500 ? '…' : ''}\n${error.slice(0, 1_500)}`,
-  );
-}
 
 interface RawResponse {
   status: number;

@@ -3,6 +3,7 @@ import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { AppLogger, ConnectionInfo, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
 import { isAllowedOrigin } from './allowed-origins.js';
+import { setAnswerHeader } from './answer-header.js';
 import { limitBody, MAX_BODY_BYTES } from './body-limit.js';
 import { errorBody } from './error-body.js';
 import { setClientContext } from './middleware/client-context.js';
@@ -88,14 +89,13 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const apiEntry = logger.isLevelEnabled?.('debug') === false ? apiSteps : requestLog(logger, now, apiSteps);
 
   const readHeader = headerReaderFor(connection);
-  const presetHeader = connection.presetHeader?.bind(connection);
   // The edge, in one step for every path: who the client is, D8 allowed IPs, D9 Host check; then, under
   // the API prefix, the request log, CORS, the Origin check, the body limit and the session guard.
   const edge: MiddlewareHandler<WebuiEnv> = (c, next) => {
     c.set('readHeader', readHeader);
     // Answers carry session state and, once, a fresh token: never cache them, refusals included.
     // Set before the handler runs, so a response is never rebuilt to add it; static assets that choose their own caching overwrite it.
-    if (presetHeader?.(c, 'Cache-Control', 'no-store') !== true) c.header('Cache-Control', 'no-store');
+    setAnswerHeader(c, connection, 'Cache-Control', 'no-store');
     setClientContext(c, policy, connection);
     const refusal = ipRefusal(c, policy) ?? hostRefusal(c, policy);
     if (refusal) return Promise.resolve(refusal);

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { deleteCookie, generateCookie } from 'hono/cookie';
 import type { AppLogger, ConnectionInfo, HttpPolicy, WebuiEnv } from './app-env.js';
+import { setAnswerHeader } from './answer-header.js';
 import { requestHeader } from './request-header.js';
 
 export const SESSION_COOKIE = 'bot_session';
@@ -53,10 +54,8 @@ export class SessionCookie {
       suffix = generateCookie(SESSION_COOKIE, '', { ...attributes, maxAge: this.policy.sessionExpireDays * 86_400 }).slice(SESSION_COOKIE.length + 1);
       this.issuedAttributes.set(attributes.secure, suffix);
     }
-    const line = `${SESSION_COOKIE}=${encodeURIComponent(token)}${suffix}`;
-    // Through the runtime when it can: a header on the context makes Hono build a Headers object for the answer.
-    // The one Set-Cookie of a login; an answer that set its own would replace it, and none does.
-    if (this.connection.presetHeader?.(c, 'Set-Cookie', line) !== true) c.header('Set-Cookie', line, { append: true });
+    // The one Set-Cookie of a login: preset on the runtime's response, an answer setting its own would replace it, and none does.
+    setAnswerHeader(c, this.connection, 'Set-Cookie', `${SESSION_COOKIE}=${encodeURIComponent(token)}${suffix}`, { append: true });
   }
 
   clear(c: Context<WebuiEnv>): void {
