@@ -1,7 +1,9 @@
 import { getRequestListener } from '@hono/node-server';
+import type { SessionCheckShortcut } from '@webui/http-hono';
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import { withSessionCheckShortcut } from './runtime/shortcut-listener.js';
 import { StartupError } from './startup-error.js';
 
 export interface BoundListener {
@@ -22,14 +24,16 @@ const CONNECTIONS_CHECK_MS = 1_000;
  * Binds every host on one port. A host that cannot be bound is a warning; none bound, or a
  * port already in use, is an error naming the address.
  */
-export async function bindAll(hosts: readonly string[], port: number, fetch: FetchHandler, logger: Logger): Promise<BoundListener[]> {
+export async function bindAll(hosts: readonly string[], port: number, fetch: FetchHandler, logger: Logger, shortcut?: SessionCheckShortcut): Promise<BoundListener[]> {
+  const app = getRequestListener(fetch, { errorHandler: malformedRequest });
+  const listener = shortcut ? withSessionCheckShortcut(shortcut, app) : app;
   const bound: BoundListener[] = [];
   let chosenPort = port;
   for (const host of hosts) {
     // requireHostHeader off: Node's own 400 for a missing Host has no body; malformedRequest answers it with the D1 body.
     const server = createServer(
       { connectionsCheckingInterval: CONNECTIONS_CHECK_MS, requireHostHeader: false },
-      getRequestListener(fetch, { errorHandler: malformedRequest }),
+      listener,
     );
     server.on('clientError', answerClientError);
     server.headersTimeout = HEADERS_TIMEOUT_MS;

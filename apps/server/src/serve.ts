@@ -1,5 +1,5 @@
 import { BanPolicy, SetupState, TokenService, WsTicketIssuer, type BootstrapOutcome } from '@webui/core';
-import { createWebuiApp } from '@webui/http-hono';
+import { createSessionCheckShortcut, createWebuiApp } from '@webui/http-hono';
 import { JsonFileStore } from '@webui/store-json';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
@@ -68,11 +68,14 @@ export async function serve(loaded: LoadedSettings, options: ServeOptions = {}):
   const root = new Hono();
   const channel = new WebSocketChannel(root, feed, logger.child({ module: 'ws' }), options.heartbeatMs);
   closeSocketsOnTokenChange(store, channel.hub);
+  const services = { tokens, setup: container.resolve(SetupState), bans: container.resolve(BanPolicy), tickets: container.resolve(WsTicketIssuer) };
+  const policy = httpPolicyFrom(settings, () => listeners.map((listener) => originOf(listener.host, listener.port)));
+  const httpLogger = logger.child({ module: 'http' });
   const app = createWebuiApp({
-    services: { tokens, setup: container.resolve(SetupState), bans: container.resolve(BanPolicy), tickets: container.resolve(WsTicketIssuer) },
-    policy: httpPolicyFrom(settings, () => listeners.map((listener) => originOf(listener.host, listener.port))),
+    services,
+    policy,
     connection: nodeConnection,
-    logger: logger.child({ module: 'http' }),
+    logger: httpLogger,
     webSocket: { upgrade: channel.upgrade, hub: channel.hub },
     site: createSetupSite({ logger: logger.child({ module: 'site' }) }),
     docs: createApiDocs(),
@@ -82,7 +85,8 @@ export async function serve(loaded: LoadedSettings, options: ServeOptions = {}):
   try {
     // HTTP goes to the app itself: mounted in root it would lose its JSON notFound (D1) to Hono's text 404.
     // root only serves the WebSocket upgrade lookup.
-    listeners = await bindAll(settings.host, settings.port, app.fetch, logger);
+    // The dashboard's poll, GET /auth/check, skips the Hono pipeline when it can (same checks, same answer).
+    listeners = await bindAll(settings.host, settings.port, app.fetch, logger, createSessionCheckShortcut({ services, policy, logger: httpLogger }));
     for (const listener of listeners) channel.attach(listener.server);
   } catch (error) {
     await channel.close();

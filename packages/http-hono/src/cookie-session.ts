@@ -1,6 +1,7 @@
 import type { TokenStatus } from '@webui/core';
 import type { Context } from 'hono';
 import type { AppLogger, WebuiEnv, WebuiServices } from './app-env.js';
+import { requestHeader } from './request-header.js';
 import { sessionCookieCandidates } from './session-cookie.js';
 
 export type CookieSession =
@@ -13,10 +14,14 @@ export type CookieSession =
  * Checks the bot_session cookie. A wrong value counts as a failed verification (DESIGN D4) and a
  * banned client's cookie is not even compared, so no endpoint is an oracle outside the ban.
  */
-export async function readCookieSession(c: Context<WebuiEnv>, services: WebuiServices, logger: AppLogger): Promise<CookieSession> {
-  const cookies = sessionCookieCandidates(c);
+export function readCookieSession(c: Context<WebuiEnv>, services: WebuiServices, logger: AppLogger): Promise<CookieSession> {
+  return checkSessionCookie(requestHeader(c, 'cookie'), c.get('clientIp'), services, logger);
+}
+
+/** readCookieSession over the Cookie header and the client address themselves, for callers without a Hono context. */
+export async function checkSessionCookie(cookieHeader: string | undefined, clientIp: string, services: WebuiServices, logger: AppLogger): Promise<CookieSession> {
+  const cookies = sessionCookieCandidates(cookieHeader);
   if (cookies.length === 0) return { kind: 'none' };
-  const clientIp = c.get('clientIp');
   const ban = await services.bans.status(clientIp);
   if (ban.banned) return { kind: 'banned', retryAfterSeconds: ban.retryAfterSeconds };
   for (const cookie of cookies) {

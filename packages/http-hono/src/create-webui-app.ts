@@ -1,14 +1,12 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { AppLogger, ConnectionInfo, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
 import { isAllowedOrigin } from './allowed-origins.js';
 import { setAnswerHeader } from './answer-header.js';
 import { limitBody, MAX_BODY_BYTES } from './body-limit.js';
-import { errorBody } from './error-body.js';
-import { setClientContext } from './middleware/client-context.js';
-import { hostRefusal } from './middleware/host-guard.js';
-import { ipRefusal } from './middleware/ip-allowlist.js';
+import { errorBody, requestFailureFields } from './error-body.js';
+import { edgeVerdict, type EdgeRefusal } from './edge-verdict.js';
 import { originRefusal } from './middleware/origin-guard.js';
 import { requestLog } from './middleware/request-log.js';
 import { sessionGuard } from './middleware/session-guard.js';
@@ -49,6 +47,12 @@ export interface WebuiAppOptions {
   /** Extra route groups mounted under the prefix behind the session guard (e.g. /config/*). */
   protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>;
 }
+
+const EDGE_REFUSAL_DETAIL: Record<EdgeRefusal, string> = {
+  ip_not_allowed: 'This address is not in webui.allowed_ips.',
+  host_not_allowed: 'This Host is not served; add it to webui.allowed_hosts if a proxy forwards it.',
+};
+const edgeRefusal = (c: Context, refusal: EdgeRefusal) => errorBody(c, 403, refusal, EDGE_REFUSAL_DETAIL[refusal]);
 
 /** The WebUI management API as a web-standard Hono app; the runtime brings the server. */
 // The return type is inferred on purpose: it carries every route for Hono's typed client (hc).
@@ -96,9 +100,10 @@ export function createWebuiApp(options: WebuiAppOptions) {
     // Answers carry session state and, once, a fresh token: never cache them, refusals included.
     // Set before the handler runs, so a response is never rebuilt to add it; static assets that choose their own caching overwrite it.
     setAnswerHeader(c, connection, 'Cache-Control', 'no-store');
-    setClientContext(c, policy, connection);
-    const refusal = ipRefusal(c, policy) ?? hostRefusal(c, policy);
-    if (refusal) return Promise.resolve(refusal);
+    const verdict = edgeVerdict({ peerAddress: connection.peerAddress(c), isTls: connection.isTls(c), header: (name) => readHeader(c, name) }, policy);
+    c.set('clientIp', verdict.clientIp);
+    c.set('secureTransport', verdict.secureTransport);
+    if (verdict.refusal) return Promise.resolve(edgeRefusal(c, verdict.refusal));
     return isApiPath(c.req.path) ? apiEntry(c, next) : next();
   };
 
@@ -123,8 +128,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
     if (error instanceof HTTPException) {
       return errorBody(c, error.status === 500 ? 500 : (error.status as 400), 'http_error', error.message || 'Bad request.');
     }
-    logger.error({ err: { message: error.message, name: error.name }, path: c.req.path }, 'request failed');
-    return errorBody(c, 500, 'internal_error', 'The server could not complete the request; see its log.');
+    return c.json(requestFailureFields(logger, error, c.req.path), 500);
   });
   return app;
 }

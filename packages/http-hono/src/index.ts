@@ -11,3 +11,4 @@ export { buildOpenApiDocument } from './openapi/openapi-document.js';
 export { OPERATIONS, type Operation } from './openapi/operations.js';
 export * as schemas from './schemas.js';
 export type { ClientMessage, ServerEnvelope } from './ws/envelopes.js';
+export { createSessionCheckShortcut, SESSION_CHECK_TARGET, type PlainAnswer, type PlainRequest, type SessionCheckShortcut } from './session-check-shortcut.js';

@@ -2,16 +2,14 @@ import type { Context } from 'hono';
 import { deleteCookie, generateCookie } from 'hono/cookie';
 import type { AppLogger, ConnectionInfo, HttpPolicy, WebuiEnv } from './app-env.js';
 import { setAnswerHeader } from './answer-header.js';
-import { requestHeader } from './request-header.js';
 
 export const SESSION_COOKIE = 'bot_session';
 
 /**
- * Every bot_session value a request carries, each with the tokens it may stand for: percent-decoded
+ * Every bot_session value a Cookie header carries, each with the tokens it may stand for: percent-decoded
  * as DESIGN D6 writes it, and raw, for scripts that paste the token straight from webui.json.
  */
-export function sessionCookieCandidates(c: Context<WebuiEnv>): Array<{ raw: string; tokens: string[] }> {
-  const header = requestHeader(c, 'cookie');
+export function sessionCookieCandidates(header: string | undefined): Array<{ raw: string; tokens: string[] }> {
   if (!header) return [];
   const cookies: Array<{ raw: string; tokens: string[] }> = [];
   for (const pair of header.split(';')) {

@@ -29,21 +29,26 @@ function joinedRawHeader(rawHeaders: readonly string[], name: string): string | 
   return joined;
 }
 
+/** A request header by lower-case name, repeated fields joined as a web Headers joins them. */
+export function incomingHeader(incoming: IncomingMessage, name: string): string | undefined {
+  if (FIRST_ONLY_IN_NODE.has(name)) return joinedRawHeader(incoming.rawHeaders, name);
+  // Node joins repeated fields with ", " (Cookie with "; ", which is how cookies are split anyway).
+  const value = incoming.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** Whether the connection itself is TLS. */
+export const isTlsIncoming = (incoming: IncomingMessage): boolean => Boolean((incoming.socket as Partial<TLSSocket> | null)?.encrypted);
+
 /**
  * Node's connection facts, read from the IncomingMessage and ServerResponse @hono/node-server hands
  * the app: none of them builds a web-standard Request, Headers or body stream.
  */
 export const nodeConnection: ConnectionInfo = {
   peerAddress: (c) => bindingsOf(c).incoming.socket.remoteAddress,
-  isTls: (c) => Boolean((bindingsOf(c).incoming.socket as Partial<TLSSocket> | null)?.encrypted),
+  isTls: (c) => isTlsIncoming(bindingsOf(c).incoming),
   readBody: (c, maxBytes) => readIncomingBody(bindingsOf(c).incoming, maxBytes),
-  header(c, name) {
-    const { incoming } = bindingsOf(c);
-    if (FIRST_ONLY_IN_NODE.has(name)) return joinedRawHeader(incoming.rawHeaders, name);
-    // Node joins repeated fields with ", " (Cookie with "; ", which is how cookies are split anyway).
-    const value = incoming.headers[name];
-    return Array.isArray(value) ? value.join(', ') : value;
-  },
+  header: (c, name) => incomingHeader(bindingsOf(c).incoming, name),
   presetHeader(c, name, value) {
     // A WebSocket upgrade (@hono/node-ws) comes without a ServerResponse.
     const { outgoing } = bindingsOf(c);

@@ -4,6 +4,7 @@ import type { AppLogger, WebuiEnv, WebuiServices } from '../app-env.js';
 import { readCookieSession } from '../cookie-session.js';
 import { errorBody, tooManyAttempts } from '../error-body.js';
 import { readJsonBody } from '../json-body.js';
+import { sessionCheckAnswer } from '../session-check-answer.js';
 import { UpdateTokenRequest, VerifyRequest } from '../schemas.js';
 import type { SessionCookie } from '../session-cookie.js';
 import type { LoginLog } from '../login-log.js';
@@ -56,10 +57,9 @@ export function authRoutes(services: WebuiServices, cookie: SessionCookie, logge
     })
 
     .get('/auth/check', async (c) => {
-      const session = await readCookieSession(c, services, logger);
-      if (session.kind === 'banned') return tooManyAttempts(c, session.retryAfterSeconds, { authenticated: false });
-      if (session.kind !== 'valid') return c.json({ authenticated: false });
-      return c.json({ authenticated: true, token_source: session.status.tokenSource, requires_custom_token: session.status.requiresCustomToken });
+      const answer = sessionCheckAnswer(await readCookieSession(c, services, logger));
+      if (answer.retryAfterSeconds !== undefined) c.header('Retry-After', String(answer.retryAfterSeconds));
+      return c.json(answer.body, answer.status);
     })
 
     .post('/auth/update', async (c) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, expectErrorBody } from '../testing/test-app.js';
+import { createTestApp, expectErrorBody } from './testing/test-app.js';
 
 describe('Host check against DNS rebinding (DESIGN D9)', () => {
   it('answers 403 host_not_allowed for a foreign Host while bound to loopback only, on every path', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, expectErrorBody, json } from '../testing/test-app.js';
+import { createTestApp, expectErrorBody, json } from './testing/test-app.js';
 
 describe('webui.allowed_ips (DESIGN D8)', () => {
   it('answers 403 ip_not_allowed on every path to a client outside the list', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, expectErrorBody, json, type TestApp, type TestRequest } from '../testing/test-app.js';
+import { createTestApp, expectErrorBody, json, type TestApp, type TestRequest } from './testing/test-app.js';
 
 async function ban(t: TestApp, init: TestRequest): Promise<void> {
   for (let i = 0; i < 5; i++) await t.verify(`wrong-${i}`, init);

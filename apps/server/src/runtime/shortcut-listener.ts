@@ -1,0 +1,30 @@
+import { SESSION_CHECK_TARGET, type SessionCheckShortcut } from '@webui/http-hono';
+import type { RequestListener } from 'node:http';
+import { incomingHeader, isTlsIncoming } from './node-connection.js';
+
+/**
+ * Puts the app's GET /auth/check shortcut in front of the Hono listener: a request it takes is
+ * answered straight on Node's response; every other request, and any it leaves, goes to `app`.
+ */
+export function withSessionCheckShortcut(shortcut: SessionCheckShortcut, app: RequestListener): RequestListener {
+  return (incoming, outgoing) => {
+    // The one comparison every other request pays.
+    if (incoming.url !== SESSION_CHECK_TARGET) return app(incoming, outgoing);
+    const answer = shortcut({
+      method: incoming.method ?? '',
+      target: incoming.url,
+      peerAddress: incoming.socket.remoteAddress,
+      isTls: isTlsIncoming(incoming),
+      header: (name) => incomingHeader(incoming, name),
+    });
+    if (answer === null) return app(incoming, outgoing);
+    answer.then(
+      (plain) => {
+        outgoing.writeHead(plain.status, { ...plain.headers, 'Content-Length': Buffer.byteLength(plain.body) });
+        outgoing.end(plain.body);
+      },
+      // The shortcut answers its own failures; this only guards against a throw while writing.
+      () => outgoing.destroy(),
+    );
+  };
+}

@@ -1,0 +1,66 @@
+import { anyCidrContains, isLoopbackIp, parseIp } from '@webui/core';
+import type { HttpPolicy } from './app-env.js';
+import { resolveClient } from './client-ip.js';
+
+/** What the edge needs to know about a request, whatever carries it (a Hono context, Node's IncomingMessage). */
+export interface ConnectionFacts {
+  peerAddress: string | undefined;
+  isTls: boolean;
+  /** A request header by lower-case name; repeated fields joined as a web Headers joins them. */
+  header(name: string): string | undefined;
+}
+
+export type EdgeRefusal = 'ip_not_allowed' | 'host_not_allowed';
+
+export interface EdgeVerdict {
+  /** The address bans, the allow list and logs use (DESIGN D3). */
+  clientIp: string;
+  /** TLS on the connection, or HTTPS as a trusted proxy says (DESIGN D6). */
+  secureTransport: boolean;
+  /** Why the request is refused before anything else runs, if it is. */
+  refusal?: EdgeRefusal;
+}
+
+/** The checks every request passes first: who the client is, DESIGN D8 allowed IPs, the D9 Host rule. */
+export function edgeVerdict(facts: ConnectionFacts, policy: HttpPolicy): EdgeVerdict {
+  const client = resolveClient(facts.peerAddress, facts.header, policy.trustedProxies);
+  const secureTransport = facts.isTls || client.forwardedHttps;
+  if (!isAllowedClient(client.ip, policy)) return { clientIp: client.ip, secureTransport, refusal: 'ip_not_allowed' };
+  if (!isServedHost(facts.header('host') ?? '', policy)) return { clientIp: client.ip, secureTransport, refusal: 'host_not_allowed' };
+  return { clientIp: client.ip, secureTransport };
+}
+
+/** DESIGN D8: a non-empty webui.allowed_ips admits only those clients, on every path. */
+function isAllowedClient(clientIp: string, policy: HttpPolicy): boolean {
+  if (policy.allowedIps.length === 0) return true;
+  const ip = parseIp(clientIp);
+  return ip !== null && anyCidrContains(policy.allowedIps, ip);
+}
+
+/** DESIGN D9 DNS-rebinding rule: while bound to loopback only, the Host must name loopback or be listed. */
+function isServedHost(host: string, policy: HttpPolicy): boolean {
+  return !policy.loopbackOnly || isLoopbackHost(host) || isListed(host, policy.allowedHosts);
+}
+
+function hostname(host: string): string {
+  const trimmed = host.trim().toLowerCase();
+  if (trimmed.startsWith('[')) return trimmed.slice(0, trimmed.indexOf(']') + 1);
+  const colon = trimmed.lastIndexOf(':');
+  return colon >= 0 && !trimmed.slice(0, colon).includes(':') ? trimmed.slice(0, colon) : trimmed;
+}
+
+function isLoopbackHost(host: string): boolean {
+  const name = hostname(host);
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  const ip = parseIp(name);
+  return ip !== null && isLoopbackIp(ip);
+}
+
+function isListed(host: string, allowedHosts: readonly string[]): boolean {
+  const full = host.trim().toLowerCase();
+  const name = hostname(host);
+  return allowedHosts.some((allowed) => {
+    const entry = allowed.toLowerCase();
+    return entry === full || entry === name;
+  });
+}

@@ -1,0 +1,64 @@
+import type { AppLogger, HttpPolicy, WebuiServices } from './app-env.js';
+import { checkSessionCookie } from './cookie-session.js';
+import { edgeVerdict, type ConnectionFacts } from './edge-verdict.js';
+import { requestFailureFields } from './error-body.js';
+import { API_PREFIX } from './create-webui-app.js';
+import { sessionCheckAnswer } from './session-check-answer.js';
+
+/** The request-target the shortcut answers, exactly as it comes on the request line. */
+export const SESSION_CHECK_TARGET = `${API_PREFIX}/auth/check`;
+
+export interface PlainRequest extends ConnectionFacts {
+  method: string;
+  /** The request-target as sent: a path and maybe a query, or an absolute URL. */
+  target: string;
+}
+
+export interface PlainAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Answers a request, or returns null to leave it to the app. */
+export type SessionCheckShortcut = (request: PlainRequest) => Promise<PlainAnswer> | null;
+
+// A Host that URL parsing leaves exactly as it is, so every runtime adapter takes it as the app
+// would: a lower-case name whose last label starts with a letter, a canonical dotted quad, or [::1],
+// and a port. Anything else (none, several, upper case, 127.1, other IPv6 forms) goes to the app.
+const PLAIN_HOST = /^(?:(?:[a-z0-9-]+\.)*[a-z][a-z0-9-]*|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)|\[::1\])(?::(\d{1,5}))?$/;
+const isPlainHost = (host: string | undefined): boolean => {
+  const match = host === undefined ? null : PLAIN_HOST.exec(host);
+  return match !== null && (match[1] === undefined || Number(match[1]) <= 65_535);
+};
+
+/**
+ * GET /api/webui/auth/check without the Hono app. The dashboard polls it, and for it building a web
+ * Request, a context and the middleware chain costs more than the check itself. It runs the app's
+ * own steps (the edge verdict, the session check, the answer) and takes only the plain case: no
+ * Origin (so no CORS), no refusal, a plain Host, debug logging off (so no per-request line is
+ * missed). Returns undefined when debug logging is on: the app then answers everything.
+ */
+export function createSessionCheckShortcut(options: { services: WebuiServices; policy: HttpPolicy; logger: AppLogger }): SessionCheckShortcut | undefined {
+  const { services, policy, logger } = options;
+  if (logger.isLevelEnabled?.('debug') !== false) return undefined;
+  return (request) => {
+    if (request.method !== 'GET' || request.target !== SESSION_CHECK_TARGET || request.header('origin') !== undefined) return null;
+    if (!isPlainHost(request.header('host'))) return null;
+    const verdict = edgeVerdict(request, policy);
+    if (verdict.refusal) return null;
+    return checkSessionCookie(request.header('cookie'), verdict.clientIp, services, logger).then(
+      (session) => {
+        const answer = sessionCheckAnswer(session);
+        const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+        if (answer.retryAfterSeconds !== undefined) headers['Retry-After'] = String(answer.retryAfterSeconds);
+        return { status: answer.status, headers, body: JSON.stringify(answer.body) };
+      },
+      (error: unknown) => ({
+        status: 500,
+        headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+        body: JSON.stringify(requestFailureFields(logger, error, SESSION_CHECK_TARGET)),
+      }),
+    );
+  };
+}
