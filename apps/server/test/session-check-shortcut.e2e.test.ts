@@ -1,25 +1,12 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from './harness/http-client.js';
+import { rawExchange } from './harness/raw-exchange.js';
 import { cleanupServers, startServer, type ServerProcess } from './harness/server-process.js';
 import { readWebuiFile } from './harness/webui-file.js';
 
 afterAll(cleanupServers);
 
 const CHECK = '/api/webui/auth/check';
-
-/** One raw HTTP/1.1 exchange, so Host and every other header go on the wire exactly as written. */
-function exchange(port: number, head: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let answer = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => (answer += chunk));
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-    socket.write(`${head}Connection: close\r\n\r\n`);
-  });
-}
 
 /** Status, body and the headers a client acts on; Date and the header order left out. */
 function seen(answer: string): object {
@@ -31,8 +18,8 @@ function seen(answer: string): object {
 
 /** The same request to the shortcut's exact target and, with an empty query, to the Hono app. */
 async function bothWays(port: number, headerLines: string): Promise<{ shortcut: object; app: object }> {
-  const shortcut = seen(await exchange(port, `GET ${CHECK} HTTP/1.1\r\n${headerLines}`));
-  const app = seen(await exchange(port, `GET ${CHECK}? HTTP/1.1\r\n${headerLines}`));
+  const shortcut = seen(await rawExchange(port, `GET ${CHECK} HTTP/1.1\r\n${headerLines}`));
+  const app = seen(await rawExchange(port, `GET ${CHECK}? HTTP/1.1\r\n${headerLines}`));
   return { shortcut, app };
 }
 
@@ -69,7 +56,7 @@ describe('GET /auth/check on the Node server: the shortcut answers as the Hono a
 
   it('bans a forwarded client for wrong cookies on the shortcut, with the app\'s 429, and only that client', async () => {
     const from = (ip: string, value: string) => `Host: 127.0.0.1:8001\r\nX-Forwarded-For: ${ip}\r\nCookie: ${value}\r\n`;
-    for (let n = 1; n <= 4; n++) expect(seen(await exchange(server.port, `GET ${CHECK} HTTP/1.1\r\n${from('198.51.100.7', `bot_session=wrong-${n}`)}`))).toMatchObject({ status: '200' });
+    for (let n = 1; n <= 4; n++) expect(seen(await rawExchange(server.port, `GET ${CHECK} HTTP/1.1\r\n${from('198.51.100.7', `bot_session=wrong-${n}`)}`))).toMatchObject({ status: '200' });
     const banned = await bothWays(server.port, from('198.51.100.7', 'bot_session=wrong-5'));
     expect(banned.shortcut).toMatchObject({ status: '429', retry: '600' });
     const afterBan = await bothWays(server.port, from('198.51.100.7', cookie));
@@ -83,7 +70,7 @@ describe('GET /auth/check on the Node server: the shortcut answers as the Hono a
 
   it('keeps the debug request line for /auth/check when the log level is debug (the shortcut is then off)', async () => {
     const debug = await startServer({ config: '[webui]\nlog_level = "debug"\n' });
-    await exchange(debug.port, `GET ${CHECK} HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
+    await rawExchange(debug.port, `GET ${CHECK} HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
     await debug.waitForLog((line) => line.msg === 'request' && line['path'] === CHECK && line['status'] === 200);
   });
 });

@@ -1,8 +1,9 @@
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { rawExchange } from '../../test/harness/raw-exchange.js';
 import { nodeConnection } from './node-connection.js';
 
 let server: Server | undefined;
@@ -25,19 +26,6 @@ async function start(): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/** Sends one raw HTTP/1.1 request and returns the raw answer (the connection is closed after it). */
-function exchange(port: number, head: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let answer = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => (answer += chunk));
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-    socket.write(`${head}Connection: close\r\n\r\n`);
-  });
-}
-
 function parse(answer: string): { headers: string; body: Record<string, unknown> } {
   const split = answer.indexOf('\r\n\r\n');
   return { headers: answer.slice(0, split).toLowerCase(), body: JSON.parse(answer.slice(split + 4)) as Record<string, unknown> };
@@ -46,7 +34,7 @@ function parse(answer: string): { headers: string; body: Record<string, unknown>
 describe('nodeConnection (the Node fast paths behind ConnectionInfo)', () => {
   it('reads headers by lower-case name without a web Request, and the peer address and TLS state', async () => {
     const port = await start();
-    const { body } = parse(await exchange(port, 'GET /?names=host,cookie,x-forwarded-for,origin HTTP/1.1\r\nHost: 127.0.0.1:8001\r\nCookie: a=1; bot_session=abc\r\nX-Forwarded-For: 203.0.113.9\r\n'));
+    const { body } = parse(await rawExchange(port, 'GET /?names=host,cookie,x-forwarded-for,origin HTTP/1.1\r\nHost: 127.0.0.1:8001\r\nCookie: a=1; bot_session=abc\r\nX-Forwarded-For: 203.0.113.9\r\n'));
     expect(body).toEqual({
       peer: '127.0.0.1',
       tls: false,
@@ -56,23 +44,23 @@ describe('nodeConnection (the Node fast paths behind ConnectionInfo)', () => {
 
   it('joins a repeated Host or Content-Type as a web Headers does, where Node itself would keep only the first', async () => {
     const port = await start();
-    const { body } = parse(await exchange(port, 'GET /?names=host,content-type HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: evil.example\r\nContent-Type: application/json\r\nCONTENT-TYPE: text/plain\r\n'));
+    const { body } = parse(await rawExchange(port, 'GET /?names=host,content-type HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: evil.example\r\nContent-Type: application/json\r\nCONTENT-TYPE: text/plain\r\n'));
     expect(body.headers).toEqual({ host: '127.0.0.1, evil.example', 'content-type': 'application/json, text/plain' });
   });
 
   it('joins repeated forwarded hops with a comma and repeated cookies with a semicolon', async () => {
     const port = await start();
-    const { body } = parse(await exchange(port, 'GET /?names=x-forwarded-for,cookie HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: 1.1.1.1\r\nX-Forwarded-For: 2.2.2.2\r\nCookie: a=1\r\nCookie: bot_session=abc\r\n'));
+    const { body } = parse(await rawExchange(port, 'GET /?names=x-forwarded-for,cookie HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: 1.1.1.1\r\nX-Forwarded-For: 2.2.2.2\r\nCookie: a=1\r\nCookie: bot_session=abc\r\n'));
     expect(body.headers).toEqual({ 'x-forwarded-for': '1.1.1.1, 2.2.2.2', cookie: 'a=1; bot_session=abc' });
   });
 
   it('presets a response header that the answer carries, and that an answer setting its own overrides', async () => {
     const port = await start();
-    expect(parse(await exchange(port, 'GET /?preset HTTP/1.1\r\nHost: 127.0.0.1\r\n')).headers).toContain('cache-control: no-store');
-    const own = parse(await exchange(port, 'GET /?preset&own HTTP/1.1\r\nHost: 127.0.0.1\r\n')).headers;
+    expect(parse(await rawExchange(port, 'GET /?preset HTTP/1.1\r\nHost: 127.0.0.1\r\n')).headers).toContain('cache-control: no-store');
+    const own = parse(await rawExchange(port, 'GET /?preset&own HTTP/1.1\r\nHost: 127.0.0.1\r\n')).headers;
     expect(own).toContain('cache-control: max-age=60');
     expect(own).not.toContain('no-store');
-    expect(parse(await exchange(port, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n')).headers).not.toContain('cache-control');
+    expect(parse(await rawExchange(port, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n')).headers).not.toContain('cache-control');
   });
 
   it('cannot preset a header on a WebSocket upgrade, which has no ServerResponse, and says so', async () => {
