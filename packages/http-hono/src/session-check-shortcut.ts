@@ -16,6 +16,7 @@ export interface PlainRequest extends ConnectionFacts {
 
 export interface PlainAnswer {
   status: number;
+  /** A fresh object for each answer: the runtime adapter may add its own headers to it. */
   headers: Record<string, string>;
   body: string;
 }
