@@ -62,9 +62,11 @@ export function evaluateTargets({ summaries, startup, idle, connections, tokenFi
   if (summaries['check-valid']) {
     results.push({ target: `GET /auth/check (valid cookie) >= ${t.checkValidRatio} of baseline req/s`, measured: num(ratio('check-valid'), 2), pass: ratio('check-valid') >= t.checkValidRatio });
     const p99 = summaries['check-valid'].server.p99;
+    // The bare baseline's own p99 beside it: an absolute latency target is only as reachable as the machine allows.
+    const baselineP99 = summaries['check-valid'].baseline.p99;
     results.push({
       target: `GET /auth/check (valid cookie) p99 < ${t.checkValidP99Ms} ms at ${t.checkValidP99Connections} connections`,
-      measured: `${num(p99, 2)} ms at ${connections} connections`,
+      measured: `${num(p99, 2)} ms at ${connections} connections (bare baseline: ${num(baselineP99, 2)} ms)`,
       pass: p99 < t.checkValidP99Ms,
       ...(connections !== t.checkValidP99Connections ? { note: `run with --connections ${t.checkValidP99Connections} for this target` } : {}),
     });
