@@ -1,8 +1,9 @@
 import { getRequestListener } from '@hono/node-server';
 import type { SessionCheckShortcut } from '@webui/http-hono';
-import { createServer, STATUS_CODES, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import { endWithRawAnswer } from './runtime/raw-answer.js';
 import { withSessionCheckShortcut } from './runtime/shortcut-listener.js';
 import { StartupError } from './startup-error.js';
 
@@ -36,6 +37,7 @@ export async function bindAll(hosts: readonly string[], port: number, fetch: Fet
       listener,
     );
     server.on('clientError', answerClientError);
+    server.on('connect', refuseConnect);
     server.headersTimeout = HEADERS_TIMEOUT_MS;
     server.requestTimeout = REQUEST_TIMEOUT_MS;
     server.keepAliveTimeout = 5_000;
@@ -112,10 +114,14 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   // As Node does: never write into a response that has already started, nor to a peer that is gone.
   if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
     const { status, code, detail } = clientErrorStatus(error.code);
-    const body = JSON.stringify({ detail, code });
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    endWithRawAnswer(socket, status, [['Content-Type', 'application/json']], Buffer.from(JSON.stringify({ detail, code })));
   }
   socket.destroy(error);
+}
+
+/** Node hands CONNECT (a proxy's tunnel request) to this listener, or drops the connection unanswered without one. */
+function refuseConnect(_req: IncomingMessage, socket: Duplex): void {
+  socket.on('error', () => socket.destroy());
+  const body = { detail: 'CONNECT is not served: this is not a proxy.', code: 'method_not_allowed' };
+  endWithRawAnswer(socket, 405, [['Content-Type', 'application/json'], ['Cache-Control', 'no-store']], Buffer.from(JSON.stringify(body)));
 }

@@ -1,12 +1,23 @@
 import { createNodeWebSocket } from '@hono/node-ws';
-import { CLOSE_GOING_AWAY, PluginProgressBoard, WsHub, type AppLogger, type LogSource, type WsUpgrade } from '@webui/http-hono';
+import { CLOSE_GOING_AWAY, PluginProgressBoard, WS_PATH, WsHub, type AppLogger, type LogSource, type WsUpgrade } from '@webui/http-hono';
 import type { Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
+import { replayWithoutUpgrade } from './runtime/plain-request-replay.js';
+import { endWithResponse } from './runtime/raw-answer.js';
 
 const MAX_MESSAGE_BYTES = 64 * 1024;
 const HEARTBEAT_INTERVAL_MS = 30_000;
+
+/** A GET to the channel's path asking for a WebSocket: the one kind of upgrade request this server takes. */
+function isChannelHandshake(req: IncomingMessage): boolean {
+  if (req.method !== 'GET' || req.headers.upgrade?.trim().toLowerCase() !== 'websocket') return false;
+  const target = req.url ?? '';
+  const query = target.indexOf('?');
+  return (query < 0 ? target : target.slice(0, query)) === WS_PATH;
+}
 
 /** The unified channel on Node: @hono/node-ws for the upgrade, ws ping frames for liveness. */
 export class WebSocketChannel {
@@ -14,10 +25,12 @@ export class WebSocketChannel {
   readonly progress = new PluginProgressBoard();
   private readonly nodeWs: ReturnType<typeof createNodeWebSocket>;
   private readonly alive = new WeakSet<WebSocket>();
+  /** Handshakes the app let through to the upgrade (it checked Origin, headers, ticket and capacity). */
+  private readonly accepted = new WeakSet<IncomingMessage>();
   private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
-    root: Hono,
+    private readonly root: Hono,
     logs: LogSource,
     private readonly logger: AppLogger,
     heartbeatMs = HEARTBEAT_INTERVAL_MS,
@@ -39,14 +52,47 @@ export class WebSocketChannel {
    * protocol error of a client (a frame over 64 KiB) @hono/node-ws builds an ErrorEvent, which Node 20 lacks.
    */
   get upgrade(): WsUpgrade {
-    return (createEvents) =>
-      this.nodeWs.upgradeWebSocket(createEvents, {
+    return (createEvents) => {
+      const upgradeWebSocket = this.nodeWs.upgradeWebSocket(createEvents, {
         onError: (error: unknown) => this.logger.debug({ err: error instanceof Error ? error.message : String(error) }, 'a WebSocket event could not be delivered'),
       });
+      return (c, next) => {
+        this.accepted.add((c.env as { incoming: IncomingMessage }).incoming);
+        return upgradeWebSocket(c, next);
+      };
+    };
   }
 
+  /**
+   * Takes the server's upgrade requests in place of @hono/node-ws's injectWebSocket, which takes every
+   * one of them, whatever its path, and answers a refusal with an empty body: a WebSocket handshake to
+   * the channel goes through the app, anything else is answered as the plain request it would be.
+   */
   attach(server: Server): void {
-    this.nodeWs.injectWebSocket(server);
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (isChannelHandshake(req)) {
+        this.handshake(req, socket, head).catch((error: unknown) => {
+          this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'a WebSocket handshake failed');
+          socket.destroy();
+        });
+      } else replayWithoutUpgrade(server, req, socket, head);
+    });
+  }
+
+  /** The app decides (Origin, Host, handshake headers, ticket); a refusal goes back whole, D1 body included. */
+  private async handshake(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    // Node has taken its own error handling off the socket; a client gone mid-handshake must not crash the process.
+    socket.on('error', () => socket.destroy());
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const response = await this.root.request(new URL(req.url ?? '/', 'http://localhost'), { headers }, { incoming: req, outgoing: undefined });
+    if (this.accepted.has(req)) {
+      this.nodeWs.wss.handleUpgrade(req, socket, head, (ws) => this.nodeWs.wss.emit('connection', ws, req));
+      return;
+    }
+    await endWithResponse(socket, response);
   }
 
   /** Clean shutdown: every client is told the server is going away (1001); stragglers are cut after `graceMs`. */

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shortReport } from './harness/fuzz-report.js';
+import { parseRawResponses } from './harness/raw-exchange.js';
 import { HttpClient } from './harness/http-client.js';
 import { cleanupServers, startServer, type ServerProcess } from './harness/server-process.js';
 import { readWebuiFile } from './harness/webui-file.js';
@@ -16,53 +17,6 @@ import { readWebuiFile } from './harness/webui-file.js';
 afterAll(cleanupServers);
 
 const RUNS = Math.max(40, Math.round(Number(process.env['WEBUI_FUZZ_RUNS'] ?? 200) / 3));
-
-interface RawResponse {
-  status: number;
-  headers: Map<string, string>;
-  body: string;
-  /** A HEAD answer: the headers of the GET answer, no body. */
-  bodiless: boolean;
-}
-
-/** Splits what came back into HTTP responses (Content-Length or chunked framing); a trailing fragment is an error. */
-function parseResponses(raw: string, headRequest: boolean): RawResponse[] {
-  const responses: RawResponse[] = [];
-  let rest = raw;
-  while (rest.length > 0) {
-    const end = rest.indexOf('\r\n\r\n');
-    if (end < 0) throw new Error(`an incomplete response head: ${JSON.stringify(rest.slice(0, 200))}`);
-    const [statusLine = '', ...headerLines] = rest.slice(0, end).split('\r\n');
-    const status = /^HTTP\/1\.[01] (\d{3}) /.exec(`${statusLine} `)?.[1];
-    if (!status) throw new Error(`not a status line: ${JSON.stringify(statusLine)}`);
-    const headers = new Map(headerLines.map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-    rest = rest.slice(end + 4);
-    let body = '';
-    const bodiless = headRequest && (rest === '' || rest.startsWith('HTTP/1.'));
-    // A HEAD answer has no body, whatever it announces; a refusal of the parser (400 for a broken HEAD line) has one.
-    if (bodiless || Number(status) === 204 || Number(status) === 304) {
-      // No body.
-    } else if (headers.get('transfer-encoding')?.includes('chunked')) {
-      for (;;) {
-        const lineEnd = rest.indexOf('\r\n');
-        const size = Number.parseInt(rest.slice(0, lineEnd), 16);
-        rest = rest.slice(lineEnd + 2);
-        if (size === 0) {
-          rest = rest.slice(rest.indexOf('\r\n') + 2);
-          break;
-        }
-        body += rest.slice(0, size);
-        rest = rest.slice(size + 2);
-      }
-    } else {
-      const length = Number(headers.get('content-length') ?? 0);
-      body = rest.slice(0, length);
-      rest = rest.slice(length);
-    }
-    responses.push({ status: Number(status), headers, body, bodiless });
-  }
-  return responses;
-}
 
 /** Sends `request` on a fresh connection, half-closes, and reads until the server closes. */
 function exchange(port: number, request: Buffer): Promise<string> {
@@ -167,7 +121,7 @@ describe('fuzzing raw HTTP against the real server', () => {
         const head = [`${parts.method} ${parts.target} ${parts.version}`.trimEnd(), ...lines].join(parts.lineEnd);
         const request = Buffer.from(`${head}${parts.lineEnd}${parts.lineEnd}${parts.body}`, 'latin1');
         const raw = await exchange(server.port, request);
-        const responses = parseResponses(raw, parts.method === 'HEAD');
+        const responses = parseRawResponses(raw, parts.method === 'HEAD');
         for (const response of responses) {
           const label = `${response.status} for ${JSON.stringify(head.slice(0, 300))}`;
           expect(response.status, label).toBeLessThan(500);
@@ -202,7 +156,7 @@ describe('fuzzing raw HTTP against the real server', () => {
     ['not HTTP at all', '\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc\u0003\u0003'],
   ])('%s: answers below 500 with D1 bodies', async (_label, request) => {
     const raw = await exchange(server.port, Buffer.from(request, 'latin1'));
-    const responses = parseResponses(raw, false);
+    const responses = parseRawResponses(raw, false);
     expect(responses.length).toBeGreaterThanOrEqual(1);
     for (const response of responses) {
       expect(response.status).toBeLessThan(500);

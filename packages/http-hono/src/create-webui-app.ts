@@ -15,17 +15,19 @@ import { headerReaderFor, requestHeader } from './request-header.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { setupRoutes } from './routes/setup.js';
-import { wsRoutes, type WsUpgrade } from './routes/ws.js';
+import { WS_ROUTE, wsRoutes, type WsUpgrade } from './routes/ws.js';
 import { wsTokenRoutes } from './routes/ws-token.js';
 import type { WsHub } from './ws/ws-hub.js';
 import { SessionCookie } from './session-cookie.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 
 export const API_PREFIX = '/api/webui';
+/** The WebSocket channel's path: the one target a runtime hands to its upgrade. */
+export const WS_PATH = `${API_PREFIX}${WS_ROUTE}`;
 export { MAX_BODY_BYTES };
 
 /** Paths under the prefix that answer without a session (DESIGN D7). */
-const PUBLIC_PATHS = new Set(['/health', '/auth/verify', '/auth/check', '/auth/logout', '/ws-token', '/ws', '/openapi.json', '/docs']);
+const PUBLIC_PATHS = new Set(['/health', '/auth/verify', '/auth/check', '/auth/logout', '/ws-token', WS_ROUTE, '/openapi.json', '/docs']);
 const isPublicPath = (path: string) => PUBLIC_PATHS.has(path) || path.startsWith('/docs/');
 const isApiPath = (path: string) => path.startsWith(API_PREFIX) && (path.length === API_PREFIX.length || path[API_PREFIX.length] === '/');
 

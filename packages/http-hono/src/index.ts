@@ -1,4 +1,4 @@
-export { createWebuiApp, API_PREFIX, MAX_BODY_BYTES, type WebuiAppOptions, type WebuiApp } from './create-webui-app.js';
+export { createWebuiApp, API_PREFIX, MAX_BODY_BYTES, WS_PATH, type WebuiAppOptions, type WebuiApp } from './create-webui-app.js';
 export type { AppLogger, ConnectionInfo, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
 export { resolveClient, type ResolvedClient } from './client-ip.js';
 export { SESSION_COOKIE } from './session-cookie.js';

@@ -58,7 +58,7 @@ async function createWsApp(options: { maxPerSession?: number; allowedOrigins?: s
   };
   /** A WebSocket handshake request for `ticket` (none when undefined). */
   const handshake = (ticket: string | undefined, headers: Record<string, string> = {}) =>
-    request(ticket === undefined ? '/ws' : `/ws?token=${encodeURIComponent(ticket)}`, { headers: { upgrade: 'websocket', connection: 'Upgrade', ...headers } });
+    request(ticket === undefined ? '/ws' : `/ws?token=${encodeURIComponent(ticket)}`, { headers: { ...VALID_HANDSHAKE, ...headers } });
 
   const login = async (): Promise<string> => {
     const res = await request('/auth/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
@@ -75,6 +75,9 @@ async function createWsApp(options: { maxPerSession?: number; allowedOrigins?: s
   };
   return { app, harness, hub, logger, token, upgraded, request, handshake, login, ticket };
 }
+
+/** The headers a browser's WebSocket handshake carries (RFC 6455 §4.1). */
+const VALID_HANDSHAKE = { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' };
 
 const isUpgraded = (res: Response) => res.headers.get('x-upgraded') === '1';
 
@@ -203,6 +206,31 @@ describe('GET /ws: other refusals', () => {
     const ticket = await t.ticket();
     await expectErrorBody(await t.request(`/ws?token=${ticket}`), 426, 'upgrade_required');
     expect(isUpgraded(await t.handshake(ticket))).toBe(true);
+  });
+
+  it.each([
+    ['Upgrade: h2c', { upgrade: 'h2c' }, 426, 'upgrade_required'],
+    ['Upgrade: websocket, h2c', { upgrade: 'websocket, h2c' }, 426, 'upgrade_required'],
+    ['no Connection: Upgrade', { connection: 'keep-alive' }, 426, 'upgrade_required'],
+    ['Sec-WebSocket-Version: 8', { 'sec-websocket-version': '8' }, 426, 'unsupported_websocket_version'],
+    ['no Sec-WebSocket-Version', { 'sec-websocket-version': '' }, 426, 'unsupported_websocket_version'],
+    ['a key of 15 bytes', { 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25j' }, 400, 'bad_websocket_key'],
+    ['no key', { 'sec-websocket-key': '' }, 400, 'bad_websocket_key'],
+    ['a subprotocol that is not a token', { 'sec-websocket-protocol': 'chat v1' }, 400, 'bad_websocket_protocol'],
+    ['a repeated subprotocol', { 'sec-websocket-protocol': 'chat, chat' }, 400, 'bad_websocket_protocol'],
+  ] as const)('a handshake with %s is refused (%i %s) before the ticket is spent', async (_label, headers, status, code) => {
+    const t = await createWsApp();
+    const ticket = await t.ticket();
+    const res = await t.handshake(ticket, headers);
+    await expectErrorBody(res, status, code);
+    if (code === 'unsupported_websocket_version') expect(res.headers.get('sec-websocket-version')).toBe('13');
+    if (code === 'upgrade_required') expect(res.headers.get('upgrade')).toBe('websocket');
+    expect(isUpgraded(await t.handshake(ticket))).toBe(true);
+  });
+
+  it('a valid list of subprotocols is accepted', async () => {
+    const t = await createWsApp();
+    expect(isUpgraded(await t.handshake(await t.ticket(), { 'sec-websocket-protocol': 'chat, superchat' }))).toBe(true);
   });
 
   it('at the per-session cap: 429 with Retry-After, no upgrade', async () => {

@@ -5,6 +5,7 @@ import { isAllowedOrigin } from '../allowed-origins.js';
 import { errorBody } from '../error-body.js';
 import { requestHeader } from '../request-header.js';
 import type { WsHub } from '../ws/ws-hub.js';
+import { handshakeRefusal } from '../ws/websocket-handshake.js';
 
 /** The runtime's WebSocket upgrade (hono's upgradeWebSocket of @hono/node-ws, hono/bun, hono/deno). */
 export type WsUpgrade = (createEvents: (c: Context) => WSEvents<unknown>) => MiddlewareHandler;
@@ -15,18 +16,24 @@ const REFUSALS = {
   session_revoked: 'The session the ticket was issued from is no longer valid; log in again.',
 } as const;
 
+/** The channel's path under the API prefix. */
+export const WS_ROUTE = '/ws';
+
 /** GET /ws?token=<ticket>: the unified channel, opened only with a live one-time ticket (DESIGN D13). */
 export function wsRoutes(services: WebuiServices, policy: HttpPolicy, hub: WsHub, upgrade: WsUpgrade) {
   return new Hono<WebuiEnv>().get(
-    '/ws',
+    WS_ROUTE,
     async (c, next) => {
       const origin = requestHeader(c, 'origin');
       // Checked before the ticket, so a page on a foreign origin cannot even spend one.
       if (origin !== undefined && !isAllowedOrigin(origin, c, policy)) {
         return errorBody(c, 403, 'origin_not_allowed', 'WebSocket connections from this origin are not allowed.');
       }
-      if (requestHeader(c, 'upgrade')?.toLowerCase() !== 'websocket') {
-        return errorBody(c, 426, 'upgrade_required', 'This endpoint only accepts WebSocket upgrades.');
+      // Before the ticket, so a handshake the runtime would refuse does not spend one.
+      const refusal = handshakeRefusal((name) => requestHeader(c, name));
+      if (refusal) {
+        for (const [name, value] of Object.entries(refusal.headers)) c.header(name, value);
+        return errorBody(c, refusal.status, refusal.code, refusal.detail);
       }
       const ticket = c.req.query('token');
       if (!ticket) return errorBody(c, 401, 'missing_ticket', 'Pass a ticket from /api/webui/ws-token as ?token=.');
