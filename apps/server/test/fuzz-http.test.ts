@@ -4,7 +4,7 @@ import { createWebuiApp, type HttpPolicy } from '@webui/http-hono';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ErrorLogger } from './harness/error-logger.js';
-import { shortReport } from './harness/fuzz-report.js';
+import { propertyParameters } from './harness/property-parameters.js';
 
 /**
  * Property-based tests of every endpoint, in process (app.request over the core harness) for
@@ -12,7 +12,8 @@ import { shortReport } from './harness/fuzz-report.js';
  * the app, and every error is the D1 body.
  */
 
-const RUNS = Number(process.env['WEBUI_FUZZ_RUNS'] ?? 200);
+const ANY_REQUEST = propertyParameters({ seed: 1_101, numRuns: 200 });
+const ANY_JSON_BODY = propertyParameters({ seed: 1_102, numRuns: 200 });
 const MAX_BODY = 16 * 1024;
 
 const cidrs = (texts: string[]): Cidr[] => texts.map((text) => parseCidr(text) as Cidr);
@@ -178,7 +179,7 @@ async function expectSoundAnswer(response: Response, label: string, method = 'GE
 }
 
 describe('fuzzing every endpoint in process', () => {
-  it(`any method, path, headers and body: no 5xx, nothing thrown, D1 error bodies (${RUNS} runs)`, { timeout: 120_000 }, async () => {
+  it(`any method, path, headers and body: no 5xx, nothing thrown, D1 error bodies (${ANY_REQUEST.numRuns} runs)`, { timeout: 120_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(requestSpec, async (spec) => {
         const { app, token, logger } = await freshApp({ trustProxies: spec.trustProxies, peer: spec.peer });
@@ -199,11 +200,11 @@ describe('fuzzing every endpoint in process', () => {
         await expectSoundAnswer(response, label, spec.method);
         expect(logger.errors, label).toEqual([]);
       }),
-      { numRuns: RUNS, reporter: shortReport },
+      ANY_REQUEST,
     );
   });
 
-  it(`JSON endpoints with a valid session: any body is a 2xx or a 4xx with the D1 body (${RUNS} runs)`, { timeout: 120_000 }, async () => {
+  it(`JSON endpoints with a valid session: any body is a 2xx or a 4xx with the D1 body (${ANY_JSON_BODY.numRuns} runs)`, { timeout: 120_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('/auth/verify', '/auth/update', '/auth/regenerate', '/setup/complete', '/setup/reset', '/auth/logout'), body, contentType, async (endpoint, rawBody, type) => {
         const { app, token, logger, harness } = await freshApp({ trustProxies: false, peer: '127.0.0.5' });
@@ -220,7 +221,7 @@ describe('fuzzing every endpoint in process', () => {
         const record = await harness.store.readRecord();
         expect(typeof record?.accessToken === 'string' && record.accessToken.length > 0).toBe(true);
       }),
-      { numRuns: RUNS, reporter: shortReport },
+      ANY_JSON_BODY,
     );
   });
 

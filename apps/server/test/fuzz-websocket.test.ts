@@ -4,7 +4,7 @@ import type { WSContext } from 'hono/ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ErrorLogger } from './harness/error-logger.js';
-import { shortReport } from './harness/fuzz-report.js';
+import { propertyParameters } from './harness/property-parameters.js';
 import { HttpClient } from './harness/http-client.js';
 import { cleanupServers, startServer, type ServerProcess } from './harness/server-process.js';
 import { readWebuiFile } from './harness/webui-file.js';
@@ -18,7 +18,7 @@ import { readWebuiFile } from './harness/webui-file.js';
 
 afterAll(cleanupServers);
 
-const RUNS = Number(process.env['WEBUI_FUZZ_RUNS'] ?? 200);
+const ANY_MESSAGE = propertyParameters({ seed: 2_101, numRuns: 400 });
 const MAX_MESSAGE = 64 * 1024;
 
 /** JSON with one field nested thousands deep: V8 parses it, but stringifying it back overflows the stack. */
@@ -91,7 +91,7 @@ function fakeSocket(): { socket: WSContext; sent: string[]; closed: () => { code
 }
 
 describe('fuzzing WebSocket messages in process (the hub)', () => {
-  it(`any message: exactly one JSON answer with an op, or a 1009 close when over 64 KiB; never a throw (${RUNS * 2} runs)`, async () => {
+  it(`any message: exactly one JSON answer with an op, or a 1009 close when over 64 KiB; never a throw (${ANY_MESSAGE.numRuns} runs)`, async () => {
     const logger = new ErrorLogger();
     const hub = new WsHub({
       logs: { recent: () => [], subscribe: () => () => undefined },
@@ -120,7 +120,7 @@ describe('fuzzing WebSocket messages in process (the hub)', () => {
         events.onClose?.(new Event('close') as CloseEvent, socket);
         expect(logger.errors).toEqual([]);
       }),
-      { numRuns: RUNS * 2, reporter: shortReport },
+      ANY_MESSAGE,
     );
   });
 });
@@ -175,7 +175,7 @@ describe('fuzzing WebSocket messages against the real server', () => {
   let server: ServerProcess;
   let http: HttpClient;
   let token: string;
-  const RUNS_REAL = Math.max(20, Math.round(RUNS / 5));
+  const MESSAGE_BATCHES = propertyParameters({ seed: 2_102, numRuns: 40, endOnFailure: true });
 
   beforeAll(async () => {
     server = await startServer({ args: ['--host', '127.0.0.1'] });
@@ -183,7 +183,7 @@ describe('fuzzing WebSocket messages against the real server', () => {
     token = readWebuiFile(server.dataDir).access_token;
   });
 
-  it(`batches of messages: one answer each, JSON with an op, the socket open until a message is over 64 KiB (1009) (${RUNS_REAL} runs)`, { timeout: 120_000 }, async () => {
+  it(`batches of messages: one answer each, JSON with an op, the socket open until a message is over 64 KiB (1009) (${MESSAGE_BATCHES.numRuns} runs)`, { timeout: 120_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(anyMessage, { minLength: 1, maxLength: 6 }), fc.option(oversized, { freq: 5, nil: undefined }), async (messages, tooBig) => {
         const connection = await openChannel(server, http, token);
@@ -204,7 +204,7 @@ describe('fuzzing WebSocket messages against the real server', () => {
         }
         await connection.closed;
       }),
-      { numRuns: RUNS_REAL, reporter: shortReport, endOnFailure: true },
+      MESSAGE_BATCHES,
     );
 
     // The server is still healthy, logged no failure, and printed no stack trace.

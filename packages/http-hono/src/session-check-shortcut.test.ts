@@ -151,7 +151,8 @@ describe('GET /auth/check shortcut (the app\'s steps without the Hono pipeline)'
           expect(await seen(left), JSON.stringify(probe)).toEqual(await seen(await appRequest(appAlone, probe)));
         }
       }),
-      { numRuns: 100 },
+      // A fixed seed: npm test passes or fails the same way on every run.
+      { seed: 4_101, numRuns: 100 },
     );
   });
 });
