@@ -4,6 +4,7 @@
 // whose properties run on fixed seeds. Extra arguments go to vitest (a test file, -t <name>).
 import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 
 const PROPERTY_TESTS = ['apps/server/test/fuzz-http.test.ts', 'apps/server/test/fuzz-websocket.test.ts', 'apps/server/test/fuzz-wire.test.ts'];
 const DEFAULT_RUNS = 1_000;
@@ -16,8 +17,11 @@ const files = process.argv.slice(2);
 console.log(`test:fuzz: seed ${seed}, ${runs} runs per property${path ? `, replaying path ${path}` : ''}`);
 console.log(`test:fuzz: run again with WEBUI_FUZZ_SEED=${seed} WEBUI_FUZZ_RUNS=${runs} npm run test:fuzz`);
 
-const result = spawnSync('vitest', ['run', '--project', 'node', ...(files.length > 0 ? files : PROPERTY_TESTS)], {
+// The workspace's own vitest, so that the script also runs outside npm (node scripts/fuzz.mjs).
+const VITEST = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
+const result = spawnSync(process.execPath, [VITEST, 'run', '--project', 'node', ...(files.length > 0 ? files : PROPERTY_TESTS)], {
   stdio: 'inherit',
   env: { ...process.env, WEBUI_FUZZ_SEED: seed, WEBUI_FUZZ_RUNS: runs, WEBUI_FUZZ_PATH: path },
 });
+if (result.error) console.error(`test:fuzz: cannot run vitest: ${result.error.message}`);
 process.exit(result.status ?? 1);

@@ -16,7 +16,7 @@ import { readWebuiFile } from './harness/webui-file.js';
 
 afterAll(cleanupServers);
 
-const ANY_BYTES = propertyParameters({ seed: 3_101, numRuns: 70, endOnFailure: true });
+const ANY_BYTES = propertyParameters({ seed: 3_101, numRuns: 200, endOnFailure: true });
 
 /** Sends `request` on a fresh connection, half-closes, and reads until the server closes. */
 function exchange(port: number, request: Buffer): Promise<string> {
