@@ -138,8 +138,10 @@ export const OPERATIONS: Operation[] = [
     access: 'ticket',
     responses: {
       101: { description: 'Switching protocols.' },
+      400: { description: 'A WebSocket handshake with a malformed Sec-WebSocket-Key or Sec-WebSocket-Protocol; the ticket is not spent.', schema: ErrorBody },
       401: { description: 'Missing, unknown, expired, spent or revoked ticket; no upgrade.', schema: ErrorBody },
-      426: { description: 'Not a WebSocket upgrade request.', schema: ErrorBody },
+      403: { description: 'An Origin that is not allowed; the ticket is not spent.', schema: ErrorBody },
+      426: { description: 'Not a WebSocket upgrade (Upgrade other than websocket, no Connection: Upgrade) or a Sec-WebSocket-Version other than 13; the ticket is not spent.', schema: ErrorBody },
       429: { description: 'Too many open WebSockets.', schema: TooManyAttemptsBody, retryAfter: true },
     },
   },
