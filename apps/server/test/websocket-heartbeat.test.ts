@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { IDLE_PROGRESS, type PluginProgress } from '@webui/http-hono';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,23 +140,24 @@ describe('plugin progress port', () => {
       await eventually(() => client.messages.some((message) => message['event'] === 'snapshot'), 2_000, 'snapshot');
       expect(client.messages.slice(1)).toEqual([
         { op: 'response', id: 'pp', ok: true, data: { domain: 'plugin_progress', topic: 'main' } },
-        { op: 'event', domain: 'plugin_progress', topic: 'main', event: 'snapshot', data: { progress: [] } },
+        { op: 'event', domain: 'plugin_progress', topic: 'main', event: 'snapshot', data: { progress: IDLE_PROGRESS } },
       ]);
     }
-    const step = { plugin_id: 'weather', stage: 'installing', percent: 50 };
+    const step: PluginProgress = { ...IDLE_PROGRESS, operation: 'install', stage: 'loading', progress: 50, message: 'installing', plugin_id: 'weather', total_plugins: 1 };
+    const done: PluginProgress = { ...step, stage: 'success', progress: 100, loaded_plugins: 1 };
     started.running.channel.progress.publish(step);
-    started.running.channel.progress.publish({ ...step, percent: 100, stage: 'done' });
+    started.running.channel.progress.publish(done);
     for (const client of [first, second]) {
       await eventually(() => client.messages.filter((message) => message['event'] === 'update').length === 2, 2_000, 'two updates');
       expect(client.messages.filter((message) => message['event'] === 'update')).toEqual([
-        { op: 'event', domain: 'plugin_progress', topic: 'main', event: 'update', data: step },
-        { op: 'event', domain: 'plugin_progress', topic: 'main', event: 'update', data: { ...step, percent: 100, stage: 'done' } },
+        { op: 'event', domain: 'plugin_progress', topic: 'main', event: 'update', data: { progress: step } },
+        { op: 'event', domain: 'plugin_progress', topic: 'main', event: 'update', data: { progress: done } },
       ]);
     }
     const late = await connect(started);
     late.socket.send(JSON.stringify({ op: 'subscribe', id: 1, domain: 'plugin_progress', topic: 'main' }));
     await eventually(() => late.messages.some((message) => message['event'] === 'snapshot'), 2_000, 'snapshot');
-    expect(late.messages.find((message) => message['event'] === 'snapshot')).toMatchObject({ data: { progress: [{ plugin_id: 'weather', percent: 100, stage: 'done' }] } });
+    expect(late.messages.find((message) => message['event'] === 'snapshot')).toMatchObject({ data: { progress: done } });
   });
 });
 
@@ -181,7 +183,7 @@ describe('close()', () => {
     started.running.logger.child({ module: 'plugins' }).warn({}, 'hello from a module');
     await eventually(() => client.messages.some((message) => message['event'] === 'entry'), 2_000, 'entry');
     expect(client.messages.find((message) => message['event'] === 'entry')).toMatchObject({
-      data: { level: 'WARNING', module: 'plugins', message: 'hello from a module' },
+      data: { entry: { id: expect.stringMatching(/^\d+_\d+$/), level: 'WARNING', module: 'plugins', message: 'hello from a module' } },
     });
     expect(started.log.lines().some((line) => line['msg'] === 'hello from a module')).toBe(true);
   });

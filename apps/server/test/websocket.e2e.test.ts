@@ -19,7 +19,9 @@ const DEBUG_CONFIG = '[webui]\nlog_level = "debug"\n';
 const MAX_MESSAGE_BYTES = 64 * 1024;
 
 type Envelope = Record<string, unknown> & { op: string };
-type LogEntry = { id: number; timestamp: string; level: string; module: string; message: string };
+type LogEntry = { id: string; timestamp: string; level: string; module: string; message: string };
+/** The only levels the existing dashboard shows under its filters (dashboard-contract.md §4). */
+const DASHBOARD_LEVEL = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL)$/;
 
 /** An open socket that keeps every message it got, and how it closed. */
 class WsClient {
@@ -248,7 +250,7 @@ describe('protocol', () => {
     expect((await http.get('/health')).status).toBe(200);
   });
 
-  it('domain plugin_progress: a snapshot whose progress is empty (no plugin system publishes here)', async () => {
+  it('domain plugin_progress: a snapshot of one idle progress object (no plugin system publishes here)', async () => {
     const client = await open(server, await ticketOf(http));
     expect(await client.request({ op: 'subscribe', domain: 'plugin_progress', topic: 'main' })).toEqual({
       op: 'response',
@@ -257,7 +259,13 @@ describe('protocol', () => {
       data: { domain: 'plugin_progress', topic: 'main' },
     });
     const snapshot = await client.waitFor((message) => message['event'] === 'snapshot');
-    expect(snapshot).toEqual({ op: 'event', domain: 'plugin_progress', topic: 'main', event: 'snapshot', data: { progress: [] } });
+    expect(snapshot).toEqual({
+      op: 'event',
+      domain: 'plugin_progress',
+      topic: 'main',
+      event: 'snapshot',
+      data: { progress: { operation: 'idle', stage: 'idle', progress: 0, message: '', error: null, plugin_id: null, total_plugins: 0, loaded_plugins: 0 } },
+    });
     client.close();
   });
 });
@@ -271,7 +279,8 @@ describe('domain logs, topic main', () => {
     http = await loggedIn(server);
   });
 
-  const entriesOf = (client: WsClient): LogEntry[] => client.events('logs', 'entry').map((event) => event['data'] as LogEntry);
+  // A live line is data.entry: the dashboard appends nothing else (dashboard-contract.md §4).
+  const entriesOf = (client: WsClient): LogEntry[] => client.events('logs', 'entry').map((event) => (event['data'] as { entry: LogEntry }).entry);
 
   it('subscribe -> response, then one snapshot of recent entries (default 100) with the startup lines', async () => {
     const client = await open(server, await ticketOf(http));
@@ -284,12 +293,12 @@ describe('domain logs, topic main', () => {
     expect(entries.length).toBeGreaterThan(0);
     expect(entries.length).toBeLessThanOrEqual(100);
     for (const entry of entries) {
-      expect(entry).toEqual({ id: expect.any(Number), timestamp: expect.any(String), level: expect.any(String), module: expect.any(String), message: expect.any(String) });
+      expect(entry).toEqual({ id: expect.any(String), timestamp: expect.any(String), level: expect.stringMatching(DASHBOARD_LEVEL), module: expect.any(String), message: expect.any(String) });
       expect(Number.isNaN(Date.parse(entry.timestamp))).toBe(false);
     }
     expect(entries.map((entry) => entry.message)).toContain('WebUI API listening');
     const ids = entries.map((entry) => entry.id);
-    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(ids).toEqual([...ids].sort());
     // The temporary token is a field of a startup line, never part of the stream.
     expect(JSON.stringify(snapshot)).not.toContain(readWebuiFile(server.dataDir).access_token);
     client.close();
@@ -323,16 +332,23 @@ describe('domain logs, topic main', () => {
     const firstEntries = entriesOf(first);
     const secondEntries = entriesOf(second);
     const health = firstEntries.find((entry) => entry.message === 'request');
-    expect(health).toEqual({ id: expect.any(Number), timestamp: expect.any(String), level: 'DEBUG', module: 'http', message: 'request' });
+    expect(health).toEqual({ id: expect.any(String), timestamp: expect.any(String), level: 'DEBUG', module: 'http', message: 'request' });
+    for (const event of first.events('logs', 'entry')) expect(Object.keys(event['data'] as object)).toEqual(['entry']);
     // Both subscribers see the same lines with the same ids, in increasing order, after the snapshot.
     const common = Math.min(firstEntries.length, secondEntries.length);
     expect(secondEntries.slice(0, common).map((entry) => entry.id)).toEqual(firstEntries.slice(0, common).map((entry) => entry.id));
     for (const entries of [firstEntries, secondEntries]) {
       const ids = entries.map((entry) => entry.id);
-      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(ids).toEqual([...ids].sort());
       expect(new Set(ids).size).toBe(ids.length);
     }
-    expect(Math.min(...secondEntries.map((entry) => entry.id))).toBeGreaterThan(Math.max(...snapshotIds));
+    expect(secondEntries.every((entry) => snapshotIds.every((id) => entry.id > id))).toBe(true);
+    // A later snapshot carries the same lines under the same ids (the dashboard de-duplicates by id).
+    const late = await open(server, await ticketOf(http));
+    await late.request({ op: 'subscribe', domain: 'logs', topic: 'main', data: { replay: 500 } });
+    const lateEntries = ((await late.waitFor((message) => message['event'] === 'snapshot'))['data'] as { entries: LogEntry[] }).entries;
+    expect(lateEntries.find((entry) => entry.id === health?.id)).toEqual(health);
+    late.close();
     // The log stdout has the same lines.
     expect(server.logs().filter((line) => line.msg === 'request' && line['path'] === '/api/webui/health').length).toBeGreaterThan(0);
     first.close();
@@ -449,5 +465,6 @@ describe('shutdown', () => {
     await expect(connect(server, 'A'.repeat(43))).rejects.toThrow(/ECONNREFUSED/);
   });
 
-  const entriesOf = (client: WsClient): LogEntry[] => client.events('logs', 'entry').map((event) => event['data'] as LogEntry);
+  // A live line is data.entry: the dashboard appends nothing else (dashboard-contract.md §4).
+  const entriesOf = (client: WsClient): LogEntry[] => client.events('logs', 'entry').map((event) => (event['data'] as { entry: LogEntry }).entry);
 });

@@ -1,6 +1,7 @@
 // The first-setup page: log in, replace the temporary token, complete setup, watch the live log.
 // Plain DOM, no framework; data from the server only ever goes into textContent.
 import { TOKEN_VIOLATION_MESSAGES, type TokenViolation } from '@webui/core';
+import type { LogEntry } from '@webui/http-hono';
 
 const API = '/api/webui';
 const MAX_LOG_ROWS = 500;
@@ -407,18 +408,10 @@ async function guarded(work: () => Promise<void>, errorTarget: HTMLElement, reve
 
 // ---- live log ----
 
-interface LogEntry {
-  id: number;
-  timestamp: string;
-  level: string;
-  module: string;
-  message: string;
-}
-
 function isLogEntry(value: unknown): value is LogEntry {
   if (value === null || typeof value !== 'object') return false;
   const entry = value as Record<string, unknown>;
-  return typeof entry['timestamp'] === 'string' && typeof entry['level'] === 'string' && typeof entry['message'] === 'string';
+  return ['id', 'timestamp', 'level', 'module', 'message'].every((field) => typeof entry[field] === 'string');
 }
 
 /** One WebSocket on the unified channel, subscribed to logs/main; reconnects with a fresh ticket while logged in. */
@@ -429,7 +422,7 @@ class LogStream {
   /** Bumped by stop(): callbacks of an older run do nothing. */
   private generation = 0;
   private retry: ReturnType<typeof setTimeout> | undefined;
-  private lastId = 0;
+  private lastId = '';
   private requestId = 0;
 
   start(): void {
@@ -521,8 +514,10 @@ class LogStream {
       const entries = Array.isArray(payload?.['entries']) ? payload['entries'].filter(isLogEntry) : [];
       // A reconnect replays entries already shown; keep only the new ones.
       this.append(entries.filter((entry) => entry.id > this.lastId));
-    } else if (message['event'] === 'entry' && isLogEntry(payload)) {
-      this.append([payload]);
+    } else if (message['event'] === 'entry') {
+      // A live line travels as data.entry, as the dashboard reads it; one already shown is skipped.
+      const entry = payload?.['entry'];
+      if (isLogEntry(entry) && entry.id > this.lastId) this.append([entry]);
     }
   }
 
@@ -531,7 +526,8 @@ class LogStream {
     const list = ui.logList;
     const pinned = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
     const rows = entries.map((entry) => {
-      if (typeof entry.id === 'number' && entry.id > this.lastId) this.lastId = entry.id;
+      // Ids have a fixed width within a run and start with the run's start time: they compare as strings.
+      if (entry.id > this.lastId) this.lastId = entry.id;
       return logRow(entry);
     });
     list.append(...rows);

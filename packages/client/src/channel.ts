@@ -3,8 +3,8 @@ import type { LogEntry, PluginProgress } from '@webui/http-hono';
 /** Events the server is known to send (DESIGN D13), by domain and event name; others carry `unknown`. */
 export interface ChannelEventMap {
   system: { ready: { connection_id: string; timestamp: number } };
-  logs: { snapshot: { entries: LogEntry[] }; entry: LogEntry };
-  plugin_progress: { snapshot: { progress: PluginProgress[] }; update: PluginProgress };
+  logs: { snapshot: { entries: LogEntry[] }; entry: { entry: LogEntry } };
+  plugin_progress: { snapshot: { progress: PluginProgress }; update: { progress: PluginProgress } };
 }
 
 export type ChannelEventData<D extends string, E extends string> = D extends keyof ChannelEventMap

@@ -1,3 +1,4 @@
+import type { LogEntry } from '@webui/http-hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createWebuiClient } from './create-webui-client.js';
@@ -123,7 +124,7 @@ describe('createWebuiClient against the real server', () => {
     expect(response).toMatchObject({ op: 'response', ok: true, data: { domain: 'logs', topic: 'main' } });
     const entries = await snapshot;
     expect(entries.length).toBeGreaterThan(0);
-    expect(entries[0]).toMatchObject({ id: expect.any(Number), timestamp: expect.any(String), level: expect.any(String), message: expect.any(String) });
+    expect(entries[0]).toMatchObject({ id: expect.any(String), timestamp: expect.any(String), level: expect.any(String), message: expect.any(String) });
 
     const unknown = await channel.subscribe('nope', 'main');
     expect(unknown).toMatchObject({ ok: false, error: { code: 'unknown_topic' } });
@@ -131,9 +132,9 @@ describe('createWebuiClient against the real server', () => {
     expect(badReplay).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
 
     // A live entry arrives once the server logs something (a login from a new address does).
-    const entry = new Promise<string>((resolve) => channel.on('logs', 'entry', (data) => resolve(data.message)));
+    const entry = new Promise<LogEntry>((resolve) => channel.on('logs', 'entry', (data) => resolve(data.entry)));
     expect(await loginFromAnotherAddress(server, '127.0.0.21')).toBe(200);
-    expect(await entry).toEqual(expect.any(String));
+    expect(await entry).toEqual({ id: expect.any(String), timestamp: expect.any(String), level: expect.stringMatching(/^(DEBUG|INFO|WARNING|ERROR|CRITICAL)$/), module: expect.any(String), message: expect.any(String) });
 
     await client.regenerateToken();
     expect(await channel.closed).toMatchObject({ code: 4001 });

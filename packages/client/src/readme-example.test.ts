@@ -14,7 +14,7 @@ async function readmeScript(): Promise<void> {
   if ((await client.setupStatus()).is_first_setup) await client.completeSetup();
   const channel = await client.openChannel();
   channel.on('logs', 'snapshot', ({ entries }) => console.log(`${entries.length} recent log entries`));
-  channel.on('logs', 'entry', (entry) => console.log(`${entry.timestamp} ${entry.level} ${entry.message}`));
+  channel.on('logs', 'entry', ({ entry }) => console.log(`${entry.timestamp} ${entry.level} ${entry.message}`));
   await channel.subscribe('logs', 'main', { replay: 20 });
   console.log('log stream closed', (await channel.closed).code);
   // readme-example:end

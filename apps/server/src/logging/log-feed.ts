@@ -1,8 +1,18 @@
-import type { LogEntry, LogSource } from '@webui/http-hono';
+import type { LogEntry, LogLevel, LogSource } from '@webui/http-hono';
 
 export type LogListener = (entry: LogEntry) => void;
 
-const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARNING', 50: 'ERROR', 60: 'CRITICAL' };
+/** pino's numeric level as one of the five the dashboard filters on: trace and debug are DEBUG, fatal is CRITICAL. */
+export function dashboardLevel(pinoLevel: unknown): LogLevel {
+  if (typeof pinoLevel !== 'number') return 'INFO';
+  if (pinoLevel < 30) return 'DEBUG';
+  if (pinoLevel < 40) return 'INFO';
+  if (pinoLevel < 50) return 'WARNING';
+  return pinoLevel < 60 ? 'ERROR' : 'CRITICAL';
+}
+
+/** Width of the counter in an entry id: fixed, so that ids sort as strings in the order they were made. */
+const COUNTER_DIGITS = 12;
 
 /** A line not yet turned into an entry: nobody has asked for it so far. */
 interface RawLine {
@@ -23,8 +33,15 @@ export class LogFeed implements LogSource {
   private readonly entries: Array<LogEntry | RawLine> = [];
   private readonly listeners = new Set<LogListener>();
   private nextId = 1;
+  /** The run's start time leads every id: ids from another run of the server never collide with these. */
+  private readonly idPrefix: string;
 
-  constructor(private readonly capacity = 500) {}
+  constructor(
+    private readonly capacity = 500,
+    startedAt: number = Date.now(),
+  ) {
+    this.idPrefix = `${startedAt}_`;
+  }
 
   readonly stream: LineSink = {
     write: (chunk) => {
@@ -77,9 +94,9 @@ export class LogFeed implements LogSource {
       return null;
     }
     const entry: LogEntry = {
-      id: item.id,
+      id: `${this.idPrefix}${String(item.id).padStart(COUNTER_DIGITS, '0')}`,
       timestamp: new Date(typeof record.time === 'number' ? record.time : Date.now()).toISOString(),
-      level: LEVEL_NAMES[record.level as number] ?? String(record.level),
+      level: dashboardLevel(record.level),
       module: typeof record.module === 'string' ? record.module : 'webui',
       message: typeof record.msg === 'string' ? record.msg : '',
     };

@@ -1,8 +1,13 @@
-/** One log line as the log stream sends it (DESIGN D13). */
+/** The levels the existing dashboard filters on (DEBUG 10 ... CRITICAL 50); any other is hidden there. */
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'CRITICAL';
+
+/** One log line as the log stream sends it (DESIGN D13, the dashboard's LogEntry). */
 export interface LogEntry {
-  id: number;
+  /** Unique and increasing within the server's run, the same in the snapshot and in the live event. */
+  id: string;
+  /** ISO 8601. */
   timestamp: string;
-  level: string;
+  level: LogLevel;
   module: string;
   message: string;
 }

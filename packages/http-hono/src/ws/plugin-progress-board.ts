@@ -1,25 +1,50 @@
-/** Progress of one plugin operation as a plugin system reports it; the shape is the plugin system's. */
-export type PluginProgress = Record<string, unknown> & { plugin_id: string };
+/** One plugin operation's progress, as the existing dashboard reads `data.progress` (one object, never a list). */
+export interface PluginProgress {
+  operation: 'idle' | 'fetch' | 'install' | 'uninstall' | 'update';
+  stage: 'idle' | 'loading' | 'success' | 'error';
+  /** 0 to 100. */
+  progress: number;
+  message: string;
+  error: string | null;
+  plugin_id: string | null;
+  total_plugins: number;
+  loaded_plugins: number;
+  mirror_id?: string;
+  mirror_name?: string;
+  mirror_index?: number;
+  total_mirrors?: number;
+  attempt?: number;
+  max_attempts?: number;
+}
+
+/** What subscribers see when no plugin operation runs. */
+export const IDLE_PROGRESS: Readonly<PluginProgress> = Object.freeze({
+  operation: 'idle',
+  stage: 'idle',
+  progress: 0,
+  message: '',
+  error: null,
+  plugin_id: null,
+  total_plugins: 0,
+  loaded_plugins: 0,
+});
 
 /**
- * The port a plugin system publishes progress through; WebSocket subscribers of
- * domain plugin_progress get a snapshot of the latest entries, then every update.
+ * The port a plugin system publishes progress through; WebSocket subscribers of domain
+ * plugin_progress get the current progress as a snapshot, then every update.
  */
 export class PluginProgressBoard {
-  private readonly latest = new Map<string, PluginProgress>();
+  private current: PluginProgress = { ...IDLE_PROGRESS };
   private readonly listeners = new Set<(progress: PluginProgress) => void>();
 
-  constructor(private readonly capacity = 200) {}
-
   publish(progress: PluginProgress): void {
-    this.latest.delete(progress.plugin_id);
-    this.latest.set(progress.plugin_id, progress);
-    if (this.latest.size > this.capacity) this.latest.delete(this.latest.keys().next().value as string);
-    for (const listener of this.listeners) listener(progress);
+    this.current = { ...progress };
+    for (const listener of this.listeners) listener(this.current);
   }
 
-  snapshot(): PluginProgress[] {
-    return [...this.latest.values()];
+  /** The latest progress, idle until a plugin system publishes. */
+  snapshot(): PluginProgress {
+    return this.current;
   }
 
   subscribe(listener: (progress: PluginProgress) => void): () => void {

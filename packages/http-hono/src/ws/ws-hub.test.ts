@@ -2,8 +2,8 @@ import type { WSContext, WSEvents } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
 import { RecordingLogger } from '../testing/test-app.js';
 import type { ServerEnvelope } from './envelopes.js';
-import type { LogEntry, LogSource } from './log-source.js';
-import { PluginProgressBoard } from './plugin-progress-board.js';
+import type { LogEntry, LogLevel, LogSource } from './log-source.js';
+import { IDLE_PROGRESS, PluginProgressBoard, type PluginProgress } from './plugin-progress-board.js';
 import { CLOSE_GOING_AWAY, CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_CHANGED, CLOSE_TRY_AGAIN_LATER, WsHub, type WsHubOptions } from './ws-hub.js';
 
 /** An in-memory log source: `log()` plays a new server log line. */
@@ -12,8 +12,8 @@ class FakeLogs implements LogSource {
   private readonly listeners = new Set<(entry: LogEntry) => void>();
   private nextId = 1;
 
-  log(message: string, level = 'INFO', module = 'webui'): LogEntry {
-    const entry: LogEntry = { id: this.nextId++, timestamp: new Date(1_700_000_000_000 + this.nextId).toISOString(), level, module, message };
+  log(message: string, level: LogLevel = 'INFO', module = 'webui'): LogEntry {
+    const entry: LogEntry = { id: `1700000000000_${String(this.nextId++).padStart(12, '0')}`, timestamp: new Date(1_700_000_000_000 + this.nextId).toISOString(), level, module, message };
     this.entries.push(entry);
     for (const listener of this.listeners) listener(entry);
     return entry;
@@ -230,10 +230,11 @@ describe('WsHub: domain logs, topic main', () => {
     expect(entries).toHaveLength(100);
     expect(entries[0]?.message).toBe('line 50');
     expect(entries[99]?.message).toBe('line 149');
-    expect(entries.map((entry) => entry.id)).toEqual([...entries.map((entry) => entry.id)].sort((a, b) => a - b));
+    expect(entries.map((entry) => entry.id)).toEqual([...entries.map((entry) => entry.id)].sort());
 
     const live = logs.log('fresh', 'DEBUG', 'http');
-    expect(client.socket.take()).toEqual([{ op: 'event', domain: 'logs', topic: 'main', event: 'entry', data: live }]);
+    // The dashboard appends a live line only from data.entry (dashboard-contract.md §4).
+    expect(client.socket.take()).toEqual([{ op: 'event', domain: 'logs', topic: 'main', event: 'entry', data: { entry: live } }]);
     expect(Object.keys(live).sort()).toEqual(['id', 'level', 'message', 'module', 'timestamp']);
   });
 
@@ -282,9 +283,9 @@ describe('WsHub: domain logs, topic main', () => {
     bystander.socket.take();
     const lines = ['a', 'b', 'c', 'd'].map((message) => logs.log(message));
     for (const client of [first, second]) {
-      const got = client.socket.take() as Array<{ event: string; data: LogEntry }>;
+      const got = client.socket.take() as Array<{ event: string; data: { entry: LogEntry } }>;
       expect(got.map((envelope) => envelope.event)).toEqual(['entry', 'entry', 'entry', 'entry']);
-      expect(got.map((envelope) => envelope.data)).toEqual(lines);
+      expect(got.map((envelope) => envelope.data.entry)).toEqual(lines);
     }
     expect(bystander.socket.take()).toEqual([]);
   });
@@ -339,33 +340,42 @@ describe('WsHub: domain plugin_progress, topic main', () => {
     return client.socket.take();
   };
 
-  it('subscribe -> response, then a snapshot whose progress is empty until something is published', () => {
+  it('subscribe -> response, then a snapshot whose progress is idle until something is published', () => {
     const { open } = makeHub();
     const client = open();
     client.socket.take();
     expect(subscribeProgress(client)).toEqual([
       { op: 'response', id: 'pp', ok: true, data: { domain: 'plugin_progress', topic: 'main' } },
-      { op: 'event', domain: 'plugin_progress', topic: 'main', event: 'snapshot', data: { progress: [] } },
+      { op: 'event', domain: 'plugin_progress', topic: 'main', event: 'snapshot', data: { progress: IDLE_PROGRESS } },
     ]);
   });
 
-  it('published progress reaches subscribers as update events; later subscribers see it in the snapshot', () => {
+  it('the snapshot is one idle progress object while no plugin operation runs', () => {
+    const { open } = makeHub();
+    const client = open();
+    client.socket.take();
+    const [, snapshot] = subscribeProgress(client);
+    expect(snapshot).toEqual({ op: 'event', domain: 'plugin_progress', topic: 'main', event: 'snapshot', data: { progress: IDLE_PROGRESS } });
+    expect(IDLE_PROGRESS).toEqual({ operation: 'idle', stage: 'idle', progress: 0, message: '', error: null, plugin_id: null, total_plugins: 0, loaded_plugins: 0 });
+  });
+
+  it('published progress reaches subscribers as update events with data.progress; later subscribers see the latest in the snapshot', () => {
     const { open, progress } = makeHub();
     const first = open();
     const second = open();
     subscribeProgress(first);
     subscribeProgress(second);
-    const step = { plugin_id: 'weather', stage: 'download', percent: 40 };
+    const step: PluginProgress = { ...IDLE_PROGRESS, operation: 'install', stage: 'loading', progress: 40, message: 'downloading', plugin_id: 'weather' };
     progress.publish(step);
     for (const client of [first, second]) {
-      expect(client.socket.take()).toEqual([{ op: 'event', domain: 'plugin_progress', topic: 'main', event: 'update', data: step }]);
+      expect(client.socket.take()).toEqual([{ op: 'event', domain: 'plugin_progress', topic: 'main', event: 'update', data: { progress: step } }]);
     }
-    const done = { plugin_id: 'weather', stage: 'done', percent: 100 };
+    const done: PluginProgress = { ...step, stage: 'success', progress: 100, message: 'installed' };
     progress.publish(done);
     const late = open();
     late.socket.take();
     const [, snapshot] = subscribeProgress(late);
-    expect(snapshot).toEqual({ op: 'event', domain: 'plugin_progress', topic: 'main', event: 'snapshot', data: { progress: [done] } });
+    expect(snapshot).toEqual({ op: 'event', domain: 'plugin_progress', topic: 'main', event: 'snapshot', data: { progress: done } });
   });
 
   it('unsubscribe stops updates', () => {
@@ -374,15 +384,18 @@ describe('WsHub: domain plugin_progress, topic main', () => {
     subscribeProgress(client);
     client.sendJson({ op: 'unsubscribe', id: 2, domain: 'plugin_progress', topic: 'main' });
     client.socket.take();
-    progress.publish({ plugin_id: 'x' });
+    progress.publish({ ...IDLE_PROGRESS, operation: 'fetch', stage: 'loading' });
     expect(client.socket.take()).toEqual([]);
   });
 
-  it('the board keeps at most its capacity of plugins, newest last', () => {
-    const board = new PluginProgressBoard(3);
-    for (const id of ['a', 'b', 'c', 'd']) board.publish({ plugin_id: id });
-    board.publish({ plugin_id: 'b', stage: 'again' });
-    expect(board.snapshot()).toEqual([{ plugin_id: 'c' }, { plugin_id: 'd' }, { plugin_id: 'b', stage: 'again' }]);
+  it('the board holds one progress, a copy of the last one published', () => {
+    const board = new PluginProgressBoard();
+    expect(board.snapshot()).toEqual(IDLE_PROGRESS);
+    const published: PluginProgress = { ...IDLE_PROGRESS, operation: 'uninstall', stage: 'error', error: 'not found', plugin_id: 'b' };
+    board.publish({ ...IDLE_PROGRESS, operation: 'fetch', stage: 'loading', plugin_id: 'a' });
+    board.publish(published);
+    published.message = 'changed afterwards';
+    expect(board.snapshot()).toEqual({ ...IDLE_PROGRESS, operation: 'uninstall', stage: 'error', error: 'not found', plugin_id: 'b' });
   });
 });
 

@@ -137,14 +137,14 @@ export class WsHub {
       connection.subscriptions.get(key)?.();
       this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
       this.send(connection, { op: 'event', domain, topic, event: 'snapshot', data: { entries: this.options.logs.recent(data.output.replay) } });
-      connection.subscriptions.set(key, this.options.logs.subscribe((entry) => this.send(connection, { op: 'event', domain, topic, event: 'entry', data: entry })));
+      connection.subscriptions.set(key, this.options.logs.subscribe((entry) => this.send(connection, { op: 'event', domain, topic, event: 'entry', data: { entry } })));
       return;
     }
     if (key === 'plugin_progress/main') {
       connection.subscriptions.get(key)?.();
       this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
       this.send(connection, { op: 'event', domain, topic, event: 'snapshot', data: { progress: this.options.progress.snapshot() } });
-      connection.subscriptions.set(key, this.options.progress.subscribe((progress) => this.send(connection, { op: 'event', domain, topic, event: 'update', data: progress })));
+      connection.subscriptions.set(key, this.options.progress.subscribe((progress) => this.send(connection, { op: 'event', domain, topic, event: 'update', data: { progress } })));
       return;
     }
     this.fail(connection, id, 'unknown_topic', `No topic ${JSON.stringify(key).slice(0, 100)}; available: logs/main, plugin_progress/main.`);
