@@ -134,7 +134,7 @@ export const OPERATIONS: Operation[] = [
     path: '/ws',
     summary: 'The unified WebSocket channel',
     description:
-      'Upgrades to a WebSocket with ?token=<ticket>. Server envelopes: {op:"event",domain,event,topic?,data}, {op:"response",id,ok,data?|error}, {op:"pong",ts}. Client: {op:"ping"}, {op:"subscribe"|"unsubscribe",id,domain,topic,data?}. Topics logs/main and plugin_progress/main. Closed with 4001 when the access token changes.',
+      'Upgrades to a WebSocket with ?token=<ticket>. Server envelopes: {op:"event",domain,event,topic?,data}, {op:"response",id,ok,data?|error}, {op:"pong",ts}. Client: {op:"ping"}, {op:"subscribe"|"unsubscribe",id,domain,topic,data?}. Topics logs/main (a snapshot event {entries:[...]}, then entry events {entry}; an entry is {id: string, unique and increasing within a run, timestamp: ISO 8601, level: DEBUG|INFO|WARNING|ERROR|CRITICAL, module, message}) and plugin_progress/main (a snapshot event, then update events, each {progress: one object {operation, stage, progress, message, error, plugin_id, total_plugins, loaded_plugins}}, idle when nothing runs). Closed with 4001 when the access token changes.',
     access: 'ticket',
     responses: {
       101: { description: 'Switching protocols.' },
