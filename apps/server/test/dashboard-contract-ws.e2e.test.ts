@@ -7,7 +7,8 @@ import { readWebuiFile } from './harness/webui-file.js';
 /**
  * The unified WebSocket channel held to what the existing dashboard does and reads, as recorded in
  * ../shared/spec/dashboard-contract.md §1 (ws-token), §3 (unified WS), §4 (logs) and §5
- * (plugin_progress): its messages, byte for byte in shape, and every field it reads.
+ * (plugin_progress): its messages, byte for byte in shape, and every field it reads. The server
+ * writes no trace line of its own, so trace -> DEBUG is held in-process (websocket-heartbeat.test.ts).
  */
 
 afterAll(cleanupServers);
@@ -83,7 +84,7 @@ describe(`the unified channel as the dashboard uses it (${defaultLauncher.name})
     socket.terminate();
   });
 
-  it('a line logged while subscribed arrives as event "entry" with data.entry, after the snapshot, with a dashboard level and a string id', async () => {
+  it('a line logged while subscribed arrives as event "entry" with data.entry, after the snapshot, with a dashboard level and a string id; the next snapshot has it under the same id', async () => {
     const { socket, messages } = await openLikeTheDashboard(server, http);
     const id = dashboardId();
     socket.send(JSON.stringify({ op: 'subscribe', id, domain: 'logs', topic: 'main', data: { replay: 100 } }));
@@ -96,6 +97,14 @@ describe(`the unified channel as the dashboard uses it (${defaultLauncher.name})
     expect(live).toEqual({ op: 'event', domain: 'logs', topic: 'main', event: 'entry', data: { entry: { ...DASHBOARD_ENTRY, level: 'INFO', message: 'login failed' } } });
     const snapshotAt = messages.findIndex((message) => message['event'] === 'snapshot');
     expect(messages.indexOf(live)).toBeGreaterThan(snapshotAt);
+    // The dashboard re-subscribes after a reconnect and de-duplicates by id: the same line, under the same id, in the next snapshot.
+    const again = dashboardId();
+    socket.send(JSON.stringify({ op: 'subscribe', id: again, domain: 'logs', topic: 'main', data: { replay: 100 } }));
+    await eventually(() => messages.filter((message) => message['event'] === 'snapshot').length === 2, 3_000, 'the second snapshot');
+    const second = messages.filter((message) => message['event'] === 'snapshot')[1] as Message;
+    expect(messages.indexOf(second)).toBe(messages.indexOf(responseTo(messages, again) as Message) + 1);
+    const liveEntry = (live['data'] as { entry: { id: string } }).entry;
+    expect((second['data'] as { entries: Array<{ id: string }> }).entries.filter((entry) => entry.id === liveEntry.id)).toEqual([liveEntry]);
     // Every event carries an object as data (an event without one is dropped by the dashboard).
     for (const message of messages.filter((m) => m.op === 'event')) expect(typeof message['data'] === 'object' && message['data'] !== null).toBe(true);
     socket.terminate();

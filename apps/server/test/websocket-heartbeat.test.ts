@@ -131,7 +131,7 @@ describe('server heartbeat', () => {
 });
 
 describe('plugin progress port', () => {
-  it('subscribers get an empty snapshot, then every update published through channel.progress; late subscribers see the latest', async () => {
+  it('subscribers get an idle snapshot, then every update published through channel.progress; late subscribers see the latest', async () => {
     const started = await start();
     const first = await connect(started);
     const second = await connect(started);
@@ -158,6 +158,26 @@ describe('plugin progress port', () => {
     late.socket.send(JSON.stringify({ op: 'subscribe', id: 1, domain: 'plugin_progress', topic: 'main' }));
     await eventually(() => late.messages.some((message) => message['event'] === 'snapshot'), 2_000, 'snapshot');
     expect(late.messages.find((message) => message['event'] === 'snapshot')).toMatchObject({ data: { progress: done } });
+  });
+});
+
+describe('log port', () => {
+  it('the logger`s trace and fatal lines reach a subscriber as DEBUG and CRITICAL, the only names the dashboard filters on', async () => {
+    const started = await start('[webui]\nlog_level = "trace"\n');
+    const client = await connect(started);
+    client.socket.send(JSON.stringify({ op: 'subscribe', id: 'ws-1732350000000-1', domain: 'logs', topic: 'main', data: { replay: 0 } }));
+    await eventually(() => client.messages.some((message) => message['event'] === 'snapshot'), 2_000, 'snapshot');
+    const plugins = started.running.logger.child({ module: 'plugins' });
+    plugins.trace({}, 'a trace line');
+    plugins.fatal({}, 'a fatal line');
+    const entries = () => client.messages.filter((message) => message['event'] === 'entry').map((message) => (message['data'] as { entry: Message }).entry);
+    await eventually(() => entries().some((entry) => entry['message'] === 'a fatal line'), 2_000, 'the fatal line');
+    expect(entries().filter((entry) => entry['module'] === 'plugins')).toEqual([
+      { id: expect.stringMatching(/^\d{13}_\d{12}$/), timestamp: expect.any(String), level: 'DEBUG', module: 'plugins', message: 'a trace line' },
+      { id: expect.stringMatching(/^\d{13}_\d{12}$/), timestamp: expect.any(String), level: 'CRITICAL', module: 'plugins', message: 'a fatal line' },
+    ]);
+    // pino wrote them as trace (10) and fatal (60): the mapping happens on the way to the dashboard only.
+    expect(started.log.lines().filter((line) => line['module'] === 'plugins').map((line) => line['level'])).toEqual([10, 60]);
   });
 });
 
