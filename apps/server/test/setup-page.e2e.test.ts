@@ -141,7 +141,7 @@ describe('the first-setup page in a real browser', () => {
     expect(await rows.count()).toBeGreaterThan(3);
     const first = rows.first();
     expect(await first.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expect(await first.locator('.log-level').textContent()).toMatch(/^[A-Z]+$/);
+    expect(await first.locator('.log-level').textContent()).toMatch(/^(DEBUG|INFO|WARNING|ERROR|CRITICAL)$/);
     expect(await page.locator('#log-state').textContent()).toBe('Live');
 
     // The first socket was opened under the temporary token and closed (4001) when it changed; a second followed.
@@ -156,7 +156,10 @@ describe('the first-setup page in a real browser', () => {
     const events = live.received.map((frame) => JSON.parse(frame) as Record<string, unknown>);
     expect(events[0]).toMatchObject({ op: 'event', domain: 'system', event: 'ready' });
     expect(events.some((event) => event['event'] === 'snapshot')).toBe(true);
-    expect(events.some((event) => event['event'] === 'entry')).toBe(true);
+    const entries = events.filter((event) => event['event'] === 'entry');
+    expect(entries.length).toBeGreaterThan(0);
+    // The page shows what the dashboard would: live lines travel as data.entry with a string id.
+    for (const entry of entries) expect(entry['data']).toEqual({ entry: expect.objectContaining({ id: expect.any(String), level: expect.stringMatching(/^(DEBUG|INFO|WARNING|ERROR|CRITICAL)$/) }) });
   });
 
   it('shows the status view after a reload, and looks right', async () => {
