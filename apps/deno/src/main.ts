@@ -1,17 +1,23 @@
 /**
  * The WebUI management API on Deno: Deno.serve and hono/deno's WebSocket over @webui/http-hono and @webui/core.
  *
- *   deno run --config=apps/deno/deno.json --allow-all apps/deno/src/main.ts [--port N] [--host LIST] [--data-dir DIR] [--config FILE] [--memory]
- *
- * --allow-all: the data-directory lock shared with apps/server signals pids and reads /proc/<pid>/stat,
- * which Deno grants only with all permissions.
+ * Run with the least permissions it needs, written once in apps/deno/package.json's start script:
+ *   --allow-net                     listen on the configured hosts
+ *   --allow-read=./config,./data    the config file and the data directory (add yours if --config/--data-dir point elsewhere)
+ *   --allow-read=../server/dist/web,../../node_modules   the setup page and the Swagger UI files it serves
+ *   --allow-write=./data            webui.json, its temp files and the lock
+ *   --allow-env=WEBUI_CONFIG,... --ignore-env   the WEBUI_* variables; every other one reads as unset
+ *   --allow-sys=hostname            pino asks for it when it loads
+ *   --no-prompt                     a missing permission is an error, never a question on the terminal
+ * Without --allow-run it cannot look at other processes: a data-directory lock left by a crashed
+ * server is refused with a message naming the file, which the operator removes.
  *
  * Settings come from the same config/bot_config.toml, WEBUI_* variables and flags as apps/server.
  */
 import { getConnInfo, upgradeWebSocket } from 'hono/deno';
 import { ConfigError } from '../../server/src/config/config-error.js';
 import { parseConfigFlags } from '../../server/src/config/config-flags.js';
-import { loadSettings } from '../../server/src/config/load-settings.js';
+import { loadSettings, SETTING_VARIABLES } from '../../server/src/config/load-settings.js';
 import { StartupError } from '../../server/src/startup-error.js';
 import { assembleWebui, type AssembledWebui } from '../../server/src/portable/assemble-webui.js';
 
@@ -22,7 +28,8 @@ let loaded;
 try {
   const [unknown] = parseConfigFlags(argv).rest;
   if (unknown !== undefined) exitWith(2, `webui: unknown argument ${JSON.stringify(unknown)}; ${USAGE}`);
-  loaded = loadSettings({ argv, env: Deno.env.toObject(), cwd: Deno.cwd() });
+  // Only the WEBUI_* variables: the server is granted no others.
+  loaded = loadSettings({ argv, env: Object.fromEntries(SETTING_VARIABLES.map((name) => [name, Deno.env.get(name)])), cwd: Deno.cwd() });
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   exitWith(1, `webui: configuration error: ${error.message}`);

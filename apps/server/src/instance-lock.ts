@@ -1,3 +1,4 @@
+import { processIsAlive } from '@webui/store-json';
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { StartupError } from './startup-error.js';
@@ -34,7 +35,9 @@ export class InstanceLock {
       // Removed meanwhile: try again.
       if (!seen) continue;
       if (seen.pid !== null && seen.pid !== process.pid && ownerIsRunning(seen.pid, seen.writtenAtMs)) {
-        throw new StartupError(`another server (pid ${seen.pid}) is already using the data directory ${dataDir}; stop it first (lock file ${path})`);
+        throw new StartupError(
+          `another server (pid ${seen.pid}) is already using the data directory ${dataDir}; stop it first, or remove the lock file ${path} if no server runs there`,
+        );
       }
       // Stale: its process is gone (killed, crashed) or its pid now belongs to another program.
       removeStale(path, seen.text);
@@ -131,23 +134,13 @@ function readLock(path: string): SeenLock | null {
 
 /** Whether `pid` is alive and can be the process that wrote the lock at `writtenAtMs`. */
 function ownerIsRunning(pid: number, writtenAtMs: number): boolean {
-  if (!isAlive(pid)) return false;
+  if (!processIsAlive(pid)) return false;
   const info = linuxProcessInfo(pid);
   if (!info) return true;
   // A zombie is a killed server its parent has not reaped yet.
   if (info.state === 'Z') return false;
   // Started after its lock was written: a reused pid (after a crash or a reboot), not the owner.
   return info.startedAtMs <= writtenAtMs + START_TIME_SLACK_MS;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** State and start time from /proc on Linux; null elsewhere, where only the pid can be checked. */

@@ -50,8 +50,8 @@ function unprivilegedLauncher(): { launcher: ServerLauncher; giveAway: (path: st
   return {
     launcher: {
       name: 'node as nobody',
-      command: (cwd, args) => {
-        const inner = defaultLauncher.command(cwd, args);
+      command: (cwd, args, env) => {
+        const inner = defaultLauncher.command(cwd, args, env);
         return { cmd: 'setpriv', args: [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', inner.cmd, ...inner.args] };
       },
     },

@@ -2,3 +2,4 @@ export { JsonFileStore, type JsonFileStoreOptions, type RecordListener } from '.
 export type { StoreEvent } from './store-event.js';
 export { nodeFileSystem, type FileSystem, type FileStats, type WritableFile } from './file-system.js';
 export { RECORD_FILE_NAME } from './record-file.js';
+export { processIsAlive } from './process-alive.js';

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { replaceFile, syncDirectory, tempFileWriter } from './atomic-write.js';
 import { fileSignature } from './file-signature.js';
 import { errorCode, nodeFileSystem, type FileStats, type FileSystem } from './file-system.js';
+import { processIsAlive } from './process-alive.js';
 import { parseRecordFile, RECORD_FILE_NAME, serializeRecordFile, type UnknownFields } from './record-file.js';
 import type { StoreEvent } from './store-event.js';
 
@@ -317,16 +318,6 @@ export class JsonFileStore implements Store {
         this.emit({ kind: 'listener-failed', reason: describe(error) });
       }
     }
-  }
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, under another user.
-    return errorCode(error) === 'EPERM';
   }
 }
 

@@ -20,10 +20,14 @@ export interface LoadSettingsInput {
 
 type Layer = readonly [SettingSource, Partial<WebuiSettings>];
 
+/** Every environment variable the settings read: a runtime that scopes the environment grants exactly these. */
+export const SETTING_VARIABLES = ['WEBUI_CONFIG', 'WEBUI_DATA_DIR', 'WEBUI_HOST', 'WEBUI_PORT'] as const;
+type SettingVariable = (typeof SETTING_VARIABLES)[number];
+
 /** Merges flags over environment over config file over defaults; throws ConfigError on the first mistake. */
 export function loadSettings(input: LoadSettingsInput): LoadedSettings {
   const { flags } = parseConfigFlags(input.argv);
-  const env = (name: string): string | undefined => (input.env[name] === '' ? undefined : input.env[name]);
+  const env = (name: SettingVariable): string | undefined => (input.env[name] === '' ? undefined : input.env[name]);
 
   const config = pickPath(flags.config, env('WEBUI_CONFIG'), defaultConfigPath);
   const dataDir = pickPath(flags.dataDir, env('WEBUI_DATA_DIR'), defaultDataDir);

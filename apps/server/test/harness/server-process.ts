@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -12,7 +12,8 @@ export const SERVER_BUNDLE = process.env['WEBUI_E2E_BUNDLE'] ?? fileURLToPath(ne
 /** How to run the server bundle; the same suite can then run under another runtime (Bun, Deno). */
 export interface ServerLauncher {
   name: string;
-  command(cwd: string, args: string[]): { cmd: string; args: string[] };
+  /** `env`: the variables the test sets for the server (WEBUI_*), beside the parent's. */
+  command(cwd: string, args: string[], env: Record<string, string | undefined>): { cmd: string; args: string[] };
 }
 
 export const nodeLauncher: ServerLauncher = {
@@ -29,15 +30,51 @@ export const bunLauncher: ServerLauncher = {
   command: (_cwd, args) => ({ cmd: join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe'), args: [appEntry('bun'), ...args] }),
 };
 
-/** apps/deno from its TypeScript sources, with the deno binary the `deno` npm package ships, and apps/deno/deno.json. */
+const DENO_APP = fileURLToPath(new URL('../../../deno/', import.meta.url));
+
+/** The value after `flag` in `args`, if any. */
+const flagValue = (args: string[], flag: string) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+
+/**
+ * The permission flags of apps/deno's start script, the one place they are written: paths starting
+ * with `../` are the app's own files (resolved against apps/deno), `./` ones the deployment's data and
+ * config (resolved by Deno against the server's working directory). A data directory or config file
+ * placed elsewhere by flag or environment is granted as an operator would grant it.
+ */
+function denoPermissionFlags(args: string[], env: Record<string, string | undefined>): string[] {
+  const manifest = JSON.parse(readFileSync(join(DENO_APP, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const dataDir = flagValue(args, '--data-dir') ?? env['WEBUI_DATA_DIR'];
+  const configFile = flagValue(args, '--config') ?? env['WEBUI_CONFIG'];
+  const extra = { read: [dataDir, configFile], write: [dataDir] };
+  const appPath = (path: string) => (path.startsWith('../') ? join(DENO_APP, path) : path);
+  return manifest.scripts.start
+    .split(' ')
+    .filter((word) => /^--(allow|deny|ignore)-|^--no-prompt$/.test(word))
+    .map((flag) => {
+      const scoped = /^--allow-(read|write)=(.*)$/.exec(flag);
+      if (!scoped) return flag;
+      const kind = scoped[1] as 'read' | 'write';
+      const paths = [...(scoped[2] as string).split(',').map(appPath), ...extra[kind].filter((path) => path !== undefined)];
+      return `--allow-${kind}=${paths.join(',')}`;
+    });
+}
+
+/** apps/deno from its TypeScript sources, with the deno binary the `deno` npm package ships, apps/deno/deno.json and the start script's permissions. */
 export const denoLauncher: ServerLauncher = {
   name: 'deno',
-  command: (_cwd, args) => ({
+  command: (_cwd, args, env) => ({
     // The package's own lookup: the binary its postinstall placed, or the one of the platform's @deno/* package.
     cmd: (require('deno/install_api.cjs') as { runInstall(): string }).runInstall(),
-    args: ['run', '--quiet', `--config=${fileURLToPath(new URL('../../../deno/deno.json', import.meta.url))}`, '--allow-all', appEntry('deno'), ...args],
+    args: ['run', '--quiet', `--config=${join(DENO_APP, 'deno.json')}`, ...denoPermissionFlags(args, env), appEntry('deno'), ...args],
   }),
 };
+
+/**
+ * Whether the server may look at other processes, to tell a stale data-directory lock or temp file
+ * from a live one. Deno may not (that needs --allow-run, which would let it start any program): it
+ * keeps what it cannot judge, and the operator removes a crashed server's lock by hand.
+ */
+export const canJudgeOtherProcesses = (launcher: ServerLauncher = defaultLauncher) => launcher.name !== 'deno';
 
 export const launchers = { node: nodeLauncher, bun: bunLauncher, deno: denoLauncher } as const satisfies Record<string, ServerLauncher>;
 
@@ -223,7 +260,7 @@ function launch(options: ServerOptions): { child: ChildProcess; cwd: string; out
   const port = options.port === undefined ? 0 : options.port;
   const args = [...(port === null ? [] : ['--port', String(port)]), ...(options.args ?? [])];
   const launcher = options.launcher ?? defaultLauncher;
-  const { cmd, args: argv } = launcher.command(cwd, args);
+  const { cmd, args: argv } = launcher.command(cwd, args, options.env ?? {});
 
   const env: Record<string, string | undefined> = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_')));
   for (const [name, value] of Object.entries(options.env ?? {})) {
