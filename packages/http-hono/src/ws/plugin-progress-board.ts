@@ -44,7 +44,7 @@ export class PluginProgressBoard {
 
   /** The latest progress, idle until a plugin system publishes. */
   snapshot(): PluginProgress {
-    return this.current;
+    return { ...this.current };
   }
 
   subscribe(listener: (progress: PluginProgress) => void): () => void {
