@@ -1,10 +1,12 @@
 import { processIsAlive } from '@webui/store-json';
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { StartupError } from './startup-error.js';
 
 export const LOCK_FILE_NAME = 'webui.lock';
 
+// Enough for a few starters taking turns through the takeover guard (GUARD_BUSY_WAIT_MS apart).
+const MAX_ATTEMPTS = 400;
 // btime has whole seconds; an owner writes its lock well after its own start.
 const START_TIME_SLACK_MS = 2_000;
 
@@ -29,7 +31,7 @@ export class InstanceLock {
     } catch (error) {
       throw new StartupError(`cannot create the data directory ${dataDir}: ${(error as Error).message}`);
     }
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (createWithPid(path)) return new InstanceLock(path);
       const seen = readLock(path);
       // Removed meanwhile: try again.
@@ -40,7 +42,7 @@ export class InstanceLock {
         );
       }
       // Stale: its process is gone (killed, crashed) or its pid now belongs to another program.
-      removeStale(path, seen.text);
+      if (!removeStale(path, seen.text)) pause(GUARD_BUSY_WAIT_MS);
     }
     throw new StartupError(`cannot take the lock file ${path}; remove it if no server is running`);
   }
@@ -88,37 +90,53 @@ function createExclusive(path: string): boolean {
   }
 }
 
+/** How long a takeover guard may stand before it is judged abandoned: a holder keeps it for microseconds. */
+const ABANDONED_GUARD_MS = 5_000;
+/** The pause before trying again while another starter holds the takeover guard. */
+const GUARD_BUSY_WAIT_MS = 5;
+
 /**
- * Deletes a stale lock without deleting a fresh one: two starters that both found it stale must not
- * have the slower one remove the lock the faster one has just created. So it is moved aside first,
- * and what was moved is given back when it is not the stale lock that was judged.
+ * Deletes a stale lock without ever deleting a fresh one: POSIX has no compare-and-delete, so starters
+ * that judged a lock stale take turns through a guard file (created exclusively, like the lock), and
+ * the holder deletes the lock only if it still holds exactly what was judged. No one can create the
+ * lock meanwhile, since it exists until the holder deletes it. False when another starter holds the guard.
  */
-function removeStale(path: string, staleText: string): void {
-  const aside = `${path}.stale-${process.pid}`;
-  try {
-    renameSync(path, aside);
-  } catch {
-    // Gone already: another starter removed it.
-    return;
+function removeStale(path: string, staleText: string): boolean {
+  const guard = `${path}.takeover`;
+  if (!createWithPid(guard)) {
+    removeAbandonedGuard(guard);
+    return false;
   }
-  let moved: string | null = null;
   try {
-    moved = readFileSync(aside, 'utf8');
-  } catch {
-    // Unreadable: treated as not the one judged, so it is given back.
-  }
-  if (moved !== staleText) {
+    let current: string | null = null;
     try {
-      linkSync(aside, path);
+      current = readFileSync(path, 'utf8');
     } catch {
-      // A third starter created a lock in between; it owns the directory now.
+      // Gone already.
+    }
+    if (current === staleText) unlinkSync(path);
+  } finally {
+    try {
+      unlinkSync(guard);
+    } catch {
+      // Judged abandoned and removed by another starter: nothing to release.
     }
   }
+  return true;
+}
+
+/** A guard left by a starter that died holding it would block every later start. */
+function removeAbandonedGuard(guard: string): void {
   try {
-    unlinkSync(aside);
+    if (Date.now() - statSync(guard).mtimeMs > ABANDONED_GUARD_MS) unlinkSync(guard);
   } catch {
-    // Nothing left to clean.
+    // Released meanwhile.
   }
+}
+
+/** Blocks the thread for `ms`: the lock is taken synchronously, before the server does anything else. */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function readLock(path: string): SeenLock | null {
