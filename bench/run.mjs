@@ -44,6 +44,8 @@ const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options
   --cases IDS       only these cases, comma-separated: check-valid, check-none, verify, ws-token, ws-handshake
   --json FILE       also write every measurement to FILE
   --no-build        do not run apps/server/build.mjs first
+  --baseline-server FILE   another build of the server (its dist/main.js) in the baseline's place:
+                    a before/after comparison of two commits in one run (targets then compare the two builds)
   --no-pin          do not pin the servers and the load generator to separate CPUs (taskset)
   -h, --help        this text`;
 
@@ -74,15 +76,15 @@ async function main() {
   const startup = { server: [], baseline: [] };
   for (let i = 0; i < startupRuns; i++) {
     for (const kind of /** @type {const} */ (['server', 'baseline'])) {
-      const started = await startServer(kind, pinning);
+      const started = await startServer(kind, pinning, options.baselineServer);
       startup[kind].push(started.startupMs);
       await started.stop();
     }
   }
   log(`startup to first healthy answer: server median ${Math.round(median(startup.server))} ms (${startup.server.map(Math.round).join(', ')}), baseline median ${Math.round(median(startup.baseline))} ms`);
 
-  const server = await startServer('server', pinning);
-  const baseline = await startServer('baseline', pinning);
+  const server = await startServer('server', pinning, options.baselineServer);
+  const baseline = await startServer('baseline', pinning, options.baselineServer);
   await sleep(1_000);
   /** @type {{server: number, baseline: number, afterLoad?: {server: number, baseline: number}}} */
   const idle = { server: rssBytes(server.child.pid) ?? NaN, baseline: rssBytes(baseline.child.pid) ?? NaN };
@@ -193,6 +195,7 @@ function parseOptions() {
       cases: { type: 'string' },
       warmup: { type: 'string' },
       'no-build': { type: 'boolean', default: false },
+      'baseline-server': { type: 'string' },
       'no-pin': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -228,6 +231,7 @@ function parseOptions() {
     json: values.json,
     build: !values['no-build'],
     pin: !values['no-pin'],
+    baselineServer: values['baseline-server'],
   };
 }
 
@@ -257,14 +261,16 @@ function describeMachine() {
  * Starts the real server (dist bundle) or the baseline in a fresh temp data dir.
  * The real server makes its own temporary token; the baseline gets one written in the same file format.
  */
-async function startServer(kind, pinning) {
+async function startServer(kind, pinning, baselineServer) {
   const home = makeTempDir(kind);
   const dataDir = join(home, 'data');
   const port = await freePort();
   const logFile = join(home, 'output.log');
   let script = SERVER_SCRIPT;
   let args = ['--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir];
-  if (kind === 'baseline') {
+  if (kind === 'baseline' && baselineServer) {
+    script = baselineServer;
+  } else if (kind === 'baseline') {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const record = { access_token: randomBytes(32).toString('hex'), token_source: 'temporary', first_setup_completed: false };
     writeFileSync(join(dataDir, 'webui.json'), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });

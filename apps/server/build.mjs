@@ -1,12 +1,15 @@
-// Bundles the server and the workspace packages it uses into dist/main.js; npm dependencies stay external.
+// Bundles the server and the workspace packages it uses into dist/main.js (npm dependencies stay
+// external), and puts the assembly's first-setup page beside it in dist/web, where the bundle serves it from.
+import { buildSetupPage, SETUP_PAGE_DIR } from '@webui/assembly/build-web';
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 
 const manifest = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const external = Object.keys(manifest.dependencies).filter((name) => !name.startsWith('@webui/'));
 const quiet = process.argv.includes('--quiet');
 
 const started = performance.now();
+await buildSetupPage();
 await build({
   entryPoints: [new URL('./src/main.ts', import.meta.url).pathname],
   outfile: new URL('./dist/main.js', import.meta.url).pathname,
@@ -20,19 +23,5 @@ await build({
   banner: { js: '#!/usr/bin/env node' },
   logLevel: 'warning',
 });
-// The first-setup page served at / (src/setup-site.ts): a browser bundle and its static files in dist/web.
-const webDir = new URL('./dist/web/', import.meta.url);
-mkdirSync(webDir, { recursive: true });
-await build({
-  entryPoints: [new URL('./web/setup.ts', import.meta.url).pathname],
-  outfile: new URL('./setup.js', webDir).pathname,
-  bundle: true,
-  platform: 'browser',
-  format: 'esm',
-  target: 'es2020',
-  conditions: ['source'],
-  sourcemap: true,
-  logLevel: 'warning',
-});
-for (const file of ['index.html', 'setup.css']) copyFileSync(new URL(`./web/${file}`, import.meta.url), new URL(file, webDir));
+cpSync(SETUP_PAGE_DIR, new URL('./dist/web/', import.meta.url), { recursive: true });
 if (!quiet) console.error(`built apps/server/dist/main.js and dist/web in ${Math.round(performance.now() - started)} ms`);

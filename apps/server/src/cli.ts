@@ -1,7 +1,4 @@
-import { ConfigError } from './config/config-error.js';
-import { parseConfigFlags } from './config/config-flags.js';
-import { describeSettings } from './config/describe-settings.js';
-import { loadSettings } from './config/load-settings.js';
+import { ConfigError, describeSettings, loadSettings, parseConfigFlags } from '@webui/assembly';
 import { processIo, type CliIo } from './cli/cli-io.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './cli/exit-codes.js';
 import { serveCommand } from './cli/serve-command.js';

@@ -1,76 +1,57 @@
-import { BanPolicy, RecordEditor, SetupState, TokenService, WsTicketIssuer, type Clock, type RandomSource, type Store } from '@webui/core';
-import { JsonFileStore } from '@webui/store-json';
+import { createFileStore, createLogger, fileStorage, LogFeed, systemClock, systemRandom, type LoadedSettings, type Storage } from '@webui/assembly';
+import { createCore, type Clock, type RandomSource } from '@webui/core';
+import type { JsonFileStore } from '@webui/store-json';
 import type { Logger } from 'pino';
-import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import type { LoadedSettings } from './config/loaded-settings.js';
-import { LogFeed } from './logging/log-feed.js';
-import { cryptoRandom } from './runtime/crypto-random.js';
-import { systemClock } from './runtime/system-clock.js';
+import { container as rootContainer, instancePerContainerCachingFactory, type DependencyContainer } from 'tsyringe';
+import { WebSocketChannel } from './websocket-channel.js';
 
-/** Injection tokens for what has no class of its own; core classes are their own tokens. */
+/**
+ * Injection tokens of the Node composition root. Ports and parts are registered with factories under
+ * these tokens, never through decorator metadata: esbuild and vitest do not emit it, and the core
+ * stays free of decorators.
+ */
 export const TOKENS = {
   Settings: Symbol('LoadedSettings'),
   Clock: Symbol('Clock'),
   Random: Symbol('RandomSource'),
   Store: Symbol('Store'),
+  Storage: Symbol('Storage'),
+  Core: Symbol('Core'),
+  LogFeed: Symbol('LogFeed'),
   Logger: Symbol('Logger'),
+  LogDestination: Symbol('LogDestination'),
+  Channel: Symbol('WebSocketChannel'),
+  HeartbeatMs: Symbol('HeartbeatMs'),
 } as const;
 
-export interface ContainerOverrides {
-  clock?: Clock;
-  random?: RandomSource;
-}
+const HEARTBEAT_INTERVAL_MS = 30_000;
 
 /**
- * Wires the core to its Node adapters. Factories with explicit tokens, never decorator metadata:
- * esbuild and vitest do not emit it, and the core must stay free of decorators.
+ * The Node composition root: the core's ports (Clock, RandomSource, Store), the log, the settings and
+ * the Node WebSocket channel. A test swaps any of them by registering another in a child container;
+ * singletons are made once per container that resolves them, so a child's replacement reaches them.
  */
-export function createContainer(loaded: LoadedSettings, logger: Logger, feed: LogFeed, overrides: ContainerOverrides = {}): DependencyContainer {
+export function createContainer(loaded: LoadedSettings): DependencyContainer {
   const c = rootContainer.createChildContainer();
-  const single = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
+  const single = <T>(factory: (r: DependencyContainer) => T) => ({ useFactory: instancePerContainerCachingFactory<T>(factory) });
 
   c.register(TOKENS.Settings, { useValue: loaded });
-  c.register(TOKENS.Logger, { useValue: logger });
-  c.register(LogFeed, { useValue: feed });
-  c.register(TOKENS.Clock, { useValue: overrides.clock ?? systemClock });
-  c.register(TOKENS.Random, { useValue: overrides.random ?? cryptoRandom });
+  c.register(TOKENS.Clock, { useValue: systemClock });
+  c.register(TOKENS.Random, { useValue: systemRandom });
+  c.register(TOKENS.LogDestination, { useValue: process.stdout });
+  c.register(TOKENS.HeartbeatMs, { useValue: HEARTBEAT_INTERVAL_MS });
+  c.register(TOKENS.LogFeed, single(() => new LogFeed()));
   c.register(
-    JsonFileStore,
-    single((r) => {
-      const storeLogger = r.resolve<Logger>(TOKENS.Logger).child({ module: 'store' });
-      return new JsonFileStore({
-        dataDir: loaded.dataDir,
-        clock: r.resolve<Clock>(TOKENS.Clock),
-        onEvent: (event) => {
-          const level = event.kind === 'reloaded' ? 'info' : event.kind === 'insecure-permissions' ? 'warn' : 'error';
-          storeLogger[level]({ event }, describeStoreEvent(event.kind));
-        },
-      });
-    }),
+    TOKENS.Logger,
+    single((r) => createLogger(loaded.settings.logLevel, r.resolve<LogFeed>(TOKENS.LogFeed), r.resolve<NodeJS.WritableStream>(TOKENS.LogDestination))),
   );
-  c.register(TOKENS.Store, { useFactory: (r) => r.resolve(JsonFileStore) });
-  c.register(RecordEditor, single((r) => new RecordEditor(r.resolve<Store>(TOKENS.Store))));
-  c.register(TokenService, single((r) => new TokenService(r.resolve<Store>(TOKENS.Store), r.resolve(RecordEditor), r.resolve<RandomSource>(TOKENS.Random))));
-  c.register(SetupState, single((r) => new SetupState(r.resolve(RecordEditor))));
-  c.register(BanPolicy, single((r) => new BanPolicy(r.resolve<Store>(TOKENS.Store), r.resolve<Clock>(TOKENS.Clock))));
+  c.register(TOKENS.Store, single((r) => createFileStore(loaded.dataDir, r.resolve<Clock>(TOKENS.Clock), r.resolve<Logger>(TOKENS.Logger))));
+  c.register(TOKENS.Storage, single((r) => fileStorage(r.resolve<JsonFileStore>(TOKENS.Store), loaded.dataDir)));
   c.register(
-    WsTicketIssuer,
-    single((r) => new WsTicketIssuer(r.resolve<Store>(TOKENS.Store), r.resolve(TokenService), r.resolve<Clock>(TOKENS.Clock), r.resolve<RandomSource>(TOKENS.Random))),
+    TOKENS.Core,
+    single((r) => createCore({ store: r.resolve<Storage>(TOKENS.Storage).store, clock: r.resolve<Clock>(TOKENS.Clock), random: r.resolve<RandomSource>(TOKENS.Random) })),
   );
+  c.register(TOKENS.Channel, single((r) => new WebSocketChannel(r.resolve<Logger>(TOKENS.Logger).child({ module: 'ws' }), r.resolve<number>(TOKENS.HeartbeatMs))));
   return c;
 }
 
-function describeStoreEvent(kind: string): string {
-  switch (kind) {
-    case 'corrupt-file-moved':
-      return 'webui.json was not valid; it was kept aside and a new temporary token was made';
-    case 'insecure-permissions':
-      return 'the data directory or webui.json is readable by others';
-    case 'reloaded':
-      return 'webui.json was edited by hand; the change is in force';
-    case 'reload-refused':
-      return 'a hand edit of webui.json is not valid; the last good state stays in force';
-    default:
-      return 'a webui.json change listener failed';
-  }
-}

@@ -1,17 +1,13 @@
 import { getRequestListener } from '@hono/node-server';
+import { listenOnHosts, type Bound } from '@webui/assembly';
 import type { SessionCheckShortcut } from '@webui/http-hono';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { endWithRawAnswer } from './runtime/raw-answer.js';
 import { withSessionCheckShortcut } from './runtime/shortcut-listener.js';
-import { StartupError } from './startup-error.js';
 
-export interface BoundListener {
-  host: string;
-  port: number;
-  server: Server;
-}
+export type BoundListener = Bound<Server>;
 
 type FetchHandler = Parameters<typeof getRequestListener>[0];
 
@@ -21,44 +17,31 @@ const REQUEST_TIMEOUT_MS = 30_000;
 // Node looks for expired requests only this often; its 30 s default let a slow client keep a socket up to 40 s.
 const CONNECTIONS_CHECK_MS = 1_000;
 
-/**
- * Binds every host on one port. A host that cannot be bound is a warning; none bound, or a
- * port already in use, is an error naming the address.
- */
-export async function bindAll(hosts: readonly string[], port: number, fetch: FetchHandler, logger: Logger, shortcut?: SessionCheckShortcut): Promise<BoundListener[]> {
+/** Binds every host on one port, the assembly's rule for a host that cannot be bound or a port in use. */
+export function bindAll(hosts: readonly string[], port: number, fetch: FetchHandler, logger: Logger, shortcut?: SessionCheckShortcut): Promise<BoundListener[]> {
   const app = getRequestListener(fetch, { errorHandler: malformedRequest });
   const listener = shortcut ? withSessionCheckShortcut(shortcut, app) : app;
-  const bound: BoundListener[] = [];
-  let chosenPort = port;
-  for (const host of hosts) {
-    // requireHostHeader off: Node's own 400 for a missing Host has no body; malformedRequest answers it with the D1 body.
-    const server = createServer(
-      { connectionsCheckingInterval: CONNECTIONS_CHECK_MS, requireHostHeader: false },
-      listener,
-    );
-    server.on('clientError', answerClientError);
-    server.on('connect', refuseConnect);
-    server.headersTimeout = HEADERS_TIMEOUT_MS;
-    server.requestTimeout = REQUEST_TIMEOUT_MS;
-    server.keepAliveTimeout = 5_000;
-    try {
-      await listen(server, host, chosenPort);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const address = host.includes(':') ? `[${host}]:${chosenPort}` : `${host}:${chosenPort}`;
-      if (code === 'EADDRINUSE') {
-        await Promise.all(bound.map((listener) => closeServer(listener.server)));
-        throw new StartupError(`cannot listen on ${address}: the port is already in use (set webui.port, WEBUI_PORT or --port)`);
-      }
-      logger.warn({ host, port: chosenPort, code }, `cannot listen on ${address}: ${(error as Error).message}; continuing without it`);
-      continue;
-    }
-    const address = server.address();
-    if (address && typeof address === 'object') chosenPort = address.port;
-    bound.push({ host, port: chosenPort, server });
-  }
-  if (bound.length === 0) throw new StartupError(`could not listen on any of ${hosts.join(', ')} (port ${port}); check webui.host`);
-  return bound;
+  return listenOnHosts(
+    hosts,
+    port,
+    {
+      async bind(host, chosenPort) {
+        // requireHostHeader off: Node's own 400 for a missing Host has no body; malformedRequest answers it with the D1 body.
+        const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS, requireHostHeader: false }, listener);
+        server.on('clientError', answerClientError);
+        server.on('connect', refuseConnect);
+        server.headersTimeout = HEADERS_TIMEOUT_MS;
+        server.requestTimeout = REQUEST_TIMEOUT_MS;
+        server.keepAliveTimeout = 5_000;
+        await listen(server, host, chosenPort);
+        const address = server.address();
+        return { server, port: address && typeof address === 'object' ? address.port : chosenPort };
+      },
+      isAddressInUse: (error) => (error as NodeJS.ErrnoException).code === 'EADDRINUSE',
+      stop: (server) => closeServer(server),
+    },
+    logger,
+  );
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {

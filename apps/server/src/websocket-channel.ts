@@ -1,15 +1,15 @@
 import { createNodeWebSocket } from '@hono/node-ws';
-import { CLOSE_GOING_AWAY, PluginProgressBoard, WS_PATH, WsHub, type AppLogger, type LogSource, type WsUpgrade } from '@webui/http-hono';
-import type { Hono } from 'hono';
-import { randomUUID } from 'node:crypto';
+import { MAX_MESSAGE_BYTES } from '@webui/assembly';
+import { WS_PATH, type AppLogger, type WsUpgrade } from '@webui/http-hono';
+import { Hono } from 'hono';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { replayWithoutUpgrade } from './runtime/plain-request-replay.js';
 import { endWithResponse } from './runtime/raw-answer.js';
 
-const MAX_MESSAGE_BYTES = 64 * 1024;
-const HEARTBEAT_INTERVAL_MS = 30_000;
+/** Where the app answers a handshake: its own fetch, with Node's request at hand for the upgrade. */
+type HandshakeApp = { request(input: URL, init: RequestInit, env: { incoming: IncomingMessage; outgoing: undefined }): Response | Promise<Response> };
 
 /** A GET to the channel's path asking for a WebSocket: the one kind of upgrade request this server takes. */
 function isChannelHandshake(req: IncomingMessage): boolean {
@@ -19,10 +19,8 @@ function isChannelHandshake(req: IncomingMessage): boolean {
   return (query < 0 ? target : target.slice(0, query)) === WS_PATH;
 }
 
-/** The unified channel on Node: @hono/node-ws for the upgrade, ws ping frames for liveness. */
+/** The WebSocket transport on Node: @hono/node-ws for the upgrade, ws ping frames for liveness; the assembly's hub does the rest. */
 export class WebSocketChannel {
-  readonly hub: WsHub;
-  readonly progress = new PluginProgressBoard();
   private readonly nodeWs: ReturnType<typeof createNodeWebSocket>;
   private readonly alive = new WeakSet<WebSocket>();
   /** Handshakes the app let through to the upgrade (it checked Origin, headers, ticket and capacity). */
@@ -30,19 +28,17 @@ export class WebSocketChannel {
   private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly root: Hono,
-    logs: LogSource,
     private readonly logger: AppLogger,
-    heartbeatMs = HEARTBEAT_INTERVAL_MS,
+    heartbeatMs: number,
   ) {
-    this.nodeWs = createNodeWebSocket({ app: root });
+    // Its app is only used by injectWebSocket, which attach() replaces: an empty one will do.
+    this.nodeWs = createNodeWebSocket({ app: new Hono() });
     // ws closes a socket that sends a bigger frame with 1009 before it reaches us.
     this.nodeWs.wss.options.maxPayload = MAX_MESSAGE_BYTES;
     this.nodeWs.wss.on('connection', (socket: WebSocket) => {
       this.alive.add(socket);
       socket.on('pong', () => this.alive.add(socket));
     });
-    this.hub = new WsHub({ logs, progress: this.progress, logger, now: () => Date.now(), newConnectionId: randomUUID, maxMessageBytes: MAX_MESSAGE_BYTES });
     this.heartbeat = setInterval(() => this.beat(), heartbeatMs);
     this.heartbeat.unref();
   }
@@ -68,10 +64,10 @@ export class WebSocketChannel {
    * one of them, whatever its path, and answers a refusal with an empty body: a WebSocket handshake to
    * the channel goes through the app, anything else is answered as the plain request it would be.
    */
-  attach(server: Server): void {
+  attach(server: Server, app: HandshakeApp): void {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (isChannelHandshake(req)) {
-        this.handshake(req, socket, head).catch((error: unknown) => {
+        this.handshake(app, req, socket, head).catch((error: unknown) => {
           this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'a WebSocket handshake failed');
           socket.destroy();
         });
@@ -80,14 +76,14 @@ export class WebSocketChannel {
   }
 
   /** The app decides (Origin, Host, handshake headers, ticket); a refusal goes back whole, D1 body included. */
-  private async handshake(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  private async handshake(app: HandshakeApp, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     // Node has taken its own error handling off the socket; a client gone mid-handshake must not crash the process.
     socket.on('error', () => socket.destroy());
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
-    const response = await this.root.request(new URL(req.url ?? '/', 'http://localhost'), { headers }, { incoming: req, outgoing: undefined });
+    const response = await app.request(new URL(req.url ?? '/', 'http://localhost'), { headers }, { incoming: req, outgoing: undefined });
     if (this.accepted.has(req)) {
       this.nodeWs.wss.handleUpgrade(req, socket, head, (ws) => this.nodeWs.wss.emit('connection', ws, req));
       return;
@@ -95,12 +91,9 @@ export class WebSocketChannel {
     await endWithResponse(socket, response);
   }
 
-  /** Clean shutdown: every client is told the server is going away (1001); stragglers are cut after `graceMs`. */
-  async close(graceMs = 1_000): Promise<void> {
+  /** Stops the heartbeat and cuts the sockets still open after the assembly told them the server is going away. */
+  close(): void {
     clearInterval(this.heartbeat);
-    this.hub.closeAll(CLOSE_GOING_AWAY, 'server shutting down');
-    const deadline = Date.now() + graceMs;
-    while (this.nodeWs.wss.clients.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     for (const socket of this.nodeWs.wss.clients) socket.terminate();
   }
 

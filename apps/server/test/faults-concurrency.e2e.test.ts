@@ -11,7 +11,8 @@ import { readWebuiFile, webuiFilePath } from './harness/webui-file.js';
 afterAll(cleanupServers);
 
 const RUNTIME = process.env['WEBUI_E2E_RUNTIME'] ?? 'node';
-const INSTANCE_LOCK_SOURCE = fileURLToPath(new URL('../src/instance-lock.ts', import.meta.url));
+// Where '@webui/store-json' resolves for the script bundled below: apps/server depends on it.
+const SERVER_APP = fileURLToPath(new URL('..', import.meta.url));
 
 const cookieOf = (token: string) => `bot_session=${encodeURIComponent(token)}`;
 const lockPath = (dataDir: string) => join(dataDir, 'webui.lock');
@@ -186,7 +187,7 @@ describe.skipIf(RUNTIME !== 'node')('the lock under simultaneous starts', () => 
     await build({
       stdin: {
         contents: `
-          import { InstanceLock } from ${JSON.stringify(INSTANCE_LOCK_SOURCE)};
+          import { InstanceLock } from '@webui/store-json';
           const [root, start, rounds, spacing] = process.argv.slice(2);
           const results = [];
           for (let round = 0; round < Number(rounds); round++) {
@@ -199,10 +200,11 @@ describe.skipIf(RUNTIME !== 'node')('the lock under simultaneous starts', () => 
           process.stdin.resume();
           process.stdin.on('end', () => process.exit(0));
         `,
-        resolveDir: root,
+        resolveDir: SERVER_APP,
         loader: 'js',
       },
       bundle: true,
+      conditions: ['source'],
       platform: 'node',
       format: 'esm',
       outfile: script,

@@ -1,4 +1,4 @@
-import { BanPolicy, RecordEditor, SetupState, TokenService, WsTicketIssuer, type Clock } from '@webui/core';
+import { createCore, type Clock } from '@webui/core';
 import { SeededRandom } from '@webui/core/testing';
 import { createWebuiApp, type AppLogger, type HttpPolicy } from '@webui/http-hono';
 import { JsonFileStore, nodeFileSystem, type FileSystem } from '@webui/store-json';
@@ -74,12 +74,11 @@ const clock: Clock = { now: () => Date.now() };
 async function stackOver(dataDir: string, fs: FileSystem) {
   const store = new JsonFileStore({ dataDir, clock, fs });
   await store.open();
-  const editor = new RecordEditor(store);
-  const tokens = new TokenService(store, editor, new SeededRandom(7));
-  expect((await tokens.bootstrap()).reason).toBe('kept');
+  const services = createCore({ store, clock, random: new SeededRandom(7) });
+  expect((await services.tokens.bootstrap()).reason).toBe('kept');
   const logger = new RecordingLogger();
   const app = createWebuiApp({
-    services: { tokens, setup: new SetupState(editor), bans: new BanPolicy(store, clock), tickets: new WsTicketIssuer(store, tokens, clock, new SeededRandom(8)) },
+    services,
     policy,
     connection: { peerAddress: () => '127.0.0.9', isTls: () => false },
     logger,

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { type ClientOptions } from 'ws';
-import { loadSettings } from '../src/config/load-settings.js';
+import { loadSettings } from '@webui/assembly';
+import { createContainer, TOKENS } from '../src/container.js';
 import { serve, type RunningServer } from '../src/serve.js';
 import { HttpClient } from './harness/http-client.js';
 import { eventually } from './harness/server-process.js';
@@ -53,7 +54,11 @@ async function start(config = ''): Promise<Started> {
   }
   const loaded = loadSettings({ argv: ['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], env: {}, cwd });
   const log = new Sink();
-  const running = await serve(loaded, { heartbeatMs: HEARTBEAT_MS, logDestination: log, banner: new Sink() });
+  // The Node composition root, with the heartbeat and the log destination swapped in a child container.
+  const container = createContainer(loaded).createChildContainer();
+  container.register(TOKENS.HeartbeatMs, { useValue: HEARTBEAT_MS });
+  container.register(TOKENS.LogDestination, { useValue: log });
+  const running = await serve(container, { banner: new Sink() });
   let closed = false;
   cleanups.push(async () => {
     if (!closed) await running.close();
@@ -98,7 +103,7 @@ describe('server heartbeat', () => {
     const started = await start();
     const healthy = await connect(started);
     const mute = await connect(started, { autoPong: false });
-    expect(started.running.channel.hub.size).toBe(2);
+    expect(started.running.webui.hub.size).toBe(2);
     let pings = 0;
     mute.socket.on('ping', () => pings++);
     const opened = Date.now();
@@ -109,14 +114,14 @@ describe('server heartbeat', () => {
     ]);
     expect(at - opened).toBeLessThanOrEqual(3 * HEARTBEAT_MS + 300);
     expect(pings).toBeGreaterThanOrEqual(1);
-    await eventually(() => started.running.channel.hub.size === 1, 1_000, 'the hub drops the dead socket');
+    await eventually(() => started.running.webui.hub.size === 1, 1_000, 'the hub drops the dead socket');
 
     // Many heartbeats later the answering client is still there and served.
     await new Promise((resolve) => setTimeout(resolve, 6 * HEARTBEAT_MS));
     expect(healthy.socket.readyState).toBe(WebSocket.OPEN);
     healthy.socket.send(JSON.stringify({ op: 'ping' }));
     await eventually(() => healthy.messages.some((message) => message['op'] === 'pong'), 2_000, 'pong');
-    expect(started.running.channel.hub.size).toBe(1);
+    expect(started.running.webui.hub.size).toBe(1);
   });
 
   it('a client that answers pings but sends nothing stays open', async () => {
@@ -131,7 +136,7 @@ describe('server heartbeat', () => {
 });
 
 describe('plugin progress port', () => {
-  it('subscribers get an idle snapshot, then every update published through channel.progress; late subscribers see the latest', async () => {
+  it('subscribers get an idle snapshot, then every update published through webui.progress; late subscribers see the latest', async () => {
     const started = await start();
     const first = await connect(started);
     const second = await connect(started);
@@ -145,8 +150,8 @@ describe('plugin progress port', () => {
     }
     const step: PluginProgress = { ...IDLE_PROGRESS, operation: 'install', stage: 'loading', progress: 50, message: 'installing', plugin_id: 'weather', total_plugins: 1 };
     const done: PluginProgress = { ...step, stage: 'success', progress: 100, loaded_plugins: 1 };
-    started.running.channel.progress.publish(step);
-    started.running.channel.progress.publish(done);
+    started.running.webui.progress.publish(step);
+    started.running.webui.progress.publish(done);
     for (const client of [first, second]) {
       await eventually(() => client.messages.filter((message) => message['event'] === 'update').length === 2, 2_000, 'two updates');
       expect(client.messages.filter((message) => message['event'] === 'update')).toEqual([

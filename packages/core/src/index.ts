@@ -1,11 +1,12 @@
 export type { Clock } from './ports/clock.js';
 export type { RandomSource } from './ports/random-source.js';
-export type { AttemptRecord, Store, TicketGrant, TokenRecord, TokenSource } from './ports/store.js';
+export type { AttemptRecord, RecordChangeListener, Store, TicketGrant, TokenRecord, TokenSource } from './ports/store.js';
+export { createCore, type Core, type CorePorts } from './create-core.js';
 export { BanPolicy, DEFAULT_BAN_POLICY, type BanPolicyOptions, type BanStatus, type FailureOutcome } from './ban-policy.js';
 export { TokenService, type BootstrapOutcome, type BootstrapReason, type RotationOutcome, type TokenStatus } from './token-service.js';
 export { SetupState } from './setup-state.js';
 export { WsTicketIssuer, TICKET_TTL_SECONDS, type TicketRefusal } from './ws-ticket-issuer.js';
-export { RecordEditor } from './record-editor.js';
+export { RecordChangeListeners } from './record-change-listeners.js';
 export { SerialQueue } from './serial-queue.js';
 export { MemoryStore, DEFAULT_MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory-store.js';
 export { constantTimeEqual } from './constant-time-equal.js';

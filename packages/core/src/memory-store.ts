@@ -1,5 +1,6 @@
 import type { Clock } from './ports/clock.js';
-import type { AttemptRecord, Store, TicketGrant, TokenRecord } from './ports/store.js';
+import type { AttemptRecord, RecordChangeListener, Store, TicketGrant, TokenRecord } from './ports/store.js';
+import { RecordChangeListeners } from './record-change-listeners.js';
 
 /** Caps that keep the short-lived state bounded whatever clients do (DESIGN D14). */
 export interface MemoryStoreLimits {
@@ -33,13 +34,16 @@ export class MemoryStore implements Store {
   private readonly tickets = new Map<string, TicketGrant>();
   private readonly ticketsBySession = new Map<string, Set<string>>();
   private readonly limits: MemoryStoreLimits;
+  private readonly listeners = new RecordChangeListeners();
+  private readonly onListenerError: (error: unknown) => void;
 
   constructor(
     private readonly clock: Clock,
-    options: { record?: TokenRecord | null; limits?: Partial<MemoryStoreLimits> } = {},
+    options: { record?: TokenRecord | null; limits?: Partial<MemoryStoreLimits>; onListenerError?: (error: unknown) => void } = {},
   ) {
     this.record = options.record ? { ...options.record } : null;
     this.limits = { ...DEFAULT_MEMORY_STORE_LIMITS, ...options.limits };
+    this.onListenerError = options.onListenerError ?? (() => undefined);
   }
 
   async readRecord(): Promise<TokenRecord | null> {
@@ -47,7 +51,13 @@ export class MemoryStore implements Store {
   }
 
   async writeRecord(record: TokenRecord): Promise<void> {
+    const previous = this.record;
     this.record = { ...record };
+    this.listeners.notify(this.record, previous, this.onListenerError);
+  }
+
+  onRecordChanged(listener: RecordChangeListener): () => void {
+    return this.listeners.add(listener);
   }
 
   async readAttempts(key: string): Promise<AttemptRecord | null> {

@@ -232,8 +232,6 @@ describe('TokenService.update (Token source: temporary -> configured)', () => {
   it('a weak token changes nothing', async () => {
     const { tokens, store, outcome } = await bootedHarness();
     const before = await store.readRecord();
-    const listener = vi.fn();
-    tokens.onTokenChanged(listener);
     const write = vi.spyOn(store, 'writeRecord');
     const revoke = vi.spyOn(store, 'revokeTickets');
 
@@ -241,7 +239,6 @@ describe('TokenService.update (Token source: temporary -> configured)', () => {
 
     expect(write).not.toHaveBeenCalled();
     expect(revoke).not.toHaveBeenCalled();
-    expect(listener).not.toHaveBeenCalled();
     expect(await store.readRecord()).toEqual(before);
     expect(await tokens.verify(outcome.temporaryToken as string)).toBe(true);
     expect(await tokens.status()).toEqual({ tokenSource: 'temporary', requiresCustomToken: true });
@@ -321,22 +318,6 @@ describe('after a rotation', () => {
     expect(await tickets.redeem(second.value.ticket)).toEqual({ ok: false, error: 'unknown_ticket' });
   });
 
-  it('onTokenChanged listeners get the previous token; unsubscribing stops them', async () => {
-    const { tokens, outcome } = await bootedHarness();
-    const calls: string[] = [];
-    const other = vi.fn();
-    const unsubscribe = tokens.onTokenChanged((previous) => calls.push(previous));
-    tokens.onTokenChanged(other);
-
-    await tokens.update(STRONG);
-    const rotated = await tokens.regenerate();
-    unsubscribe();
-    await tokens.regenerate();
-
-    expect(calls).toEqual([outcome.temporaryToken, STRONG]);
-    expect(other).toHaveBeenCalledTimes(3);
-    expect(other).toHaveBeenLastCalledWith(rotated.token);
-  });
 
   it('concurrent rotations are serialised: each one sees the token the previous one wrote', async () => {
     const { tokens, outcome } = await bootedHarness();

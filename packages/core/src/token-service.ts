@@ -25,12 +25,8 @@ export interface RotationOutcome extends TokenStatus {
   previousToken: string;
 }
 
-export type TokenChangeListener = (previousToken: string) => void;
-
 /** The access token: creating, checking and replacing it (the specification's "Token source" table). */
 export class TokenService {
-  private readonly listeners = new Set<TokenChangeListener>();
-
   constructor(
     private readonly store: Store,
     private readonly editor: RecordEditor,
@@ -96,7 +92,6 @@ export class TokenService {
       const rotated = rotation(record, newToken);
       return { next: rotated.next, result: ok(rotated.outcome) };
     });
-    if (result.ok) await this.afterRotation(result.value);
     return result;
   }
 
@@ -106,20 +101,7 @@ export class TokenService {
       const rotated = rotation(requireRecord(current), this.generate());
       return { next: rotated.next, result: rotated.outcome };
     });
-    await this.afterRotation(outcome);
     return outcome;
-  }
-
-  /** Called after every rotation with the token that stopped being valid. */
-  onTokenChanged(listener: TokenChangeListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private async afterRotation(outcome: RotationOutcome): Promise<void> {
-    // Tickets issued under the old token die with it (specification: "Temporary WebSocket token").
-    await this.store.revokeTickets(outcome.previousToken);
-    for (const listener of this.listeners) listener(outcome.previousToken);
   }
 
   private generate(): string {

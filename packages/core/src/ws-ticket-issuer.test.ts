@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { createCore } from './create-core.js';
+import { MemoryStore } from './memory-store.js';
 import { createCoreHarness } from './testing/core-harness.js';
+import { FakeClock } from './testing/fake-clock.js';
+import { SeededRandom } from './testing/seeded-random.js';
 import { TICKET_TTL_SECONDS } from './ws-ticket-issuer.js';
 
 const TICKET = /^[A-Za-z0-9_-]{43}$/;
@@ -105,12 +109,29 @@ describe('WsTicketIssuer: issued -> consumed / rejected / expired', () => {
     if (!result.ok) expect(['session_revoked', 'unknown_ticket']).toContain(result.error);
   });
 
-  it('issued under a token that was replaced behind the service (hand edit): session_revoked', async () => {
+  it('issued under a token replaced outside the service (another process, a hand edit): gone as soon as the store reports it', async () => {
     const harness = await bootedHarness();
     const ticket = await issued(harness);
     const record = await harness.store.readRecord();
     await harness.store.writeRecord({ ...record!, accessToken: 'Edited-By-Hand-1!' });
-    expect(await harness.tickets.redeem(ticket)).toEqual({ ok: false, error: 'session_revoked' });
+    expect(await harness.tickets.redeem(ticket)).toEqual({ ok: false, error: 'unknown_ticket' });
+  });
+
+  it('issued under a token replaced by a change the store has not reported yet (a shared store lagging): session_revoked', async () => {
+    // A store whose change notices never arrive: redeeming must still check the token itself.
+    class UnreportedChanges extends MemoryStore {
+      override onRecordChanged(): () => void {
+        return () => undefined;
+      }
+    }
+    const clock = new FakeClock();
+    const store = new UnreportedChanges(clock);
+    const core = createCore({ store, clock, random: new SeededRandom(2) });
+    const token = (await core.tokens.bootstrap()).temporaryToken as string;
+    const ticket = await core.tickets.issue(token);
+    if (!ticket.ok) throw new Error('no ticket');
+    await store.writeRecord({ ...(await store.readRecord())!, accessToken: 'Edited-By-Hand-1!' });
+    expect(await core.tickets.redeem(ticket.value.ticket)).toEqual({ ok: false, error: 'session_revoked' });
   });
 
   it('60 s pass unused: removed from memory by the sweep', async () => {

@@ -1,4 +1,4 @@
-import type { BanPolicy, Cidr, SetupState, TokenService, WsTicketIssuer } from '@webui/core';
+import type { Cidr, Core } from '@webui/core';
 import type { Context } from 'hono';
 import type { HeaderReader } from './request-header.js';
 
@@ -55,12 +55,8 @@ export interface ConnectionInfo {
   presetHeader?(c: Context, name: string, value: string): boolean;
 }
 
-export interface WebuiServices {
-  tokens: TokenService;
-  setup: SetupState;
-  bans: BanPolicy;
-  tickets: WsTicketIssuer;
-}
+/** The app serves the core exactly as createCore builds it. */
+export type WebuiServices = Core;
 
 /** Per-request values set by the edge middleware. */
 export interface WebuiEnv {

@@ -1,4 +1,4 @@
-import { MemoryStore, SerialQueue, type AttemptRecord, type Clock, type MemoryStoreLimits, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
+import { MemoryStore, RecordChangeListeners, SerialQueue, type AttemptRecord, type Clock, type MemoryStoreLimits, type RecordChangeListener, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
 import { join } from 'node:path';
 import { replaceFile, syncDirectory, tempFileWriter } from './atomic-write.js';
 import { fileSignature } from './file-signature.js';
@@ -14,9 +14,6 @@ export interface JsonFileStoreOptions {
   fs?: FileSystem;
   onEvent?: (event: StoreEvent) => void;
 }
-
-/** Told the new record (and the one it replaced) whenever the record in memory changes. */
-export type RecordListener = (record: TokenRecord | null, previous: TokenRecord | null) => void;
 
 const FILE_MODE = 0o600;
 const DIRECTORY_MODE = 0o700;
@@ -39,7 +36,7 @@ export class JsonFileStore implements Store {
   private readonly emit: (event: StoreEvent) => void;
   private readonly shortLived: MemoryStore;
   private readonly queue = new SerialQueue();
-  private readonly listeners = new Set<RecordListener>();
+  private readonly listeners = new RecordChangeListeners();
   private opened = false;
   private record: TokenRecord | null = null;
   private unknownFields: UnknownFields = {};
@@ -85,9 +82,8 @@ export class JsonFileStore implements Store {
   }
 
   /** Subscribes to changes of the record (own writes and hand edits); returns the unsubscribe. */
-  onRecordChanged(listener: RecordListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  onRecordChanged(listener: RecordChangeListener): () => void {
+    return this.listeners.add(listener);
   }
 
   async readRecord(): Promise<TokenRecord | null> {
@@ -310,14 +306,7 @@ export class JsonFileStore implements Store {
   private adopt(next: TokenRecord | null): void {
     const previous = this.record;
     this.record = next;
-    if (sameRecord(previous, next)) return;
-    for (const listener of this.listeners) {
-      try {
-        listener(next ? { ...next } : null, previous ? { ...previous } : null);
-      } catch (error) {
-        this.emit({ kind: 'listener-failed', reason: describe(error) });
-      }
-    }
+    this.listeners.notify(next, previous, (error) => this.emit({ kind: 'listener-failed', reason: describe(error) }));
   }
 }
 
@@ -325,16 +314,6 @@ function unreadableFile(path: string, error: unknown): Error {
   const code = errorCode(error);
   const hint = code === 'EACCES' || code === 'EPERM' ? ': permission denied; give the server user read and write access (mode 0600)' : `: ${describe(error)}`;
   return new Error(`Cannot read the token file ${path}${hint}`, { cause: error });
-}
-
-function sameRecord(a: TokenRecord | null, b: TokenRecord | null): boolean {
-  if (a === null || b === null) return a === b;
-  return (
-    a.accessToken === b.accessToken &&
-    a.tokenSource === b.tokenSource &&
-    a.firstSetupCompleted === b.firstSetupCompleted &&
-    a.secretKeyFingerprint === b.secretKeyFingerprint
-  );
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -1,9 +1,7 @@
-import { RecordEditor, SetupState, TokenService } from '@webui/core';
-import { JsonFileStore } from '@webui/store-json';
-import type { LoadedSettings } from '../config/loaded-settings.js';
-import { cryptoRandom } from '../runtime/crypto-random.js';
-import { systemClock } from '../runtime/system-clock.js';
-import { secretKeyFingerprint } from '../runtime/secret-key-fingerprint.js';
+import { secretKeyFingerprint, type LoadedSettings } from '@webui/assembly';
+import type { Core, SetupState, TokenService } from '@webui/core';
+import type { JsonFileStore } from '@webui/store-json';
+import { createContainer, TOKENS } from '../container.js';
 
 export interface DataDirServices {
   store: JsonFileStore;
@@ -13,14 +11,16 @@ export interface DataDirServices {
 }
 
 /**
- * The core over the data directory, without a server: the CLI writes the file atomically and a
- * running server adopts the change as a hand edit (DESIGN D12). No instance lock is taken for that reason.
+ * The core over the data directory, resolved from the server's container, without a server: the CLI
+ * writes the file atomically and a running server adopts the change as a hand edit (DESIGN D12). No
+ * instance lock is taken for that reason, and the store's notices go to stderr, never into stdout.
  */
 export async function openDataDir(loaded: LoadedSettings, options: { createIfMissing: boolean }): Promise<DataDirServices | null> {
-  const store = new JsonFileStore({ dataDir: loaded.dataDir, clock: systemClock });
+  const container = createContainer(loaded);
+  container.register(TOKENS.LogDestination, { useValue: process.stderr });
+  const store = container.resolve<JsonFileStore>(TOKENS.Store);
   await store.open();
-  const editor = new RecordEditor(store);
-  const tokens = new TokenService(store, editor, cryptoRandom);
+  const { tokens, setup } = container.resolve<Core>(TOKENS.Core);
   if (!(await store.readRecord())) {
     if (!options.createIfMissing) {
       await store.close();
@@ -29,5 +29,5 @@ export async function openDataDir(loaded: LoadedSettings, options: { createIfMis
     // Only a missing record is bootstrapped: a temporary one must not be renewed by a CLI call.
     await tokens.bootstrap({ secretKeyFingerprint: secretKeyFingerprint(loaded.settings.secretKey) });
   }
-  return { store, tokens, setup: new SetupState(editor), close: () => store.close() };
+  return { store, tokens, setup, close: () => store.close() };
 }

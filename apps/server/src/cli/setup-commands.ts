@@ -1,4 +1,4 @@
-import type { LoadedSettings } from '../config/loaded-settings.js';
+import type { LoadedSettings } from '@webui/assembly';
 import type { CliIo } from './cli-io.js';
 import { openDataDir } from './data-dir-services.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exit-codes.js';

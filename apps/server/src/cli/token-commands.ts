@@ -1,5 +1,5 @@
 import { TOKEN_VIOLATION_MESSAGES } from '@webui/core';
-import type { LoadedSettings } from '../config/loaded-settings.js';
+import type { LoadedSettings } from '@webui/assembly';
 import type { CliIo } from './cli-io.js';
 import { openDataDir } from './data-dir-services.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exit-codes.js';

@@ -27,7 +27,7 @@ const appEntry = (app: string) => fileURLToPath(new URL(`../../../${app}/src/mai
 /** apps/bun from its TypeScript sources, with the bun binary the `bun` npm package ships. */
 export const bunLauncher: ServerLauncher = {
   name: 'bun',
-  command: (_cwd, args) => ({ cmd: join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe'), args: [appEntry('bun'), ...args] }),
+  command: (_cwd, args) => ({ cmd: join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe'), args: ['--conditions=source', appEntry('bun'), ...args] }),
 };
 
 const DENO_APP = fileURLToPath(new URL('../../../deno/', import.meta.url));
@@ -49,7 +49,7 @@ function denoPermissionFlags(args: string[], env: Record<string, string | undefi
   const appPath = (path: string) => (path.startsWith('../') ? join(DENO_APP, path) : path);
   return manifest.scripts.start
     .split(' ')
-    .filter((word) => /^--(allow|deny|ignore)-|^--no-prompt$/.test(word))
+    .filter((word) => /^--(allow|deny|ignore)-|^--no-prompt$|^--conditions=/.test(word))
     .map((flag) => {
       const scoped = /^--allow-(read|write)=(.*)$/.exec(flag);
       if (!scoped) return flag;

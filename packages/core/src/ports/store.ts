@@ -23,6 +23,9 @@ export interface TicketGrant {
   expiresAt: number;
 }
 
+/** Told the new record and the one it replaced, whoever changed it: this process, another one, a hand edit. */
+export type RecordChangeListener = (record: TokenRecord | null, previous: TokenRecord | null) => void;
+
 /**
  * Everything the core keeps. Async throughout and with an atomic consume so that a shared
  * store (Redis, a database) can implement it; an in-memory one lives in `@webui/core/testing`.
@@ -32,6 +35,11 @@ export interface Store {
   readRecord(): Promise<TokenRecord | null>;
   /** Replaces the durable record atomically: a reader sees the old or the new one, never a mix. */
   writeRecord(record: TokenRecord): Promise<void>;
+  /**
+   * Subscribes to changes of the durable record, whoever made them, once the change is in force;
+   * returns the unsubscribe. A listener that throws never undoes the change.
+   */
+  onRecordChanged(listener: RecordChangeListener): () => void;
 
   readAttempts(key: string): Promise<AttemptRecord | null>;
   /** Keeps the record until `expiresAt`; the store may drop the least recently written when full. */

@@ -63,6 +63,35 @@ export function storeConformanceCases(makeHarness: () => Promise<StoreConformanc
       }),
     },
     {
+      name: 'onRecordChanged tells every listener the new record and the one it replaced by the time the write resolves',
+      run: withHarness(async ({ store }) => {
+        const seen: Array<[unknown, unknown]> = [];
+        const unsubscribe = store.onRecordChanged((record, previous) => seen.push([record, previous]));
+        await store.writeRecord(MINIMAL_RECORD);
+        expectEqual(seen, [[MINIMAL_RECORD, null]], 'changes after the first write');
+        await store.writeRecord(FULL_RECORD);
+        expectEqual(seen, [[MINIMAL_RECORD, null], [FULL_RECORD, MINIMAL_RECORD]], 'changes after the second write');
+        await store.writeRecord(FULL_RECORD);
+        expectEqual(seen.length, 2, 'changes heard after writing the same record again');
+        unsubscribe();
+        await store.writeRecord(MINIMAL_RECORD);
+        expectEqual(seen.length, 2, 'changes heard after unsubscribing');
+      }),
+    },
+    {
+      name: 'a record-change listener that throws stops neither the write nor the other listeners',
+      run: withHarness(async ({ store }) => {
+        let heard = 0;
+        store.onRecordChanged(() => {
+          throw new Error('listener failure');
+        });
+        store.onRecordChanged(() => heard++);
+        await store.writeRecord(FULL_RECORD);
+        expectEqual(heard, 1, 'calls of the listener after the failing one');
+        expectEqual(await store.readRecord(), FULL_RECORD, 'record after a failing listener');
+      }),
+    },
+    {
       name: 'records are copied in and out: mutating them does not change the store',
       run: withHarness(async ({ store }) => {
         const written: TokenRecord = { ...FULL_RECORD };

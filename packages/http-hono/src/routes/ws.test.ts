@@ -165,12 +165,12 @@ describe('GET /ws: refused handshakes get 401 and no upgrade', () => {
     expect(t.upgraded).toEqual([]);
   });
 
-  it('a ticket whose session token was replaced behind the service (hand edit): session_revoked', async () => {
+  it('a ticket whose session token was replaced outside the API (hand edit): revoked with it, 401', async () => {
     const t = await createWsApp();
     const ticket = await t.ticket();
     const record = await t.harness.store.readRecord();
     await t.harness.store.writeRecord({ ...record!, accessToken: 'Edited-By-Hand-1!' });
-    await expectErrorBody(await t.handshake(ticket), 401, 'session_revoked');
+    await expectErrorBody(await t.handshake(ticket), 401, 'unknown_ticket');
     expect(t.upgraded).toEqual([]);
   });
 });

@@ -106,7 +106,7 @@ export async function createTestApp(
     allowedIps: cidrs(allowedIps),
   };
   const app = createWebuiApp({
-    services: { tokens: harness.tokens, setup: harness.setup, bans: harness.bans, tickets: harness.tickets },
+    services: harness,
     policy,
     connection: testConnection,
     logger,

@@ -2,10 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error.js';
-import { parseConfigFlags } from './config-flags.js';
-import { describeSettings } from './describe-settings.js';
-import { loadSettings } from './load-settings.js';
+import { ConfigError, describeSettings, loadSettings, parseConfigFlags } from './index.js';
 
 const created: string[] = [];
 afterEach(() => {

@@ -1,9 +1,11 @@
-import { processIsAlive } from '@webui/store-json';
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { StartupError } from './startup-error.js';
+import { processIsAlive } from './process-alive.js';
 
 export const LOCK_FILE_NAME = 'webui.lock';
+
+/** The data directory cannot be locked; the message tells the operator what to do, in one line. */
+export class InstanceLockError extends Error {}
 
 // Enough for a few starters taking turns through the takeover guard (GUARD_BUSY_WAIT_MS apart).
 const MAX_ATTEMPTS = 400;
@@ -29,7 +31,7 @@ export class InstanceLock {
     try {
       mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     } catch (error) {
-      throw new StartupError(`cannot create the data directory ${dataDir}: ${(error as Error).message}`);
+      throw new InstanceLockError(`cannot create the data directory ${dataDir}: ${(error as Error).message}`);
     }
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (createWithPid(path)) return new InstanceLock(path);
@@ -37,14 +39,14 @@ export class InstanceLock {
       // Removed meanwhile: try again.
       if (!seen) continue;
       if (seen.pid !== null && seen.pid !== process.pid && ownerIsRunning(seen.pid, seen.writtenAtMs)) {
-        throw new StartupError(
+        throw new InstanceLockError(
           `another server (pid ${seen.pid}) is already using the data directory ${dataDir}; stop it first, or remove the lock file ${path} if no server runs there`,
         );
       }
       // Stale: its process is gone (killed, crashed) or its pid now belongs to another program.
       if (!removeStale(path, seen.text)) pause(GUARD_BUSY_WAIT_MS);
     }
-    throw new StartupError(`cannot take the lock file ${path}; remove it if no server is running`);
+    throw new InstanceLockError(`cannot take the lock file ${path}; remove it if no server is running`);
   }
 
   release(): void {
@@ -68,7 +70,7 @@ function createWithPid(path: string): boolean {
     if (code === 'EEXIST') return false;
     // File systems without hard links: exclusive create, with its short window of an empty file.
     if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS') return createExclusive(path);
-    throw new StartupError(`cannot create the lock file ${path}: ${(error as Error).message}`);
+    throw new InstanceLockError(`cannot create the lock file ${path}: ${(error as Error).message}`);
   } finally {
     try {
       unlinkSync(temp);
@@ -86,7 +88,7 @@ function createExclusive(path: string): boolean {
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new StartupError(`cannot create the lock file ${path}: ${(error as Error).message}`);
+    throw new InstanceLockError(`cannot create the lock file ${path}: ${(error as Error).message}`);
   }
 }
 

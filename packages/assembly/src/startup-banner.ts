@@ -12,7 +12,7 @@ export function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
 }
 
 /** The few human lines an operator reads at startup: where, which data, and (only when temporary) the token. */
-export function printBanner(out: NodeJS.WritableStream, origins: readonly string[], dataFile: string, outcome: BootstrapOutcome): void {
+export function printBanner(out: { write(text: string): unknown }, origins: readonly string[], dataFile: string, outcome: BootstrapOutcome): void {
   const lines = ['', 'WebUI management API', `  listening   ${origins.map((origin) => `${origin}/api/webui`).join('  ')}`, `  data        ${dataFile}`];
   if (outcome.temporaryToken) {
     lines.push(

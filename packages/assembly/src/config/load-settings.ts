@@ -1,15 +1,19 @@
 import { isAbsolute, relative, resolve } from 'node:path';
-import { ConfigError } from './config-error.js';
-import { readConfigFile } from './config-file.js';
-import { parseConfigFlags } from './config-flags.js';
-import { defaultConfigPath, defaultDataDir, defaultSettings } from './default-settings.js';
-import type { LoadedSettings, SettingSource } from './loaded-settings.js';
+import { readConfigFile, readWebuiTable } from './config-file.js';
+import { parseConfigFlags, readTextSetting } from './config-flags.js';
 import { hostListSchema, portTextSchema } from './setting-schemas.js';
-import { settingNames, type SettingName, type WebuiSettings } from './settings.js';
-import { readTextSetting } from './text-setting.js';
-import { readWebuiTable } from './webui-table.js';
-
-export type { LoadedSettings, SettingSource } from './loaded-settings.js';
+import {
+  ConfigError,
+  defaultConfigPath,
+  defaultDataDir,
+  defaultSettings,
+  settingFileKeys,
+  settingNames,
+  type LoadedSettings,
+  type SettingName,
+  type SettingSource,
+  type WebuiSettings,
+} from './settings.js';
 
 export interface LoadSettingsInput {
   /** Arguments after the script; words that are not configuration flags are ignored here. */
@@ -76,4 +80,25 @@ function applyFirstGiven<K extends SettingName>(name: K, layers: readonly Layer[
 function labelOf(path: string, cwd: string): string {
   const fromCwd = relative(cwd, path);
   return fromCwd !== '' && !fromCwd.startsWith('..') && !isAbsolute(fromCwd) ? fromCwd : path;
+}
+
+/** One line per setting with its effective value and where it came from, for `webui config check`. */
+export function describeSettings(loaded: LoadedSettings): string[] {
+  const { sources } = loaded;
+  const lines = [
+    `config = ${loaded.configPath} (${sources.configPath}, ${loaded.configFileFound ? 'found' : 'not found'})`,
+    `data_dir = ${loaded.dataDir} (${sources.dataDir})`,
+  ];
+  for (const name of settingNames) {
+    lines.push(`webui.${settingFileKeys[name]} = ${formatValue(name, loaded)} (${sources[name]})`);
+  }
+  return lines;
+}
+
+function formatValue(name: SettingName, loaded: LoadedSettings): string {
+  const value = loaded.settings[name];
+  // The secret itself is never printed: a check output is often pasted into bug reports.
+  if (name === 'secretKey') return value === undefined ? '(not set)' : '(set)';
+  if (Array.isArray(value)) return `[${value.map((entry) => JSON.stringify(entry)).join(', ')}]`;
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }

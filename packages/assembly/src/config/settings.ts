@@ -17,6 +17,23 @@ export interface WebuiSettings {
 
 export type SettingName = keyof WebuiSettings;
 
+export type SettingSource = 'flag' | 'env' | 'file' | 'default';
+
+export interface LoadedSettings {
+  settings: WebuiSettings;
+  /** Absolute. */
+  dataDir: string;
+  /** Absolute, whether or not the file exists. */
+  configPath: string;
+  configFileFound: boolean;
+  sources: Record<SettingName | 'dataDir' | 'configPath', SettingSource>;
+}
+
+/** A configuration mistake, told in one line that names the key and where it was given. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
 /** The key each setting has inside the [webui] table of the config file. */
 export const settingFileKeys = {
   enabled: 'enabled',
@@ -35,3 +52,21 @@ export const settingFileKeys = {
 
 // Object.keys loses the key type; the satisfies above guarantees every setting is listed.
 export const settingNames = Object.keys(settingFileKeys) as SettingName[];
+
+export const defaultSettings: Readonly<WebuiSettings> = Object.freeze({
+  enabled: true,
+  host: ['127.0.0.1', '::1'],
+  port: 8001,
+  secureCookie: false,
+  trustedProxies: [],
+  allowedIps: [],
+  secretKey: undefined,
+  sessionExpireDays: 7,
+  mode: 'production',
+  allowedOrigins: [],
+  allowedHosts: [],
+  logLevel: 'info',
+});
+
+export const defaultConfigPath = 'config/bot_config.toml';
+export const defaultDataDir = './data';

@@ -1,3 +1,0 @@
-import type { Clock } from '@webui/core';
-
-export const systemClock: Clock = { now: () => Date.now() };

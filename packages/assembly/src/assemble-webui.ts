@@ -1,0 +1,125 @@
+import type { BootstrapOutcome, Core } from '@webui/core';
+import {
+  CLOSE_GOING_AWAY,
+  createSessionCheckShortcut,
+  createWebuiApp,
+  PluginProgressBoard,
+  WsHub,
+  type ConnectionInfo,
+  type HttpPolicy,
+  type SessionCheckShortcut,
+  type WebuiApp,
+  type WsUpgrade,
+} from '@webui/http-hono';
+import type { Logger } from 'pino';
+import { createApiDocs } from './api-docs.js';
+import type { LoadedSettings } from './config/index.js';
+import { httpPolicyFrom, originOf } from './http-policy.js';
+import type { LogFeed } from './logging/log-feed.js';
+import { secretKeyFingerprint } from './secret-key-fingerprint.js';
+import { createSetupSite } from './setup-site.js';
+import { StartupError } from './startup-error.js';
+import { logBootstrap, printBanner } from './startup-banner.js';
+import type { Storage } from './storage.js';
+import { closeSocketsOnTokenChange } from './token-change-reaction.js';
+
+/** The largest WebSocket message a client may send; the runtime's socket enforces it too. */
+export const MAX_MESSAGE_BYTES = 64 * 1024;
+const SWEEP_INTERVAL_MS = 30_000;
+
+/** What the runtime brings: the client's connection facts and its WebSocket upgrade. */
+export interface WebuiRuntime {
+  connection: ConnectionInfo;
+  upgrade: WsUpgrade;
+}
+
+export interface WebuiParts {
+  loaded: LoadedSettings;
+  storage: Storage;
+  core: Core;
+  logger: Logger;
+  feed: LogFeed;
+  runtime: WebuiRuntime;
+}
+
+/** The app over the core, not listening yet: the runtime's server binds `app.fetch`. */
+export interface AssembledWebui {
+  app: WebuiApp;
+  core: Core;
+  hub: WsHub;
+  /** Plugin progress the channel's subscribers follow; the bot publishes into it. */
+  progress: PluginProgressBoard;
+  logger: Logger;
+  policy: HttpPolicy;
+  /** The runtime adds each address it listens on: the policy's origins and the banner use them. */
+  listening: Array<{ host: string; port: number }>;
+  /** The same /auth/check answer without the Hono pipeline, for a runtime that can take the shortcut. */
+  sessionCheckShortcut(): SessionCheckShortcut | undefined;
+  /** Logs the listening line and prints the banner to `out` (stderr by default). */
+  announce(out?: { write(text: string): unknown }): void;
+  /** Tells WebSocket clients the server is going away (1001) and waits up to `graceMs` for them to go. */
+  closeSockets(graceMs?: number): Promise<void>;
+  /** Stops the upkeep and closes the storage. */
+  close(): Promise<void>;
+}
+
+/**
+ * The one assembly every runtime runs: bootstraps the token, starts the storage's upkeep, and builds
+ * the WebSocket hub, the reaction to record changes and the Hono app with its pages and docs.
+ */
+export async function assembleWebui({ loaded, storage, core, logger, feed, runtime }: WebuiParts): Promise<AssembledWebui> {
+  const { settings } = loaded;
+  let bootstrap: BootstrapOutcome;
+  try {
+    bootstrap = await core.tokens.bootstrap({ secretKeyFingerprint: secretKeyFingerprint(settings.secretKey) });
+  } catch (error) {
+    throw new StartupError(`cannot write ${storage.where}: ${(error as Error).message}`);
+  }
+  logBootstrap(bootstrap, logger);
+  storage.watch();
+
+  const progress = new PluginProgressBoard();
+  const hub = new WsHub({ logs: feed, progress, logger: logger.child({ module: 'ws' }), now: () => Date.now(), newConnectionId: () => crypto.randomUUID(), maxMessageBytes: MAX_MESSAGE_BYTES });
+  closeSocketsOnTokenChange(storage.store, hub);
+
+  const listening: AssembledWebui['listening'] = [];
+  const origins = () => listening.map((address) => originOf(address.host, address.port));
+  const policy = httpPolicyFrom(settings, origins);
+  const httpLogger = logger.child({ module: 'http' });
+  const app = createWebuiApp({
+    services: core,
+    policy,
+    connection: runtime.connection,
+    logger: httpLogger,
+    webSocket: { upgrade: runtime.upgrade, hub },
+    site: createSetupSite({ logger: logger.child({ module: 'site' }) }),
+    docs: createApiDocs(),
+  });
+  const sweeper = setInterval(() => storage.sweep(), SWEEP_INTERVAL_MS);
+  // Node and Bun hand out timer objects that can be unref'd; the upkeep must never keep a process alive.
+  (sweeper as { unref?: () => void }).unref?.();
+
+  return {
+    app,
+    core,
+    hub,
+    progress,
+    logger,
+    policy,
+    listening,
+    sessionCheckShortcut: () => createSessionCheckShortcut({ services: core, policy, logger: httpLogger }),
+    announce(out = process.stderr) {
+      printBanner(out, origins(), storage.where, bootstrap);
+      logger.info({ addresses: origins(), dataDir: storage.dataDir, tokenSource: bootstrap.tokenSource }, 'WebUI API listening');
+    },
+    async closeSockets(graceMs = 1_000) {
+      hub.closeAll(CLOSE_GOING_AWAY, 'server shutting down');
+      const deadline = Date.now() + graceMs;
+      while (hub.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+    async close() {
+      clearInterval(sweeper);
+      await storage.close();
+    },
+  };
+}

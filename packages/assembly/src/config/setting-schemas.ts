@@ -1,0 +1,135 @@
+import { parseCidr, parseIp } from '@webui/core';
+import * as v from 'valibot';
+
+/** How a rejected value is shown after "got": strings quoted so blanks and commas stay visible. */
+export function describeReceived(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (Array.isArray(value)) return `[${value.map(describeReceived).join(', ')}]`;
+  if (value instanceof Date) return 'a date';
+  if (value === undefined || value === null) return 'nothing';
+  return 'a table';
+}
+
+const got = (issue: v.BaseIssue<unknown>): string => `got ${describeReceived(issue.input)}`;
+
+const hostLabel = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const hostNamePattern = new RegExp(`^${hostLabel}(?:\\.${hostLabel})*\\.?$`, 'i');
+
+/** A DNS name such as localhost or example.org: letters, digits, dots and hyphens. */
+function isHostName(text: string): boolean {
+  if (text.length > 253) return false;
+  // Dotted digits that are not a valid IPv4 address are a typo, not a name.
+  if (/^[\d.]+$/.test(text)) return parseIp(text) !== null;
+  return hostNamePattern.test(text);
+}
+
+/** A Host header value to accept: a name or IPv4 address, or a bracketed IPv6 address, each with an optional port. */
+function isAllowedHost(text: string): boolean {
+  const match = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(text);
+  if (!match) return false;
+  const [, host = '', port] = match;
+  if (port !== undefined && Number(port) > 65535) return false;
+  return host.startsWith('[') ? parseIp(host)?.version === 6 : isHostName(host);
+}
+
+/** The normalised origin of an http(s) URL written as scheme://host[:port]; null if it has a path, query or credentials. */
+function parseOrigin(text: string): string | null {
+  // The URL parser would otherwise accept "http:localhost" and friends.
+  if (!/^https?:\/\/[^/]/i.test(text) || !URL.canParse(text)) return null;
+  const url = new URL(text);
+  if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') return null;
+  if (text.includes('?') || text.includes('#')) return null;
+  return url.origin;
+}
+
+const rangeMessage = (min: number, max: number) => (issue: v.BaseIssue<unknown>): string =>
+  `must be an integer from ${min} to ${max}, got ${describeReceived(issue.input)}`;
+
+/** A TOML integer within [min, max]. */
+function integerRangeSchema(min: number, max: number) {
+  const message = rangeMessage(min, max);
+  return v.pipe(v.number(message), v.integer(message), v.minValue(min, message), v.maxValue(max, message));
+}
+
+/** The same integer written as text in an environment variable or flag. */
+function integerTextSchema(min: number, max: number) {
+  const message = rangeMessage(min, max);
+  return v.pipe(
+    v.string(message),
+    // Checked on the text so the message quotes what the operator typed.
+    v.check((text) => /^\d{1,9}$/.test(text) && Number(text) >= min && Number(text) <= max, message),
+    v.transform(Number),
+  );
+}
+
+const listMessage = (issue: v.BaseIssue<unknown>): string =>
+  `must be a list of strings or a comma-separated string, got ${describeReceived(issue.input)}`;
+
+/** A list written as a TOML array of strings or as one comma-separated string; entries trimmed, blanks dropped. */
+function listSchema<TEntry>(entry: v.GenericSchema<string, TEntry>) {
+  return v.pipe(v.union([v.array(v.string()), v.string()], listMessage), v.transform(toEntries), v.array(entry));
+}
+
+function toEntries(value: string[] | string): string[] {
+  const parts = typeof value === 'string' ? value.split(',') : value;
+  return parts.map((part) => part.trim()).filter((part) => part !== '');
+}
+
+const rejectEntry = (entry: string, what: string): string => `entry ${JSON.stringify(entry)} is not ${what}`;
+
+/** An address to listen on; brackets are refused because listen() takes the bare IPv6 address. */
+const hostEntrySchema = v.pipe(
+  v.string(),
+  v.check(
+    (text) => (!text.includes('[') && parseIp(text) !== null) || isHostName(text),
+    (issue) => rejectEntry(issue.input, 'an IP address or host name'),
+  ),
+);
+
+const networkEntrySchema = v.pipe(
+  v.string(),
+  v.check((text) => parseCidr(text) !== null, (issue) => rejectEntry(issue.input, 'an IP address or CIDR')),
+);
+
+// Browsers send the origin normalised (lower case, no default port), so entries are stored that way.
+const originEntrySchema = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const origin = parseOrigin(dataset.value);
+    if (origin !== null) return origin;
+    addIssue({ message: rejectEntry(dataset.value, 'an origin like http://localhost:5173 (scheme://host[:port], no path)') });
+    return NEVER;
+  }),
+);
+
+// Host headers compare without case, so entries are kept in lower case.
+const allowedHostEntrySchema = v.pipe(
+  v.string(),
+  v.check(isAllowedHost, (issue) => rejectEntry(issue.input, 'a host name with optional :port')),
+  v.toLowerCase(),
+);
+
+export const booleanSchema = v.boolean((issue) => `must be true or false, ${got(issue)}`);
+
+export const hostListSchema = v.pipe(listSchema(hostEntrySchema), v.minLength(1, 'must list at least one address'));
+
+export const portSchema = integerRangeSchema(0, 65535);
+export const portTextSchema = integerTextSchema(0, 65535);
+
+export const networkListSchema = listSchema(networkEntrySchema);
+
+// The message never shows the input: it is a secret.
+const secretKeyMessage = 'must be a non-empty string';
+export const secretKeySchema = v.pipe(v.string(secretKeyMessage), v.check((text) => text.trim() !== '', secretKeyMessage));
+
+export const sessionExpireSchema = integerRangeSchema(1, 365);
+
+export const modeSchema = v.picklist(['production', 'development'], (issue) => `must be "production" or "development", ${got(issue)}`);
+
+export const originListSchema = listSchema(originEntrySchema);
+
+export const allowedHostListSchema = listSchema(allowedHostEntrySchema);
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+export const logLevelSchema = v.picklist(logLevels, (issue) => `must be one of ${logLevels.join(', ')}, ${got(issue)}`);

@@ -1,0 +1,12 @@
+export { assembleWebui, MAX_MESSAGE_BYTES, type AssembledWebui, type WebuiParts, type WebuiRuntime } from './assemble-webui.js';
+export { ConfigError, describeSettings, loadSettings, parseConfigFlags, SETTING_VARIABLES, type LoadedSettings, type WebuiSettings } from './config/index.js';
+export { createLogger } from './logging/create-logger.js';
+export { dashboardLevel, LogFeed } from './logging/log-feed.js';
+export { createFileStore, fileStorage, memoryStorage, type Storage } from './storage.js';
+export { listenOnHosts, type Bound, type HostBinder } from './listen-on-hosts.js';
+export { stopOnSignals, type ProcessControl, type StoppableServer } from './stop-on-signals.js';
+export { runPortableServer, type PortableRuntime } from './portable-server.js';
+export { StartupError } from './startup-error.js';
+export { systemClock, systemRandom } from './system-ports.js';
+export { secretKeyFingerprint } from './secret-key-fingerprint.js';
+export { originOf } from './http-policy.js';

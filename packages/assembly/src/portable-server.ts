@@ -1,0 +1,84 @@
+import { createCore } from '@webui/core';
+import { assembleWebui, type AssembledWebui, type WebuiRuntime } from './assemble-webui.js';
+import { ConfigError, loadSettings, parseConfigFlags, SETTING_VARIABLES, type LoadedSettings } from './config/index.js';
+import { listenOnHosts, type HostBinder } from './listen-on-hosts.js';
+import { createLogger } from './logging/create-logger.js';
+import { LogFeed } from './logging/log-feed.js';
+import { StartupError } from './startup-error.js';
+import { stopOnSignals, type ProcessControl } from './stop-on-signals.js';
+import { createFileStore, fileStorage, memoryStorage, type Storage } from './storage.js';
+import { systemClock, systemRandom } from './system-ports.js';
+
+const USAGE = "flags: --port N, --host LIST, --data-dir DIR, --config FILE, --memory (the token, setup and config commands are apps/server's)";
+
+/** A runtime without the Node CLI (Bun, Deno): its arguments, process, servers and WebSocket upgrade. */
+export interface PortableRuntime<Server> extends WebuiRuntime, Omit<HostBinder<Server>, 'bind'>, ProcessControl {
+  /** Starts one server for `host` that answers with `fetch`; port 0 picks one. Throws when it cannot. */
+  serve(host: string, port: number, fetch: (request: Request) => Response | Promise<Response>): { server: Server; port: number };
+  args: readonly string[];
+  cwd: string;
+  /** Reads one WEBUI_* variable; only those are ever asked for. */
+  env(name: string): string | undefined;
+}
+
+/**
+ * The whole life of a Bun or Deno server: flags and settings, storage (`--memory` or the data
+ * directory), the assembly, one server per host, the announcement, and a clean stop on SIGTERM/SIGINT.
+ */
+export async function runPortableServer<Server>(runtime: PortableRuntime<Server>): Promise<void> {
+  const argv = runtime.args.filter((arg) => arg !== '--memory');
+  const memory = argv.length < runtime.args.length;
+  let loaded: LoadedSettings;
+  try {
+    const [unknown] = parseConfigFlags(argv).rest;
+    if (unknown !== undefined) return exitWith(runtime, 2, `webui: unknown argument ${JSON.stringify(unknown)}; ${USAGE}`);
+    // Only the WEBUI_* variables: a runtime may be granted no others.
+    loaded = loadSettings({ argv, env: Object.fromEntries(SETTING_VARIABLES.map((name) => [name, runtime.env(name)])), cwd: runtime.cwd });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return exitWith(runtime, 1, `webui: configuration error: ${error.message}`);
+  }
+  if (!loaded.settings.enabled) {
+    console.log(`webui: webui.enabled is false in ${loaded.configPath}; the WebUI API is not started.`);
+    return runtime.exit(0);
+  }
+
+  const hand = stopOnSignals(runtime);
+  const feed = new LogFeed();
+  const logger = createLogger(loaded.settings.logLevel, feed);
+  let storage: Storage | undefined;
+  let webui: AssembledWebui | undefined;
+  try {
+    const chosen = memory ? memoryStorage(systemClock, logger) : fileStorage(createFileStore(loaded.dataDir, systemClock, logger), loaded.dataDir);
+    await chosen.open();
+    storage = chosen;
+    const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom });
+    webui = await assembleWebui({ loaded, storage, core, logger, feed, runtime });
+    const assembled = webui;
+    const binder: HostBinder<Server> = {
+      bind: async (host, port) => runtime.serve(host, port, assembled.app.fetch),
+      isAddressInUse: (error) => runtime.isAddressInUse(error),
+      stop: (server) => runtime.stop(server),
+    };
+    const servers = await listenOnHosts(loaded.settings.host, loaded.settings.port, binder, logger);
+    for (const { host, port } of servers) assembled.listening.push({ host, port });
+    assembled.announce();
+    hand({
+      logger,
+      async close() {
+        await assembled.closeSockets();
+        await Promise.all(servers.map(({ server }) => runtime.stop(server)));
+        await assembled.close();
+      },
+    });
+  } catch (error) {
+    await (webui ?? storage)?.close();
+    if (error instanceof StartupError) return exitWith(runtime, 1, `webui: cannot start: ${error.message}`);
+    throw error;
+  }
+}
+
+function exitWith(runtime: ProcessControl, code: number, line: string): void {
+  console.error(line);
+  runtime.exit(code);
+}

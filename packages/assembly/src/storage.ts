@@ -1,0 +1,87 @@
+import { MemoryStore, type Clock, type Store } from '@webui/core';
+import { InstanceLock, InstanceLockError, JsonFileStore, type StoreEvent } from '@webui/store-json';
+import type { Logger } from 'pino';
+import { StartupError } from './startup-error.js';
+
+/** Where a server keeps its state, with the upkeep the assembly drives. */
+export interface Storage {
+  store: Store;
+  /** Makes the store ready; throws a StartupError the operator can act on. */
+  open(): Promise<void>;
+  /** For the banner: the data file, or that nothing is written. */
+  where: string;
+  /** The data directory, or null when nothing is written. */
+  dataDir: string | null;
+  /** Drops expired tickets and attempt records (DESIGN D14). */
+  sweep(): void;
+  /** Starts picking up changes made by others (hand edits, the CLI). */
+  watch(): void;
+  /** Waits for writes in progress and gives the data directory back. */
+  close(): Promise<void>;
+}
+
+/** The JSON-file store over `dataDir`, its events logged in words an operator understands; not opened yet. */
+export function createFileStore(dataDir: string, clock: Clock, logger: Logger): JsonFileStore {
+  const storeLogger = logger.child({ module: 'store' });
+  return new JsonFileStore({
+    dataDir,
+    clock,
+    onEvent: (event) => {
+      const level = event.kind === 'reloaded' ? 'info' : event.kind === 'insecure-permissions' ? 'warn' : 'error';
+      storeLogger[level]({ event }, describeStoreEvent(event.kind));
+    },
+  });
+}
+
+/** The data directory's store; open() takes the directory for this server alone (one server per directory) and reads the file. */
+export function fileStorage(store: JsonFileStore, dataDir: string): Storage {
+  let lock: InstanceLock | undefined;
+  return {
+    store,
+    where: store.path,
+    dataDir,
+    async open() {
+      try {
+        lock = InstanceLock.acquire(dataDir);
+      } catch (error) {
+        throw error instanceof InstanceLockError ? new StartupError(error.message) : error;
+      }
+      try {
+        await store.open();
+      } catch (error) {
+        lock.release();
+        lock = undefined;
+        throw new StartupError((error as Error).message);
+      }
+    },
+    sweep: () => store.sweep(),
+    watch: () => store.watch(),
+    async close() {
+      await store.close();
+      lock?.release();
+      lock = undefined;
+    },
+  };
+}
+
+/** The quick start: the whole state in memory, nothing written, gone when the process stops. */
+export function memoryStorage(clock: Clock, logger: Logger): Storage {
+  const storeLogger = logger.child({ module: 'store' });
+  const store = new MemoryStore(clock, { onListenerError: (error) => storeLogger.error({ err: String(error) }, describeStoreEvent('listener-failed')) });
+  return { store, where: 'in memory (--memory: nothing is written)', dataDir: null, open: async () => undefined, sweep: () => store.sweep(), watch: () => undefined, close: async () => undefined };
+}
+
+function describeStoreEvent(kind: StoreEvent['kind']): string {
+  switch (kind) {
+    case 'corrupt-file-moved':
+      return 'webui.json was not valid; it was kept aside and a new temporary token was made';
+    case 'insecure-permissions':
+      return 'the data directory or webui.json is readable by others';
+    case 'reloaded':
+      return 'webui.json was edited by hand; the change is in force';
+    case 'reload-refused':
+      return 'a hand edit of webui.json is not valid; the last good state stays in force';
+    case 'listener-failed':
+      return 'a listener of record changes failed; the change itself stands';
+  }
+}

@@ -1,0 +1,43 @@
+import { BanPolicy, type BanPolicyOptions } from './ban-policy.js';
+import type { Clock } from './ports/clock.js';
+import type { RandomSource } from './ports/random-source.js';
+import type { Store } from './ports/store.js';
+import { RecordEditor } from './record-editor.js';
+import { SetupState } from './setup-state.js';
+import { TokenService } from './token-service.js';
+import { WsTicketIssuer } from './ws-ticket-issuer.js';
+
+/** What the core needs from its host: where state lives, what time it is, where randomness comes from. */
+export interface CorePorts {
+  store: Store;
+  clock: Clock;
+  random: RandomSource;
+  banPolicy?: Partial<BanPolicyOptions>;
+}
+
+/** The core's four services, wired to share one store and one serialised record editor. */
+export interface Core {
+  tokens: TokenService;
+  bans: BanPolicy;
+  setup: SetupState;
+  tickets: WsTicketIssuer;
+}
+
+/**
+ * Builds the core over its ports: the one place that knows how the services share state. Every
+ * host (servers, CLI, tests) calls it; nothing else constructs the services.
+ */
+export function createCore({ store, clock, random, banPolicy }: CorePorts): Core {
+  const editor = new RecordEditor(store);
+  const tokens = new TokenService(store, editor, random);
+  // Tickets die with the token they came from, whoever replaced it: the API, another process, a hand edit.
+  store.onRecordChanged((record, previous) => {
+    if (previous && record?.accessToken !== previous.accessToken) void store.revokeTickets(previous.accessToken);
+  });
+  return {
+    tokens,
+    bans: new BanPolicy(store, clock, banPolicy),
+    setup: new SetupState(editor),
+    tickets: new WsTicketIssuer(store, tokens, clock, random),
+  };
+}
