@@ -8,11 +8,11 @@ import { fileURLToPath } from 'node:url';
 export const SETUP_PAGE_CSP =
   "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-// From src/ (sources) and from dist/main.js (the bundle) alike, ../dist/web is apps/server/dist/web.
+// From this package's src/ and dist/ alike, ../dist/web is where build-web.mjs puts the page; a server bundle copies it beside itself.
 const DEFAULT_ROOT = fileURLToPath(new URL('../dist/web/', import.meta.url));
 
 export interface SetupSiteOptions {
-  /** The built pages (index.html, setup.js, setup.css); apps/server/dist/web by default. */
+  /** The built pages (index.html, setup.js, setup.css); ../dist/web beside this module by default. */
   root?: string;
   logger?: { warn(fields: object, message: string): void };
 }
@@ -21,7 +21,7 @@ export interface SetupSiteOptions {
 export function createSetupSite(options: SetupSiteOptions = {}): MiddlewareHandler {
   const root = options.root ?? DEFAULT_ROOT;
   if (!existsSync(root)) {
-    options.logger?.warn({ root }, 'setup page not built (run node apps/server/build.mjs); / answers 404');
+    options.logger?.warn({ root }, 'setup page not built (run node packages/assembly/build-web.mjs); / answers 404');
     return (_c, next) => next();
   }
   // serveStatic takes a root relative to the working directory.

@@ -1,0 +1,254 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const BIN = join(ROOT, 'node_modules', '.bin');
+const require = createRequire(import.meta.url);
+/** The published packages, in dependency order (the order `build:packages` builds them in). */
+const PACKAGES = ['core', 'store-json', 'http-hono', 'client', 'assembly'] as const;
+const LISTENING = 'WebUI API listening';
+// Building, packing and installing take seconds, more under a full parallel test run.
+const SLOW_STEP_MS = 180_000;
+
+interface Output {
+  stdout: string;
+  stderr: string;
+}
+
+interface Packed {
+  name: string;
+  tarball: string;
+}
+
+/** Runs a command to its end; rejects with everything it printed when it fails. */
+function run(cmd: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Output> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${cmd} ${args.join(' ')} (in ${cwd}) failed: ${error.message}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
+      else resolve({ stdout, stderr });
+    });
+  });
+}
+
+/** Builds every package with its own build script, then packs each as it would be published. */
+async function buildAndPack(destination: string): Promise<Packed[]> {
+  await run(join(BIN, 'pnpm'), ['run', 'build:packages'], ROOT);
+  const packed: Packed[] = [];
+  for (const dir of PACKAGES) {
+    const { stdout } = await run(join(BIN, 'pnpm'), ['pack', '--json', '--pack-destination', destination], join(ROOT, 'packages', dir));
+    const { name, filename } = JSON.parse(stdout) as { name: string; filename: string };
+    packed.push({ name, tarball: filename });
+  }
+  return packed;
+}
+
+/** publint over the tarball's own files, so it judges what a user installs, not the working tree. */
+async function publintProblems({ name, tarball }: Packed): Promise<string[]> {
+  const { messages, pkg } = await publint({ pack: { tarball: new Uint8Array(readFileSync(tarball)).buffer }, strict: true });
+  return messages.map((message) => `${name}: ${message.type}: ${formatMessage(message, pkg, { color: false }) ?? message.code}`);
+}
+
+/** attw's verdict on the tarball; esm-only because these packages have no CommonJS build to offer. */
+async function attwProblems({ name, tarball }: Packed): Promise<string[]> {
+  try {
+    const { stdout } = await run(join(BIN, 'attw'), [tarball, '--profile', 'esm-only', '--no-color', '--no-emoji'], dirname(tarball));
+    // attw exits 0 for a package without types at all: that is a failure here.
+    return stdout.includes('This package does not contain types.') ? [`${name}: attw found no types\n${stdout}`] : [];
+  } catch (error) {
+    return [`${name}: ${(error as Error).message}`];
+  }
+}
+
+/** A project of its own outside the workspace, with the tarballs and what the examples need installed by pnpm. */
+async function installScratchProject(dir: string, packed: readonly Packed[]): Promise<void> {
+  const ownManifest = JSON.parse(readFileSync(join(ROOT, 'packages', 'assembly', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const tarballs = Object.fromEntries(packed.map(({ name, tarball }) => [name, `file:${tarball}`]));
+  // The tarballs depend on each other by version (pnpm pack rewrote workspace:*): point those at the tarballs, never at the registry.
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'webui-packed-scratch', private: true, type: 'module', pnpm: { overrides: tarballs } }, null, 2));
+  const examples = [`@hono/node-server@${ownManifest.dependencies['@hono/node-server']}`, `hono@${ownManifest.dependencies['hono']}`, '@hono/node-ws@~1.3.1'];
+  await run(join(BIN, 'pnpm'), ['add', ...packed.map(({ tarball }) => tarball), ...examples, '--prefer-offline'], dir, { ...process.env, CI: 'true' });
+}
+
+// vitest's `it` and `expect` as the README example uses them, over node:assert, so the example runs as plain JavaScript.
+const EXAMPLE_PRELUDE = `import assert from 'node:assert/strict';
+const examples = [];
+function it(name, run) { examples.push({ name, run }); }
+function expect(actual) { return { toEqual: (expected) => assert.deepStrictEqual(actual, expected) }; }
+`;
+const EXAMPLE_EPILOGUE = `
+for (const { name, run } of examples) {
+  await run();
+  console.log(\`passed: \${name}\`);
+}
+`;
+
+/** The first ```ts block of packages/core/README.md, verbatim. */
+function coreReadmeExample(): string {
+  const readme = readFileSync(join(ROOT, 'packages', 'core', 'README.md'), 'utf8');
+  const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (block === undefined) throw new Error('packages/core/README.md has no ```ts block');
+  return block;
+}
+
+// The Node deployment in miniature, written as a user would, against the installed packages only.
+const SERVER = `import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { createNodeWebSocket } from '@hono/node-ws';
+import { Hono } from 'hono';
+import { assembleWebui, createFileStore, createLogger, fileStorage, LogFeed, loadSettings, systemClock, systemRandom } from '@webui/assembly';
+import { createCore } from '@webui/core';
+
+const loaded = loadSettings({ argv: ['--data-dir', process.argv[2], '--host', '127.0.0.1', '--port', '0'], env: {}, cwd: process.cwd() });
+const feed = new LogFeed();
+const logger = createLogger(loaded.settings.logLevel, feed);
+const storage = fileStorage(createFileStore(loaded.dataDir, systemClock, logger), loaded.dataDir);
+await storage.open();
+const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom });
+const { upgradeWebSocket } = createNodeWebSocket({ app: new Hono() });
+const runtime = { connection: { peerAddress: (c) => getConnInfo(c).remote.address, isTls: () => false }, upgrade: upgradeWebSocket };
+const webui = await assembleWebui({ loaded, storage, core, logger, feed, runtime });
+serve({ fetch: webui.app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
+  webui.listening.push({ host: '127.0.0.1', port: info.port });
+  webui.announce();
+});
+`;
+
+/** Resolves with the port of the server's listening log line; rejects with its output if it exits first. */
+function waitForListening(child: ChildProcess, output: Output): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const failed = (why: string) => reject(new Error(`${why}\n--- stdout\n${output.stdout}\n--- stderr\n${output.stderr}`));
+    child.stdout?.on('data', () => {
+      // Whole lines only: the last piece may still be arriving.
+      for (const line of output.stdout.split('\n').slice(0, -1)) {
+        if (!line.includes(LISTENING)) continue;
+        const { addresses } = JSON.parse(line) as { addresses?: string[] };
+        const address = addresses?.[0];
+        if (address === undefined) return failed('listening line without addresses');
+        return resolve(Number(new URL(address).port));
+      }
+    });
+    child.once('exit', (code, signal) => failed(`server exited (code ${code}, signal ${signal}) before listening`));
+    child.once('error', (error) => failed(error.message));
+  });
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** node:http rather than fetch: the request carries exactly the Host header given. */
+function send(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: '127.0.0.1', port, method, path, headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+    });
+    outgoing.once('error', reject);
+    outgoing.end(body);
+  });
+}
+
+describe('the packages as published', () => {
+  const tempDirs: string[] = [];
+  const children: ChildProcess[] = [];
+  let packed: Packed[] = [];
+
+  function tempDir(label: string): string {
+    const dir = mkdtempSync(join(tmpdir(), label));
+    tempDirs.push(dir);
+    return dir;
+  }
+
+  beforeAll(async () => {
+    packed = await buildAndPack(tempDir('webui-packs-'));
+  }, SLOW_STEP_MS);
+
+  afterAll(async () => {
+    await Promise.all(
+      children.map((child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return undefined;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        return exited;
+      }),
+    );
+    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  }, SLOW_STEP_MS);
+
+  it('pack the five packages', () => {
+    expect(packed.map(({ name }) => name)).toEqual(PACKAGES.map((dir) => `@webui/${dir}`));
+  });
+
+  it('pass publint', async () => {
+    const problems = (await Promise.all(packed.map(publintProblems))).flat();
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('pass attw', async () => {
+    const problems = (await Promise.all(packed.map(attwProblems))).flat();
+    expect(problems, problems.join('\n')).toEqual([]);
+  }, SLOW_STEP_MS);
+
+  describe('installed in a project outside the workspace', () => {
+    let project = '';
+
+    beforeAll(async () => {
+      project = tempDir('webui-packed-project-');
+      await installScratchProject(project, packed);
+    }, SLOW_STEP_MS);
+
+    it('run the core README example on Node, Bun and Deno', async () => {
+      writeFileSync(join(project, 'example.mjs'), EXAMPLE_PRELUDE + coreReadmeExample() + EXAMPLE_EPILOGUE);
+      const bun = join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe');
+      const deno = (require('deno/install_api.cjs') as { runInstall(): string }).runInstall();
+      const runs = await Promise.all([
+        run(process.execPath, ['example.mjs'], project),
+        run(bun, ['example.mjs'], project),
+        // Deno 2 reads the project's package.json and node_modules; no permission is needed, none is asked for.
+        run(deno, ['run', '--quiet', '--no-prompt', 'example.mjs'], project),
+      ]);
+      expect(runs.map(({ stdout }) => stdout)).toEqual(Array(3).fill('passed: keeps a ban for 10 minutes\n'));
+    }, SLOW_STEP_MS);
+
+    it('serve the API from a minimal Node server', async () => {
+      writeFileSync(join(project, 'server.mjs'), SERVER);
+      const dataDir = join(project, 'data');
+      const output: Output = { stdout: '', stderr: '' };
+      const child = spawn(process.execPath, ['server.mjs', dataDir], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+      children.push(child);
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+      const port = await waitForListening(child, output);
+
+      const health = await send(port, 'GET', '/api/webui/health');
+      expect(health.status, health.body).toBe(200);
+      expect(JSON.parse(health.body)).toMatchObject({ status: 'healthy' });
+
+      const { access_token: token } = JSON.parse(readFileSync(join(dataDir, 'webui.json'), 'utf8')) as { access_token: string };
+      const verify = await send(port, 'POST', '/api/webui/auth/verify', { Host: `127.0.0.1:${port}`, 'Content-Type': 'application/json' }, JSON.stringify({ token }));
+      expect(verify.status, verify.body).toBe(200);
+      expect(JSON.parse(verify.body)).toMatchObject({ valid: true });
+      const cookies = verify.headers['set-cookie'] ?? [];
+      expect(cookies).toHaveLength(1);
+      expect(cookies[0]).toMatch(/^bot_session=[^;]+;/);
+      expect(cookies[0]).toMatch(/;\s*HttpOnly(;|$)/i);
+
+      // The setup page is the assembly's built dist/web, which only the tarball can have brought.
+      const page = await send(port, 'GET', '/', { Host: `127.0.0.1:${port}` });
+      expect(page.status).toBe(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+    }, SLOW_STEP_MS);
+  });
+});
