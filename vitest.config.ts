@@ -5,10 +5,11 @@ const SHARED_E2E = ['apps/server/test/*.e2e.test.ts'];
 const OTHER_RUNTIMES = ['bun', 'deno'] as const;
 
 export default defineConfig({
-  resolve: {
-    // Workspace packages are consumed from their TypeScript sources, no build needed for tests.
-    conditions: ['source'],
-  },
+  // Workspace packages are consumed from their TypeScript sources (export condition `source`), never
+  // from a dist/ that may be missing or stale. Tests run in Vite's server environment, whose
+  // conditions are ssr.resolve's; the rest of the list is Vite's default for it.
+  resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source', 'module', 'node', 'development|production'], externalConditions: ['source'] } },
   test: {
     globalSetup: ['apps/server/test/global-setup.ts'],
     testTimeout: 30_000,
