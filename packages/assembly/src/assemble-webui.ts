@@ -3,6 +3,7 @@ import {
   CLOSE_GOING_AWAY,
   createSessionCheckShortcut,
   createWebuiApp,
+  MAX_MESSAGE_BYTES,
   PluginProgressBoard,
   WsHub,
   type ConnectionInfo,
@@ -23,8 +24,6 @@ import { logBootstrap, printBanner } from './startup-banner.js';
 import type { Storage } from './storage.js';
 import { closeSocketsOnTokenChange } from './token-change-reaction.js';
 
-/** The largest WebSocket message a client may send; the runtime's socket enforces it too. */
-export const MAX_MESSAGE_BYTES = 64 * 1024;
 const SWEEP_INTERVAL_MS = 30_000;
 
 /** What the runtime brings: the client's connection facts and its WebSocket upgrade. */

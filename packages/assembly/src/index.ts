@@ -1,4 +1,4 @@
-export { assembleWebui, MAX_MESSAGE_BYTES, type AssembledWebui, type WebuiParts, type WebuiRuntime } from './assemble-webui.js';
+export { assembleWebui, type AssembledWebui, type WebuiParts, type WebuiRuntime } from './assemble-webui.js';
 export { ConfigError, describeSettings, loadSettings, parseConfigFlags, SETTING_VARIABLES, type LoadedSettings, type WebuiSettings } from './config/index.js';
 export { createLogger } from './logging/create-logger.js';
 export { dashboardLevel, LogFeed } from './logging/log-feed.js';
@@ -10,3 +10,5 @@ export { StartupError } from './startup-error.js';
 export { systemClock, systemRandom } from './system-ports.js';
 export { secretKeyFingerprint } from './secret-key-fingerprint.js';
 export { originOf } from './http-policy.js';
+// The runtimes' sockets enforce the hub's message cap too.
+export { MAX_MESSAGE_BYTES } from '@webui/http-hono';

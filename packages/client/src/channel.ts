@@ -1,4 +1,4 @@
-import type { LogEntry, PluginProgress } from '@webui/http-hono';
+import type { LogEntry, PluginProgress, ServerEnvelope } from '@webui/http-hono';
 
 /** Events the server is known to send (DESIGN D13), by domain and event name; others carry `unknown`. */
 export interface ChannelEventMap {
@@ -20,20 +20,9 @@ export interface ChannelSubscribeDataMap {
 
 export type ChannelSubscribeData<D extends string> = D extends keyof ChannelSubscribeDataMap ? ChannelSubscribeDataMap[D] : unknown;
 
-// Mirrors ServerEnvelope of @webui/http-hono's ws/envelopes.ts, which that package does not export.
-export interface ChannelEvent {
-  op: 'event';
-  domain: string;
-  event: string;
-  topic?: string;
-  data: unknown;
-}
-
-export type ChannelResponse =
-  | { op: 'response'; id: string | number | null; ok: true; data?: unknown }
-  | { op: 'response'; id: string | number | null; ok: false; error: { code: string; message: string } };
-
-type ServerEnvelope = ChannelEvent | ChannelResponse | { op: 'pong'; ts: number };
+/** The server's envelopes as @webui/http-hono defines them: an event, and the answer to a request. */
+export type ChannelEvent = Extract<ServerEnvelope, { op: 'event' }>;
+export type ChannelResponse = Extract<ServerEnvelope, { op: 'response' }>;
 
 export interface ChannelClose {
   code: number;

@@ -33,7 +33,6 @@ export type FailureOutcome =
 export class BanPolicy {
   private readonly options: BanPolicyOptions;
   // Read-modify-write of attempt records runs one at a time, so concurrent guesses cannot overwrite each other's count.
-  // Failures are read-modify-write: concurrent guesses must each count.
   private readonly queue = new SerialQueue();
 
   constructor(

@@ -4,7 +4,7 @@ export { resolveClient, type ResolvedClient } from './client-ip.js';
 export { SESSION_COOKIE } from './session-cookie.js';
 export { LOGOUT_MESSAGE } from './routes/auth.js';
 export type { WsUpgrade } from './routes/ws.js';
-export { WsHub, CLOSE_TOKEN_CHANGED, CLOSE_GOING_AWAY, CLOSE_MESSAGE_TOO_BIG, CLOSE_TRY_AGAIN_LATER, type WsHubOptions } from './ws/ws-hub.js';
+export { WsHub, MAX_MESSAGE_BYTES, CLOSE_TOKEN_CHANGED, CLOSE_GOING_AWAY, CLOSE_MESSAGE_TOO_BIG, CLOSE_TRY_AGAIN_LATER, type WsHubOptions } from './ws/ws-hub.js';
 export { IDLE_PROGRESS, PluginProgressBoard, type PluginProgress } from './ws/plugin-progress-board.js';
 export type { LogEntry, LogLevel, LogSource } from './ws/log-source.js';
 export { buildOpenApiDocument } from './openapi/openapi-document.js';

@@ -28,7 +28,7 @@ export type RecordChangeListener = (record: TokenRecord | null, previous: TokenR
 
 /**
  * Everything the core keeps. Async throughout and with an atomic consume so that a shared
- * store (Redis, a database) can implement it; an in-memory one lives in `@webui/core/testing`.
+ * store (Redis, a database) can implement it; `MemoryStore` keeps it in memory (quick starts, tests, short-lived state).
  */
 export interface Store {
   /** The durable record, or null when none was ever written. */

@@ -5,6 +5,8 @@ import { ClientMessage, LogSubscribeData, type ServerEnvelope } from './envelope
 import type { LogSource } from './log-source.js';
 import type { PluginProgressBoard } from './plugin-progress-board.js';
 
+/** The largest message a client may send; bigger ones close the socket with 1009. The runtime's socket enforces it too. */
+export const MAX_MESSAGE_BYTES = 64 * 1024;
 export const CLOSE_TOKEN_CHANGED = 4001;
 export const CLOSE_GOING_AWAY = 1001;
 export const CLOSE_MESSAGE_TOO_BIG = 1009;
@@ -39,7 +41,7 @@ export class WsHub {
   constructor(private readonly options: WsHubOptions) {
     this.maxPerSession = options.maxPerSession ?? 256;
     this.maxTotal = options.maxTotal ?? 1024;
-    this.maxMessageBytes = options.maxMessageBytes ?? 64 * 1024;
+    this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
   }
 
   get size(): number {
