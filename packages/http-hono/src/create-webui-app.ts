@@ -5,7 +5,7 @@ import type { AppLogger, ConnectionInfo, HttpPolicy, WebuiEnv, WebuiServices } f
 import { isAllowedOrigin } from './allowed-origins.js';
 import { setAnswerHeader } from './answer-header.js';
 import { limitBody, MAX_BODY_BYTES } from './body-limit.js';
-import { errorBody, requestFailureFields } from './error-body.js';
+import { errorBody, requestFailureAnswer } from './error-body.js';
 import { edgeVerdict, type EdgeRefusal } from './edge-verdict.js';
 import { originRefusal } from './middleware/origin-guard.js';
 import { requestLog } from './middleware/request-log.js';
@@ -26,7 +26,7 @@ export const API_PREFIX = '/api/webui';
 export const WS_PATH = `${API_PREFIX}${WS_ROUTE}`;
 export { MAX_BODY_BYTES };
 
-/** Paths under the prefix that answer without a session (DESIGN D7). */
+/** Paths under the prefix that answer without a session; every other path needs one (DESIGN D7). */
 const PUBLIC_PATHS = new Set(['/health', '/auth/verify', '/auth/check', '/auth/logout', '/ws-token', WS_ROUTE, '/openapi.json', '/docs']);
 const isPublicPath = (path: string) => PUBLIC_PATHS.has(path) || path.startsWith('/docs/');
 const isApiPath = (path: string) => path.startsWith(API_PREFIX) && (path.length === API_PREFIX.length || path[API_PREFIX.length] === '/');
@@ -130,7 +130,8 @@ export function createWebuiApp(options: WebuiAppOptions) {
     if (error instanceof HTTPException) {
       return errorBody(c, error.status === 500 ? 500 : (error.status as 400), 'http_error', error.message || 'Bad request.');
     }
-    return c.json(requestFailureFields(logger, error, c.req.path), 500);
+    const answer = requestFailureAnswer(logger, error, c.req.path);
+    return c.json(answer.body, answer.status, answer.headers);
   });
   return app;
 }

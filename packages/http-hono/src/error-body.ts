@@ -1,18 +1,19 @@
 import type { AppLogger } from './app-env.js';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { jsonAnswer, type JsonAnswer } from './plain-answer.js';
 
 /** The DESIGN D1 body: a human `detail` and a snake_case `code`, beside any endpoint-specific fields. */
 export function errorFields(code: string, detail: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { ...extra, detail, code };
 }
 
-/** Every non-2xx answer has this body (DESIGN D1), sometimes with endpoint-specific fields beside it. */
+/** Every non-2xx answer has this JSON `{detail, code}` body (DESIGN D1), sometimes with endpoint-specific fields beside it. */
 export function errorBody(c: Context, status: ContentfulStatusCode, code: string, detail: string, extra: Record<string, unknown> = {}): Response {
   return c.json(errorFields(code, detail, extra), status);
 }
 
-/** The body of a 429 (DESIGN D1, D2); Retry-After goes in the header too. */
+/** The body of a 429, the D1 fields plus `retry_after` (DESIGN D1, D2); Retry-After goes in the header too. */
 export function tooManyAttemptsFields(retryAfterSeconds: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   const minutes = Math.ceil(retryAfterSeconds / 60);
   return errorFields('too_many_attempts', `Too many failed attempts from this address; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
@@ -27,9 +28,9 @@ export function tooManyAttempts(c: Context, retryAfterSeconds: number, extra: Re
   return c.json(tooManyAttemptsFields(retryAfterSeconds, extra), 429);
 }
 
-/** An unexpected failure: logged with where it happened (never the request's secrets), answered with a generic D1 body. */
-export function requestFailureFields(logger: AppLogger, error: unknown, path: string): Record<string, unknown> {
+/** An unexpected failure: logged with where it happened (never the request's secrets), answered 500 with a generic D1 body. */
+export function requestFailureAnswer(logger: AppLogger, error: unknown, path: string): JsonAnswer {
   const { message, name } = error instanceof Error ? error : { message: String(error), name: 'Error' };
   logger.error({ err: { message, name }, path }, 'request failed');
-  return errorFields('internal_error', 'The server could not complete the request; see its log.');
+  return jsonAnswer(500, errorFields('internal_error', 'The server could not complete the request; see its log.'));
 }

@@ -11,4 +11,5 @@ export { buildOpenApiDocument } from './openapi/openapi-document.js';
 export { OPERATIONS, type Operation } from './openapi/operations.js';
 export * as schemas from './schemas.js';
 export type { ClientMessage, ServerEnvelope } from './ws/envelopes.js';
-export { createSessionCheckShortcut, SESSION_CHECK_TARGET, type PlainAnswer, type PlainRequest, type SessionCheckShortcut } from './session-check-shortcut.js';
+export { createSessionCheckShortcut, SESSION_CHECK_TARGET, type PlainRequest, type SessionCheckShortcut } from './session-check-shortcut.js';
+export type { PlainAnswer } from './plain-answer.js';

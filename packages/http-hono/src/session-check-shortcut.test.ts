@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WebuiServices } from './app-env.js';
 import { API_PREFIX } from './create-webui-app.js';
-import { createSessionCheckShortcut, SESSION_CHECK_TARGET, type PlainAnswer, type PlainRequest } from './session-check-shortcut.js';
+import type { PlainAnswer } from './plain-answer.js';
+import { createSessionCheckShortcut, SESSION_CHECK_TARGET, type PlainRequest } from './session-check-shortcut.js';
 import { createTestApp, RecordingLogger, type TestApp, type TestPolicyOptions } from './testing/test-app.js';
 
 interface Probe {

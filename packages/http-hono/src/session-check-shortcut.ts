@@ -1,9 +1,9 @@
 import type { AppLogger, HttpPolicy, WebuiServices } from './app-env.js';
-import { checkSessionCookie } from './cookie-session.js';
 import { edgeVerdict, type ConnectionFacts } from './edge-verdict.js';
-import { requestFailureFields } from './error-body.js';
+import { requestFailureAnswer } from './error-body.js';
 import { API_PREFIX } from './create-webui-app.js';
-import { sessionCheckAnswer } from './session-check-answer.js';
+import { plainAnswer, type PlainAnswer } from './plain-answer.js';
+import { answerSessionCheck } from './session-check.js';
 
 /** The request-target the shortcut answers, exactly as it comes on the request line. */
 export const SESSION_CHECK_TARGET = `${API_PREFIX}/auth/check`;
@@ -12,13 +12,6 @@ export interface PlainRequest extends ConnectionFacts {
   method: string;
   /** The request-target as sent: a path and maybe a query, or an absolute URL. */
   target: string;
-}
-
-export interface PlainAnswer {
-  status: number;
-  /** A fresh object for each answer: the runtime adapter may add its own headers to it. */
-  headers: Record<string, string>;
-  body: string;
 }
 
 /** Answers a request, or returns null to leave it to the app. */
@@ -48,18 +41,9 @@ export function createSessionCheckShortcut(options: { services: WebuiServices; p
     if (!isPlainHost(request.header('host'))) return null;
     const verdict = edgeVerdict(request, policy);
     if (verdict.refusal) return null;
-    return checkSessionCookie(request.header('cookie'), verdict.clientIp, services, logger).then(
-      (session) => {
-        const answer = sessionCheckAnswer(session);
-        const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
-        if (answer.retryAfterSeconds !== undefined) headers['Retry-After'] = String(answer.retryAfterSeconds);
-        return { status: answer.status, headers, body: JSON.stringify(answer.body) };
-      },
-      (error: unknown) => ({
-        status: 500,
-        headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
-        body: JSON.stringify(requestFailureFields(logger, error, SESSION_CHECK_TARGET)),
-      }),
+    // The route's own answer and the app's own 500 (as app.onError gives it): nothing here is written twice.
+    return answerSessionCheck(request.header('cookie'), verdict.clientIp, services, logger).then(plainAnswer, (error: unknown) =>
+      plainAnswer(requestFailureAnswer(logger, error, SESSION_CHECK_TARGET)),
     );
   };
 }

@@ -2,9 +2,10 @@ import { TOKEN_VIOLATION_MESSAGES } from '@webui/core';
 import { Hono } from 'hono';
 import type { AppLogger, WebuiEnv, WebuiServices } from '../app-env.js';
 import { readCookieSession } from '../cookie-session.js';
+import { requestHeader } from '../request-header.js';
 import { errorBody, tooManyAttempts } from '../error-body.js';
 import { readJsonBody } from '../json-body.js';
-import { sessionCheckAnswer } from '../session-check-answer.js';
+import { answerSessionCheck } from '../session-check.js';
 import { UpdateTokenRequest, VerifyRequest } from '../schemas.js';
 import type { SessionCookie } from '../session-cookie.js';
 import type { LoginLog } from '../login-log.js';
@@ -57,9 +58,9 @@ export function authRoutes(services: WebuiServices, cookie: SessionCookie, logge
     })
 
     .get('/auth/check', async (c) => {
-      const answer = sessionCheckAnswer(await readCookieSession(c, services, logger));
-      if (answer.retryAfterSeconds !== undefined) c.header('Retry-After', String(answer.retryAfterSeconds));
-      return c.json(answer.body, answer.status);
+      // The answer a runtime's fast path gives too (session-check-shortcut.ts): one implementation.
+      const answer = await answerSessionCheck(requestHeader(c, 'cookie'), c.get('clientIp'), services, logger);
+      return c.json(answer.body, answer.status, answer.headers);
     })
 
     .post('/auth/update', async (c) => {
