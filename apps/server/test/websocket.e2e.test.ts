@@ -7,7 +7,7 @@ import { STRONG_TOKEN } from './harness/tokens.js';
 import { readWebuiFile, webuiFilePath } from './harness/webui-file.js';
 
 /**
- * The unified channel GET /api/webui/ws?token=<ticket> (DESIGN D13, D14) against the real server
+ * The unified channel GET /api/webui/ws?token=<ticket> (opened only with a live ticket, sockets capped: DESIGN D13, D14) against the real server
  * bundle with a real WebSocket client. Ticket expiry needs a fake clock: it is proven at the core
  * (packages/core/src/ws-ticket-issuer.test.ts) and through the route (packages/http-hono/src/routes/ws.test.ts).
  * A secret-key rotation happens only at startup, so no socket can outlive it: a restart closes them all.

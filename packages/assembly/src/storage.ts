@@ -12,7 +12,7 @@ export interface Storage {
   where: string;
   /** The data directory, or null when nothing is written. */
   dataDir: string | null;
-  /** Drops expired tickets and attempt records (DESIGN D14). */
+  /** Drops expired tickets and attempt records, so memory stays bounded (DESIGN D14). */
   sweep(): void;
   /** Starts picking up changes made by others (hand edits, the CLI). */
   watch(): void;

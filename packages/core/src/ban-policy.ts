@@ -27,7 +27,7 @@ export type FailureOutcome =
   | { banned: false; remainingAttempts: number; remind: boolean; counted: boolean };
 
 /**
- * Brute-force protection per client (the specification's "Client IP ban" table, DESIGN D2-D4).
+ * Brute-force protection per client (the specification's "Client IP ban" table; a ban refuses even the right token, wrong cookies count: DESIGN D2-D4).
  * Clients are keyed by IPv4 address or IPv6 /64, so one host cannot rotate through its prefix.
  */
 export class BanPolicy {

@@ -2,7 +2,7 @@ import type { Cidr, Core } from '@webui/core';
 import type { Context } from 'hono';
 import type { HeaderReader } from './request-header.js';
 
-/** The network rules the HTTP layer enforces (DESIGN D3, D6, D8, D9). */
+/** The network rules the HTTP layer enforces: client IP, Secure cookie, allowed IPs, Origin and Host checks (DESIGN D3, D6, D8, D9). */
 export interface HttpPolicy {
   serviceName: string;
   mode: 'production' | 'development';

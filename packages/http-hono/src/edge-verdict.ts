@@ -13,7 +13,7 @@ export interface ConnectionFacts {
 export type EdgeRefusal = 'ip_not_allowed' | 'host_not_allowed';
 
 export interface EdgeVerdict {
-  /** The address bans, the allow list and logs use (DESIGN D3). */
+  /** The address bans, the allow list and logs use: the TCP peer, or X-Forwarded-For behind a trusted proxy (DESIGN D3). */
   clientIp: string;
   /** TLS on the connection, or HTTPS as a trusted proxy says (DESIGN D6). */
   secureTransport: boolean;
@@ -21,7 +21,7 @@ export interface EdgeVerdict {
   refusal?: EdgeRefusal;
 }
 
-/** The checks every request passes first: who the client is, DESIGN D8 allowed IPs, the D9 Host rule. */
+/** The checks every request passes first: who the client is, DESIGN D8 allowed IPs (403 to others), the D9 Host rule (loopback binds serve only loopback or listed Hosts). */
 export function edgeVerdict(facts: ConnectionFacts, policy: HttpPolicy): EdgeVerdict {
   const client = resolveClient(facts.peerAddress, facts.header, policy.trustedProxies);
   const secureTransport = facts.isTls || client.forwardedHttps;

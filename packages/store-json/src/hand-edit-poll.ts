@@ -19,7 +19,7 @@ export interface HandEditPollOptions {
 }
 
 /**
- * Picks up hand edits of the token file (DESIGN D12): a stat per poll, a read when the signature
+ * Picks up hand edits of the token file within a second (DESIGN D12): a stat per poll, a read when the signature
  * changed, a reload when the bytes differ from what was last read or written; an invalid edit is refused.
  */
 export class HandEditPoll {

@@ -74,7 +74,7 @@ export class JsonFileStore implements Store {
     });
   }
 
-  /** Starts picking up hand edits of the file (DESIGN D12). */
+  /** Starts picking up hand edits of the file, in force within a second (DESIGN D12). */
   watch(): void {
     this.requireOpen();
     this.handEdits.start();
@@ -136,7 +136,7 @@ export class JsonFileStore implements Store {
     return this.shortLived.revokeTickets(sessionToken);
   }
 
-  /** Drops expired tickets and attempt records; a server calls it on a timer (DESIGN D14). */
+  /** Drops expired tickets and attempt records; a server calls it on a timer so memory stays bounded (DESIGN D14). */
   sweep(): void {
     this.shortLived.sweep();
   }

@@ -12,7 +12,7 @@ export interface DataDirServices {
 
 /**
  * The core over the data directory, resolved from the server's container, without a server: the CLI
- * writes the file atomically and a running server adopts the change as a hand edit (DESIGN D12). No
+ * writes the file atomically and a running server adopts the change as a hand edit within a second (DESIGN D12). No
  * instance lock is taken for that reason, and the store's notices go to stderr, never into stdout.
  */
 export async function openDataDir(loaded: LoadedSettings, options: { createIfMissing: boolean }): Promise<DataDirServices | null> {

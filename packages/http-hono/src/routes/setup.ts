@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppLogger, WebuiEnv, WebuiServices } from '../app-env.js';
 
-/** /setup/*: the first-setup flag the setup wizard follows (DESIGN D15). */
+/** /setup/*: the first-setup flag the setup wizard follows; answers carry `is_first_setup` and a human `message` (DESIGN D15). */
 export function setupRoutes(services: WebuiServices, logger: AppLogger) {
   const { tokens, setup } = services;
   return new Hono<WebuiEnv>()

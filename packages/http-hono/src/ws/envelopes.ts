@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 
-/** Messages a client may send (DESIGN D13); anything else is answered with ok:false. */
+/** Messages a client may send, ping, subscribe and unsubscribe (DESIGN D13); anything else is answered with ok:false. */
 const RequestId = v.union([v.string(), v.number()]);
 
 export const ClientMessage = v.variant('op', [

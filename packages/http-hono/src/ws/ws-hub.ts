@@ -48,7 +48,7 @@ export class WsHub {
     return this.connections.size;
   }
 
-  /** Whether one more socket fits the caps (DESIGN D14). */
+  /** Whether one more socket fits the caps that keep memory bounded (DESIGN D14). */
   canAccept(sessionToken: string): boolean {
     if (this.connections.size >= this.maxTotal) return false;
     let ofSession = 0;
