@@ -1,6 +1,5 @@
 import type { Cidr, Core } from '@webui/core';
 import type { Context } from 'hono';
-import type { HeaderReader } from './request-header.js';
 
 /** The network rules the HTTP layer enforces: client IP, Secure cookie, allowed IPs, Origin and Host checks (DESIGN D3, D6, D8, D9). */
 export interface HttpPolicy {
@@ -29,6 +28,9 @@ export interface AppLogger {
   warn(fields: object, message: string): void;
   error(fields: object, message: string): void;
 }
+
+/** A request header by lower-case name, repeated fields joined as a web Headers joins them. */
+export type HeaderReader = (c: Context, name: string) => string | undefined;
 
 /** What the runtime knows about the connection that Hono's web-standard Request does not carry. */
 export interface ConnectionInfo {

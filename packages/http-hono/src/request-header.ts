@@ -1,7 +1,5 @@
 import type { Context } from 'hono';
-import type { ConnectionInfo, WebuiEnv } from './app-env.js';
-
-export type HeaderReader = (c: Context, name: string) => string | undefined;
+import type { ConnectionInfo, HeaderReader, WebuiEnv } from './app-env.js';
 
 const honoHeader: HeaderReader = (c, name) => c.req.header(name);
 
