@@ -1,6 +1,7 @@
-import { assembleWebui, type AssembledWebui, type LoadedSettings, type LogFeed, type Storage } from '@webui/assembly';
+import { startWebui, type AssembledWebui, type LoadedSettings, type LogFeed, type StartedWebui, type Storage } from '@webui/assembly';
 import type { Core } from '@webui/core';
 import type { Logger } from 'pino';
+import type { Server } from 'node:http';
 import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from './container.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
@@ -24,39 +25,32 @@ export interface ServeOptions {
 export async function serve(container: DependencyContainer, options: ServeOptions = {}): Promise<RunningServer> {
   const loaded = container.resolve<LoadedSettings>(TOKENS.Settings);
   const logger = container.resolve<Logger>(TOKENS.Logger);
-  const storage = container.resolve<Storage>(TOKENS.Storage);
-  await storage.open();
   const channel = container.resolve<WebSocketChannel>(TOKENS.Channel);
-  let webui: AssembledWebui;
+  const parts = {
+    loaded,
+    storage: container.resolve<Storage>(TOKENS.Storage),
+    core: container.resolve<Core>(TOKENS.Core),
+    logger,
+    feed: container.resolve<LogFeed>(TOKENS.LogFeed),
+    runtime: { connection: nodeConnection, upgrade: channel.upgrade },
+  };
+  let started: StartedWebui<Server>;
   try {
-    webui = await assembleWebui({
-      loaded,
-      storage,
-      core: container.resolve<Core>(TOKENS.Core),
-      logger,
-      feed: container.resolve<LogFeed>(TOKENS.LogFeed),
-      runtime: { connection: nodeConnection, upgrade: channel.upgrade },
-    });
+    started = await startWebui(
+      parts,
+      async (webui) => {
+        // The dashboard's poll, GET /auth/check, skips the Hono pipeline when it can (same checks, same answer).
+        const listeners = await bindAll(loaded.settings.host, loaded.settings.port, webui.app.fetch, logger, webui.sessionCheckShortcut());
+        for (const listener of listeners) channel.attach(listener.server, webui.app);
+        return listeners;
+      },
+      options.banner,
+    );
   } catch (error) {
     channel.close();
-    await storage.close();
     throw error;
   }
-
-  let listeners: BoundListener[];
-  try {
-    // The dashboard's poll, GET /auth/check, skips the Hono pipeline when it can (same checks, same answer).
-    listeners = await bindAll(loaded.settings.host, loaded.settings.port, webui.app.fetch, logger, webui.sessionCheckShortcut());
-  } catch (error) {
-    channel.close();
-    await webui.close();
-    throw error;
-  }
-  for (const listener of listeners) {
-    channel.attach(listener.server, webui.app);
-    webui.listening.push({ host: listener.host, port: listener.port });
-  }
-  webui.announce(options.banner);
+  const { webui, servers: listeners } = started;
 
   return {
     listeners,

@@ -7,7 +7,6 @@ import {
   PluginProgressBoard,
   WsHub,
   type ConnectionInfo,
-  type HttpPolicy,
   type SessionCheckShortcut,
   type WebuiApp,
   type WsUpgrade,
@@ -44,12 +43,9 @@ export interface WebuiParts {
 /** The app over the core, not listening yet: the runtime's server binds `app.fetch`. */
 export interface AssembledWebui {
   app: WebuiApp;
-  core: Core;
   hub: WsHub;
   /** Plugin progress the channel's subscribers follow; the bot publishes into it. */
   progress: PluginProgressBoard;
-  logger: Logger;
-  policy: HttpPolicy;
   /** The runtime adds each address it listens on: the policy's origins and the banner use them. */
   listening: Array<{ host: string; port: number }>;
   /** The same /auth/check answer without the Hono pipeline, for a runtime that can take the shortcut. */
@@ -100,11 +96,8 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
 
   return {
     app,
-    core,
     hub,
     progress,
-    logger,
-    policy,
     listening,
     sessionCheckShortcut: () => createSessionCheckShortcut({ services: core, policy, logger: httpLogger }),
     announce(out = process.stderr) {

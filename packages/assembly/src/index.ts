@@ -4,6 +4,7 @@ export { createLogger } from './logging/create-logger.js';
 export { dashboardLevel, LogFeed } from './logging/log-feed.js';
 export { createFileStore, fileStorage, memoryStorage, type Storage } from './storage.js';
 export { listenOnHosts, type Bound, type HostBinder } from './listen-on-hosts.js';
+export { startWebui, type StartedWebui } from './start-webui.js';
 export { stopOnSignals, type ProcessControl, type StoppableServer } from './stop-on-signals.js';
 export { runPortableServer, type PortableRuntime } from './portable-server.js';
 export { StartupError } from './startup-error.js';

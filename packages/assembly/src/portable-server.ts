@@ -1,12 +1,13 @@
 import { createCore } from '@webui/core';
-import { assembleWebui, type AssembledWebui, type WebuiRuntime } from './assemble-webui.js';
+import type { WebuiRuntime } from './assemble-webui.js';
 import { ConfigError, loadSettings, parseConfigFlags, SETTING_VARIABLES, type LoadedSettings } from './config/index.js';
 import { listenOnHosts, type HostBinder } from './listen-on-hosts.js';
 import { createLogger } from './logging/create-logger.js';
 import { LogFeed } from './logging/log-feed.js';
 import { StartupError } from './startup-error.js';
 import { stopOnSignals, type ProcessControl } from './stop-on-signals.js';
-import { createFileStore, fileStorage, memoryStorage, type Storage } from './storage.js';
+import { startWebui } from './start-webui.js';
+import { createFileStore, fileStorage, memoryStorage } from './storage.js';
 import { systemClock, systemRandom } from './system-ports.js';
 
 const USAGE = "flags: --port N, --host LIST, --data-dir DIR, --config FILE, --memory (the token, setup and config commands are apps/server's)";
@@ -46,33 +47,31 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
   const hand = stopOnSignals(runtime);
   const feed = new LogFeed();
   const logger = createLogger(loaded.settings.logLevel, feed);
-  let storage: Storage | undefined;
-  let webui: AssembledWebui | undefined;
+  const storage = memory ? memoryStorage(systemClock, logger) : fileStorage(createFileStore(loaded.dataDir, systemClock, logger), loaded.dataDir);
+  const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom });
   try {
-    const chosen = memory ? memoryStorage(systemClock, logger) : fileStorage(createFileStore(loaded.dataDir, systemClock, logger), loaded.dataDir);
-    await chosen.open();
-    storage = chosen;
-    const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom });
-    webui = await assembleWebui({ loaded, storage, core, logger, feed, runtime });
-    const assembled = webui;
-    const binder: HostBinder<Server> = {
-      bind: async (host, port) => runtime.serve(host, port, assembled.app.fetch),
-      isAddressInUse: (error) => runtime.isAddressInUse(error),
-      stop: (server) => runtime.stop(server),
-    };
-    const servers = await listenOnHosts(loaded.settings.host, loaded.settings.port, binder, logger);
-    for (const { host, port } of servers) assembled.listening.push({ host, port });
-    assembled.announce();
+    const { webui, servers } = await startWebui({ loaded, storage, core, logger, feed, runtime }, (assembled) =>
+      listenOnHosts(
+        loaded.settings.host,
+        loaded.settings.port,
+        {
+          bind: async (host, port) => runtime.serve(host, port, assembled.app.fetch),
+          isAddressInUse: (error) => runtime.isAddressInUse(error),
+          stop: (server) => runtime.stop(server),
+        },
+        logger,
+      ),
+    );
     hand({
       logger,
       async close() {
-        await assembled.closeSockets();
+        // Sockets are told 1001 first: Bun's stop(true) would cut them without a close frame.
+        await webui.closeSockets();
         await Promise.all(servers.map(({ server }) => runtime.stop(server)));
-        await assembled.close();
+        await webui.close();
       },
     });
   } catch (error) {
-    await (webui ?? storage)?.close();
     if (error instanceof StartupError) return exitWith(runtime, 1, `webui: cannot start: ${error.message}`);
     throw error;
   }

@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 /** A JSON answer as plain values: the app sends it with c.json, a runtime's fast path writes it itself. */
 export interface JsonAnswer {
   status: ContentfulStatusCode;
+  /** The answer's own headers; the JSON type and no-store come from c.json and the edge on the app's path. */
   headers: Record<string, string>;
   body: Record<string, unknown>;
 }
@@ -15,12 +16,14 @@ export interface PlainAnswer {
   body: string;
 }
 
-/** A JSON answer that is never cached: it carries session state. */
-export function jsonAnswer(status: ContentfulStatusCode, body: Record<string, unknown>, extraHeaders: Record<string, string> = {}): JsonAnswer {
-  return { status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...extraHeaders }, body };
+export function jsonAnswer(status: ContentfulStatusCode, body: Record<string, unknown>, headers: Record<string, string> = {}): JsonAnswer {
+  return { status, headers, body };
 }
 
-/** The bytes c.json would send for the same answer. */
+/**
+ * What the app's path would send for the same answer: c.json's type and body, the edge's no-store
+ * (every answer carries session state), then the answer's own headers.
+ */
 export function plainAnswer(answer: JsonAnswer): PlainAnswer {
-  return { status: answer.status, headers: answer.headers, body: JSON.stringify(answer.body) };
+  return { status: answer.status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...answer.headers }, body: JSON.stringify(answer.body) };
 }

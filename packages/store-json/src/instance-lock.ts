@@ -1,5 +1,8 @@
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorMessage } from './error-message.js';
+import { DIRECTORY_MODE, FILE_MODE } from './file-permissions.js';
+import { errorCode } from './file-system.js';
 import { processIsAlive } from './process-alive.js';
 
 export const LOCK_FILE_NAME = 'webui.lock';
@@ -29,9 +32,9 @@ export class InstanceLock {
   static acquire(dataDir: string): InstanceLock {
     const path = join(dataDir, LOCK_FILE_NAME);
     try {
-      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      mkdirSync(dataDir, { recursive: true, mode: DIRECTORY_MODE });
     } catch (error) {
-      throw new InstanceLockError(`cannot create the data directory ${dataDir}: ${(error as Error).message}`);
+      throw new InstanceLockError(`cannot create the data directory ${dataDir}: ${errorMessage(error)}`);
     }
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (createWithPid(path)) return new InstanceLock(path);
@@ -62,15 +65,15 @@ export class InstanceLock {
 function createWithPid(path: string): boolean {
   const temp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, `${process.pid}\n`, { mode: 0o600 });
+    writeFileSync(temp, `${process.pid}\n`, { mode: FILE_MODE });
     linkSync(temp, path);
     return true;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code === 'EEXIST') return false;
     // File systems without hard links: exclusive create, with its short window of an empty file.
     if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS') return createExclusive(path);
-    throw new InstanceLockError(`cannot create the lock file ${path}: ${(error as Error).message}`);
+    throw new InstanceLockError(`cannot create the lock file ${path}: ${errorMessage(error)}`);
   } finally {
     try {
       unlinkSync(temp);
@@ -82,13 +85,13 @@ function createWithPid(path: string): boolean {
 
 function createExclusive(path: string): boolean {
   try {
-    const fd = openSync(path, 'wx', 0o600);
+    const fd = openSync(path, 'wx', FILE_MODE);
     writeSync(fd, `${process.pid}\n`);
     closeSync(fd);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new InstanceLockError(`cannot create the lock file ${path}: ${(error as Error).message}`);
+    if (errorCode(error) === 'EEXIST') return false;
+    throw new InstanceLockError(`cannot create the lock file ${path}: ${errorMessage(error)}`);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { TokenRecord } from '@webui/core';
 import * as v from 'valibot';
+import { errorMessage } from './error-message.js';
 
 /** The name of the token file inside the data directory (spec: Access token). */
 export const RECORD_FILE_NAME = 'webui.json';
@@ -37,7 +38,7 @@ export function parseRecordFile(bytes: Uint8Array): RecordFileParse {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ok: false, reason: `the file is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+    return { ok: false, reason: `the file is not valid JSON (${errorMessage(error)})` };
   }
   const parsed = v.safeParse(RecordFileSchema, json);
   if (!parsed.success) {

@@ -10,5 +10,5 @@ export function createCoreHarness(options: { record?: TokenRecord; seed?: number
   const clock = new FakeClock();
   const random = new SeededRandom(options.seed ?? 1);
   const store = new MemoryStore(clock, { record: options.record ?? null, limits: options.limits ?? {} });
-  return { clock, random, store, ...createCore({ store, clock, random, ...(options.banPolicy ? { banPolicy: options.banPolicy } : {}) }) };
+  return { clock, random, store, ...createCore({ store, clock, random, banPolicy: options.banPolicy }) };
 }
