@@ -23,6 +23,7 @@ import {
 } from './lib/children.mjs';
 import { pinCpus } from './lib/cpu-pinning.mjs';
 import { runHttpLoad } from './lib/http-load.mjs';
+import { hasWrk, runWrkLoad } from './lib/wrk-load.mjs';
 import { evaluateTargets, resultsTable, summarise } from './lib/report.mjs';
 import { median } from './lib/stats.mjs';
 import { runWsHandshakes } from './lib/ws-load.mjs';
@@ -41,7 +42,9 @@ const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options
   --connections C   concurrent connections / WebSocket workers (default 64)
   --smoke           1 s, 1 round; targets not enforced, exit 1 if any request errors or is non-2xx
   --warmup S        unrecorded seconds per case and server before round 1 (default 2; 0 in --smoke)
-  --cases IDS       only these cases, comma-separated: check-valid, check-none, verify, ws-token, ws-handshake
+  --cases IDS       only these cases, comma-separated: check-valid, check-none, check-query, verify, ws-token, health, ws-handshake
+  --load NAME       the HTTP load generator: autocannon (default) or wrk (Debian's package; in C, so it
+                    leaves more of a small machine to the server)
   --json FILE       also write every measurement to FILE
   --no-build        do not run apps/server/build.mjs first
   --baseline-server FILE   another build of the server (its dist/main.js) in the baseline's place:
@@ -65,7 +68,7 @@ async function main() {
 
   const machine = describeMachine();
   const pinning = pinCpus(options.pin);
-  log(`WebUI API benchmark${options.smoke ? ' (smoke)' : ''}: ${options.rounds} round(s) x ${options.duration} s, ${options.connections} connections`);
+  log(`WebUI API benchmark${options.smoke ? ' (smoke)' : ''}: ${options.rounds} round(s) x ${options.duration} s, ${options.connections} connections, HTTP load by ${options.loadName}`);
   log(`machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGb} GB, Linux ${machine.kernel}, Node ${machine.node}`);
   log(`CPUs: ${pinning.description}`);
   warnIfBusy(log, 'at start');
@@ -197,6 +200,7 @@ function parseOptions() {
       'no-build': { type: 'boolean', default: false },
       'baseline-server': { type: 'string' },
       'no-pin': { type: 'boolean', default: false },
+      load: { type: 'string', default: 'autocannon' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -221,9 +225,19 @@ function parseOptions() {
     process.stderr.write(`bench: --cases: no case ${JSON.stringify(unknownCase)}; the cases are ${knownCases.join(', ')}\n${USAGE}\n`);
     process.exit(2);
   }
+  if (values.load !== 'autocannon' && values.load !== 'wrk') {
+    process.stderr.write(`bench: --load is autocannon or wrk, got ${JSON.stringify(values.load)}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (values.load === 'wrk' && !hasWrk()) {
+    process.stderr.write('bench: --load wrk needs wrk on the PATH (Debian: apt-get install -y wrk)\n');
+    process.exit(2);
+  }
   return {
     cases,
     smoke,
+    httpLoad: values.load === 'wrk' ? runWrkLoad : runHttpLoad,
+    loadName: values.load,
     duration: positive('duration', values.duration ?? (smoke ? '1' : '10')),
     rounds: Math.round(positive('rounds', values.rounds ?? (smoke ? '1' : '3'))),
     connections: Math.round(positive('connections', values.connections)),
@@ -297,25 +311,31 @@ async function startServer(kind, pinning, baselineServer) {
   };
 }
 
-/** The five cases; each `run` drives one server once. */
+/** The cases; each `run` drives one server once. */
 function defineCases() {
   const url = (target, path) => `http://127.0.0.1:${target.port}${PREFIX}${path}`;
   return [
     {
       id: 'check-valid',
       label: 'GET /auth/check (valid cookie)',
-      run: (target, o) => runHttpLoad({ url: url(target, '/auth/check'), headers: { cookie: target.cookie }, connections: o.connections, duration: o.duration }),
+      run: (target, o) => o.httpLoad({ url: url(target, '/auth/check'), headers: { cookie: target.cookie }, connections: o.connections, duration: o.duration }),
     },
     {
       id: 'check-none',
       label: 'GET /auth/check (no cookie)',
-      run: (target, o) => runHttpLoad({ url: url(target, '/auth/check'), connections: o.connections, duration: o.duration }),
+      run: (target, o) => o.httpLoad({ url: url(target, '/auth/check'), connections: o.connections, duration: o.duration }),
+    },
+    {
+      // A query string keeps Node's /auth/check fast path out: the same answer through the whole Hono app.
+      id: 'check-query',
+      label: 'GET /auth/check?x=1 (valid cookie)',
+      run: (target, o) => o.httpLoad({ url: url(target, '/auth/check?x=1'), headers: { cookie: target.cookie }, connections: o.connections, duration: o.duration }),
     },
     {
       id: 'verify',
       label: 'POST /auth/verify (right token)',
       run: (target, o) =>
-        runHttpLoad({
+        o.httpLoad({
           url: url(target, '/auth/verify'),
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -327,7 +347,12 @@ function defineCases() {
     {
       id: 'ws-token',
       label: 'GET /ws-token',
-      run: (target, o) => runHttpLoad({ url: url(target, '/ws-token'), headers: { cookie: target.cookie }, connections: o.connections, duration: o.duration }),
+      run: (target, o) => o.httpLoad({ url: url(target, '/ws-token'), headers: { cookie: target.cookie }, connections: o.connections, duration: o.duration }),
+    },
+    {
+      id: 'health',
+      label: 'GET /health',
+      run: (target, o) => o.httpLoad({ url: url(target, '/health'), connections: o.connections, duration: o.duration }),
     },
     {
       id: 'ws-handshake',
@@ -350,6 +375,8 @@ async function preflight(targets) {
     answers[kind] = {
       'check-valid': await httpGet(t.port, `${PREFIX}/auth/check`, { cookie: t.cookie }),
       'check-none': await httpGet(t.port, `${PREFIX}/auth/check`),
+      'check-query': await httpGet(t.port, `${PREFIX}/auth/check?x=1`, { cookie: t.cookie }),
+      health: await httpGet(t.port, `${PREFIX}/health`),
       verify: await httpPostJson(t.port, `${PREFIX}/auth/verify`, { token: t.token }),
       'ws-token': await httpGet(t.port, `${PREFIX}/ws-token`, { cookie: t.cookie }),
     };
@@ -357,6 +384,7 @@ async function preflight(targets) {
   const expected = {
     'check-valid': { authenticated: true, token_source: 'temporary', requires_custom_token: true },
     'check-none': { authenticated: false },
+    'check-query': { authenticated: true, token_source: 'temporary', requires_custom_token: true },
   };
   for (const [id, want] of Object.entries(expected)) {
     for (const kind of ['server', 'baseline']) {
@@ -364,7 +392,7 @@ async function preflight(targets) {
       if (got.status !== 200 || !isDeepStrictEqual(JSON.parse(got.body), want)) problems.push(`${id} on the ${kind}: ${got.status} ${got.body}`);
     }
   }
-  for (const id of ['verify', 'ws-token']) {
+  for (const id of ['verify', 'ws-token', 'health']) {
     const s = answers.server[id];
     const b = answers.baseline[id];
     if (s.status !== 200 || b.status !== 200 || ticketless(JSON.parse(s.body)) !== ticketless(JSON.parse(b.body))) {
