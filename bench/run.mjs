@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
@@ -245,7 +245,8 @@ function parseOptions() {
     json: values.json,
     build: !values['no-build'],
     pin: !values['no-pin'],
-    baselineServer: values['baseline-server'],
+    // The servers run in temp directories: a relative path means one from where the benchmark was started.
+    baselineServer: values['baseline-server'] === undefined ? undefined : resolve(values['baseline-server']),
   };
 }
 

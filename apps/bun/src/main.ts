@@ -11,7 +11,7 @@ await runPortableServer<Bun.Server<unknown>>({
   args: process.argv.slice(2),
   cwd: process.cwd(),
   env: (name) => process.env[name],
-  connection: { peerAddress: (c) => getConnInfo(c).remote.address, isTls: () => false },
+  getConnInfo,
   upgrade: upgradeWebSocket,
   serve(host, port, fetch) {
     const server = Bun.serve({ hostname: host, port, fetch, websocket: { ...websocket, maxPayloadLength: MAX_MESSAGE_BYTES } });

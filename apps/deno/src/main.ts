@@ -21,7 +21,7 @@ await runPortableServer<Deno.HttpServer>({
   args: Deno.args,
   cwd: Deno.cwd(),
   env: (name) => Deno.env.get(name),
-  connection: { peerAddress: (c) => getConnInfo(c).remote.address, isTls: () => false },
+  getConnInfo,
   upgrade: upgradeWebSocket,
   serve(host, port, fetch) {
     // onListen replaces Deno's own "Listening on" line: the JSON log says it.

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from './container.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
-import { nodeConnection } from './runtime/node-connection.js';
+import { nodeRuntimePort } from './runtime/node-runtime-port.js';
 import type { WebSocketChannel } from './websocket-channel.js';
 
 export interface RunningServer {
@@ -32,7 +32,7 @@ export async function serve(container: DependencyContainer, options: ServeOption
     core: container.resolve<Core>(TOKENS.Core),
     logger,
     feed: container.resolve<LogFeed>(TOKENS.LogFeed),
-    runtime: { connection: nodeConnection, upgrade: channel.upgrade },
+    runtime: { ...nodeRuntimePort, upgrade: channel.upgrade },
   };
   let started: StartedWebui<Server>;
   try {

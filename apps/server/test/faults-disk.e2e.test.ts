@@ -80,7 +80,7 @@ async function stackOver(dataDir: string, fs: FileSystem) {
   const app = createWebuiApp({
     services,
     policy,
-    connection: { peerAddress: () => '127.0.0.9', isTls: () => false },
+    runtime: { getConnInfo: () => ({ remote: { address: '127.0.0.9' } }) },
     logger,
   });
   const request = async (path: string, init: { cookie?: string; json?: unknown; method?: string } = {}) => {

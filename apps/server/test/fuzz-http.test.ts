@@ -38,7 +38,7 @@ async function freshApp(options: { trustProxies: boolean; peer: string | undefin
   const app = createWebuiApp({
     services: { tokens: harness.tokens, setup: harness.setup, bans: harness.bans, tickets: harness.tickets },
     policy,
-    connection: { peerAddress: () => options.peer, isTls: () => false },
+    runtime: { getConnInfo: () => ({ remote: { address: options.peer } }) },
     logger,
     now: () => harness.clock.now(),
   });

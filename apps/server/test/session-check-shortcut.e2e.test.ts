@@ -34,38 +34,17 @@ describe('GET /auth/check on the Node server: the shortcut answers as the Hono a
     expect((await new HttpClient(server.baseUrl).get('/auth/check', { cookie })).json).toMatchObject({ authenticated: true });
   });
 
+  // The answer itself is one function both transports call; this checks the Node wiring around it.
   it.each([
     ['a valid session', `Host: 127.0.0.1:8001\r\nCookie: @cookie@\r\n`],
-    ['no cookie', `Host: localhost:8001\r\n`],
-    ['a loopback IPv6 Host', `Host: [::1]:8001\r\nCookie: @cookie@\r\n`],
-    ['an upper-case Host', `Host: LOCALHOST:8001\r\nCookie: @cookie@\r\n`],
-    ['a shorthand IPv4 Host', `Host: 127.1\r\nCookie: @cookie@\r\n`],
-    ['another form of ::1', `Host: [0::1]:8001\r\n`],
-    ['a port out of range', `Host: localhost:99999\r\n`],
+    ['no cookie', `Host: [::1]:8001\r\n`],
+    ['an upper-case Host (node-server\'s own 400)', `Host: LOCALHOST:8001\r\nCookie: @cookie@\r\n`],
     ['a foreign Host', `Host: evil.example\r\nCookie: @cookie@\r\n`],
-    ['two Host lines', `Host: 127.0.0.1:8001\r\nHost: evil.example\r\n`],
-    ['no Host', `Cookie: @cookie@\r\n`],
     ['an Origin (CORS)', `Host: 127.0.0.1:8001\r\nOrigin: http://127.0.0.1:8001\r\nCookie: @cookie@\r\n`],
     ['a forwarded client behind the trusted proxy', `Host: 127.0.0.1:8001\r\nX-Forwarded-For: 203.0.113.9\r\nCookie: @cookie@\r\n`],
   ])('with %s', async (_case, headerLines) => {
     const { shortcut, app } = await bothWays(server.port, headerLines.replace('@cookie@', cookie));
     expect(shortcut).toEqual(app);
-    // Every answer of ours says no-store; Bun and Deno refuse a missing or doubled Host themselves, bodiless.
-    if ((shortcut as { body: string }).body !== '') expect(shortcut).toMatchObject({ cache: 'no-store' });
-  });
-
-  it('bans a forwarded client for wrong cookies on the shortcut, with the app\'s 429, and only that client', async () => {
-    const from = (ip: string, value: string) => `Host: 127.0.0.1:8001\r\nX-Forwarded-For: ${ip}\r\nCookie: ${value}\r\n`;
-    for (let n = 1; n <= 4; n++) expect(seen(await rawExchange(server.port, `GET ${CHECK} HTTP/1.1\r\n${from('198.51.100.7', `bot_session=wrong-${n}`)}`))).toMatchObject({ status: '200' });
-    const banned = await bothWays(server.port, from('198.51.100.7', 'bot_session=wrong-5'));
-    expect(banned.shortcut).toMatchObject({ status: '429', retry: '600' });
-    const afterBan = await bothWays(server.port, from('198.51.100.7', cookie));
-    expect(afterBan.shortcut).toEqual(afterBan.app);
-    expect(afterBan.shortcut).toMatchObject({ status: '429' });
-    expect(JSON.parse((afterBan.shortcut as { body: string }).body)).toMatchObject({ code: 'too_many_attempts', authenticated: false });
-    const other = await bothWays(server.port, from('198.51.100.8', cookie));
-    expect(other.shortcut).toEqual(other.app);
-    expect(other.shortcut).toMatchObject({ status: '200', body: expect.stringContaining('"authenticated":true') });
   });
 
   it('keeps the debug request line for /auth/check when the log level is debug (the shortcut is then off)', async () => {

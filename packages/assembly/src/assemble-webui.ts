@@ -6,7 +6,7 @@ import {
   MAX_MESSAGE_BYTES,
   PluginProgressBoard,
   WsHub,
-  type ConnectionInfo,
+  type RuntimePort,
   type SessionCheckShortcut,
   type WebuiApp,
   type WsUpgrade,
@@ -25,9 +25,8 @@ import { closeSocketsOnTokenChange } from './token-change-reaction.js';
 
 const SWEEP_INTERVAL_MS = 30_000;
 
-/** What the runtime brings: the client's connection facts and its WebSocket upgrade. */
-export interface WebuiRuntime {
-  connection: ConnectionInfo;
+/** What the runtime brings: the app's runtime port (Hono's getConnInfo, any speed-ups) and its WebSocket upgrade. */
+export interface WebuiRuntime extends RuntimePort {
   upgrade: WsUpgrade;
 }
 
@@ -84,7 +83,7 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
   const app = createWebuiApp({
     services: core,
     policy,
-    connection: runtime.connection,
+    runtime,
     logger: httpLogger,
     webSocket: { upgrade: runtime.upgrade, hub },
     site: createSetupSite({ logger: logger.child({ module: 'site' }) }),

@@ -1,5 +1,5 @@
-import { isLoopbackIp, parseCidr, parseIp, type Cidr } from '@webui/core';
-import type { HttpPolicy } from '@webui/http-hono';
+import { parseCidr, type Cidr } from '@webui/core';
+import { namesLoopback, type HttpPolicy } from '@webui/http-hono';
 import type { WebuiSettings } from './config/settings.js';
 
 /** The HTTP layer's view of the settings; CIDRs were validated when the config was loaded. */
@@ -14,7 +14,7 @@ export function httpPolicyFrom(settings: WebuiSettings, listenOrigins: () => rea
     allowedOrigins: settings.allowedOrigins,
     allowedHosts: settings.allowedHosts,
     listenOrigins,
-    loopbackOnly: settings.host.every(isLoopbackHost),
+    loopbackOnly: settings.host.every(namesLoopback),
   };
 }
 
@@ -22,12 +22,6 @@ function toCidr(text: string): Cidr {
   const cidr = parseCidr(text);
   if (!cidr) throw new Error(`not an IP or CIDR: ${text}`);
   return cidr;
-}
-
-export function isLoopbackHost(host: string): boolean {
-  if (host.toLowerCase() === 'localhost') return true;
-  const ip = parseIp(host);
-  return ip !== null && isLoopbackIp(ip);
 }
 
 /** The origin a browser uses for a bound address. */

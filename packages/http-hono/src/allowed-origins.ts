@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { HttpPolicy, WebuiEnv } from './app-env.js';
-import { requestHeader } from './request-header.js';
+import { requestHeader } from './runtime-port.js';
 
 /**
  * DESIGN D9: the origin the request itself addressed (its Host, with the scheme it came over),

@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { ConnectionInfo, WebuiEnv } from './app-env.js';
+import type { WebuiEnv } from './app-env.js';
 import { errorBody } from './error-body.js';
-import { requestHeader } from './request-header.js';
+import { requestHeader, runtimeBodyReader } from './runtime-port.js';
 
 /** DESIGN D14: request bodies over 16 KiB get 413. */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -12,26 +12,25 @@ export function payloadTooLarge(c: Context): Response {
   return errorBody(c, 413, 'payload_too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
 }
 
+/** A Content-Length without Transfer-Encoding: the length the body will have, known before it is read. */
+function declaredLength(c: Context): string | undefined {
+  const length = requestHeader(c, 'content-length');
+  return length !== undefined && requestHeader(c, 'transfer-encoding') === undefined ? length : undefined;
+}
+
 /**
- * Refuses bodies over MAX_BODY_BYTES before anything reads them. When the runtime reads bodies itself
- * (ConnectionInfo.readBody) and the length is declared, the check is the same Content-Length test as
- * hono's bodyLimit and the body is read later, straight from the connection; otherwise hono's bodyLimit.
+ * Refuses bodies over MAX_BODY_BYTES before anything reads them: a declared length is checked as
+ * hono's bodyLimit checks it (through requestHeader, so the runtime's speed-up serves it), a streamed
+ * body is counted by hono's bodyLimit as it is read.
  */
-export function limitBody(connection: ConnectionInfo): MiddlewareHandler<WebuiEnv> {
+export function limitBody(): MiddlewareHandler<WebuiEnv> {
   const honoLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: payloadTooLarge });
-  const readBody = connection.readBody?.bind(connection);
   return (c, next) => {
     // A GET has no body to limit; reading raw.body on it would make the Node adapter build a full Request.
     if (BODYLESS_METHODS.has(c.req.method)) return next();
-    if (readBody) {
-      const length = requestHeader(c, 'content-length');
-      if (length !== undefined && requestHeader(c, 'transfer-encoding') === undefined) {
-        if (parseInt(length, 10) > MAX_BODY_BYTES) return Promise.resolve(payloadTooLarge(c));
-        c.set('readBodyText', () => readBody(c, MAX_BODY_BYTES));
-        return next();
-      }
-    }
-    return limitStreamedBody(c, next);
+    const length = declaredLength(c);
+    if (length === undefined) return limitStreamedBody(c, next);
+    return parseInt(length, 10) > MAX_BODY_BYTES ? Promise.resolve(payloadTooLarge(c)) : next();
   };
 
   /** hono's bodyLimit, which reads a body without Content-Length to count it; a stream that breaks there is the client's doing. */
@@ -48,4 +47,13 @@ export function limitBody(connection: ConnectionInfo): MiddlewareHandler<WebuiEn
       return errorBody(c, 400, 'incomplete_body', 'The request body broke off before it ended.');
     }
   }
+}
+
+/**
+ * The request body as text, null when it is over the limit: read by the runtime when it can and the
+ * length was declared, else through Hono (behind bodyLimit's count for a streamed body).
+ */
+export function readBodyText(c: Context): Promise<string | null> {
+  const runtimeReader = declaredLength(c) === undefined ? undefined : runtimeBodyReader(c);
+  return runtimeReader ? runtimeReader(MAX_BODY_BYTES) : c.req.text();
 }

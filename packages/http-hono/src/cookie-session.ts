@@ -1,7 +1,7 @@
 import type { TokenStatus } from '@webui/core';
 import type { Context } from 'hono';
 import type { AppLogger, WebuiEnv, WebuiServices } from './app-env.js';
-import { requestHeader } from './request-header.js';
+import { requestHeader } from './runtime-port.js';
 import { sessionCookieCandidates } from './session-cookie.js';
 
 export type CookieSession =

@@ -1,9 +1,8 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
-import type { AppLogger, ConnectionInfo, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
+import type { AppLogger, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
 import { isAllowedOrigin } from './allowed-origins.js';
-import { setAnswerHeader } from './answer-header.js';
 import { limitBody, MAX_BODY_BYTES } from './body-limit.js';
 import { errorBody, requestFailureAnswer } from './error-body.js';
 import { edgeVerdict, type EdgeRefusal } from './edge-verdict.js';
@@ -11,7 +10,7 @@ import { originRefusal } from './middleware/origin-guard.js';
 import { requestLog } from './middleware/request-log.js';
 import { sessionGuard } from './middleware/session-guard.js';
 import { LoginLog } from './login-log.js';
-import { headerReaderFor, requestHeader } from './request-header.js';
+import { requestHeader, type RuntimePort } from './runtime-port.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { setupRoutes } from './routes/setup.js';
@@ -34,7 +33,8 @@ const isApiPath = (path: string) => path.startsWith(API_PREFIX) && (path.length 
 export interface WebuiAppOptions {
   services: WebuiServices;
   policy: HttpPolicy;
-  connection: ConnectionInfo;
+  /** The runtime serving the app: Hono's getConnInfo, and any speed-ups it has. */
+  runtime: RuntimePort;
   logger: AppLogger;
   /** Monotonic milliseconds for request timing and the login log window; injected so tests control time. */
   now?: () => number;
@@ -59,8 +59,8 @@ const edgeRefusal = (c: Context, refusal: EdgeRefusal) => errorBody(c, 403, refu
 /** The WebUI management API as a web-standard Hono app; the runtime brings the server. */
 // The return type is inferred on purpose: it carries every route for Hono's typed client (hc).
 export function createWebuiApp(options: WebuiAppOptions) {
-  const { services, policy, connection, logger } = options;
-  const cookie = new SessionCookie(policy, logger, connection);
+  const { services, policy, runtime, logger } = options;
+  const cookie = new SessionCookie(policy, logger);
   const now = options.now ?? (() => performance.now());
   const isPublic = (path: string) => isPublicPath(path.slice(API_PREFIX.length));
   const openApi = buildOpenApiDocument({ serviceName: policy.serviceName, version: options.version ?? '0.1.0', prefix: API_PREFIX });
@@ -73,7 +73,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
     maxAge: 600,
   });
 
-  const bodyLimit = limitBody(connection);
+  const bodyLimit = limitBody();
   const session = sessionGuard(services, logger, isPublic);
   // originGuard, then the body limit, then the session guard, folded into one step: fewer async layers per request.
   const guards: MiddlewareHandler<WebuiEnv> = (c, next) => {
@@ -94,15 +94,15 @@ export function createWebuiApp(options: WebuiAppOptions) {
   // The debug line per request costs a closure and two clock reads; skipped entirely when nobody reads it.
   const apiEntry = logger.isLevelEnabled?.('debug') === false ? apiSteps : requestLog(logger, now, apiSteps);
 
-  const readHeader = headerReaderFor(connection);
+  const isTls = runtime.isTls ?? (() => false);
   // The edge, in one step for every path: who the client is, D8 allowed IPs, D9 Host check; then, under
   // the API prefix, the request log, CORS, the Origin check, the body limit and the session guard.
   const edge: MiddlewareHandler<WebuiEnv> = (c, next) => {
-    c.set('readHeader', readHeader);
+    c.set('runtime', runtime);
     // Answers carry session state and, once, a fresh token: never cache them, refusals included.
     // Set before the handler runs, so a response is never rebuilt to add it; static assets that choose their own caching overwrite it.
-    setAnswerHeader(c, connection, 'Cache-Control', 'no-store');
-    const verdict = edgeVerdict({ peerAddress: connection.peerAddress(c), isTls: connection.isTls(c), header: (name) => readHeader(c, name) }, policy);
+    c.header('Cache-Control', 'no-store');
+    const verdict = edgeVerdict({ peerAddress: runtime.getConnInfo(c).remote.address, isTls: isTls(c), header: (name) => requestHeader(c, name) }, policy);
     c.set('clientIp', verdict.clientIp);
     c.set('secureTransport', verdict.secureTransport);
     if (verdict.refusal) return Promise.resolve(edgeRefusal(c, verdict.refusal));

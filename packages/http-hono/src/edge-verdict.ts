@@ -1,6 +1,7 @@
-import { anyCidrContains, isLoopbackIp, parseIp } from '@webui/core';
+import { anyCidrContains, parseIp } from '@webui/core';
 import type { HttpPolicy } from './app-env.js';
 import { resolveClient } from './client-ip.js';
+import { namesLoopback, splitHost } from './host-header.js';
 
 /** What the edge needs to know about a request, whatever carries it (a Hono context, Node's IncomingMessage). */
 export interface ConnectionFacts {
@@ -39,27 +40,12 @@ function isAllowedClient(clientIp: string, policy: HttpPolicy): boolean {
 
 /** DESIGN D9 DNS-rebinding rule: while bound to loopback only, the Host must name loopback or be listed. */
 function isServedHost(host: string, policy: HttpPolicy): boolean {
-  return !policy.loopbackOnly || isLoopbackHost(host) || isListed(host, policy.allowedHosts);
-}
-
-function hostname(host: string): string {
-  const trimmed = host.trim().toLowerCase();
-  if (trimmed.startsWith('[')) return trimmed.slice(0, trimmed.indexOf(']') + 1);
-  const colon = trimmed.lastIndexOf(':');
-  return colon >= 0 && !trimmed.slice(0, colon).includes(':') ? trimmed.slice(0, colon) : trimmed;
-}
-
-function isLoopbackHost(host: string): boolean {
-  const name = hostname(host);
-  if (name === 'localhost' || name.endsWith('.localhost')) return true;
-  const ip = parseIp(name);
-  return ip !== null && isLoopbackIp(ip);
-}
-
-function isListed(host: string, allowedHosts: readonly string[]): boolean {
+  if (!policy.loopbackOnly) return true;
+  const { name } = splitHost(host);
+  if (namesLoopback(name)) return true;
+  // A listed entry matches the name alone or the name with the port the request used.
   const full = host.trim().toLowerCase();
-  const name = hostname(host);
-  return allowedHosts.some((allowed) => {
+  return policy.allowedHosts.some((allowed) => {
     const entry = allowed.toLowerCase();
     return entry === full || entry === name;
   });

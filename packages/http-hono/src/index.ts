@@ -1,6 +1,8 @@
 export { createWebuiApp, API_PREFIX, MAX_BODY_BYTES, WS_PATH, type WebuiAppOptions, type WebuiApp } from './create-webui-app.js';
-export type { AppLogger, ConnectionInfo, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
+export type { AppLogger, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
+export type { RuntimePort } from './runtime-port.js';
 export { resolveClient, type ResolvedClient } from './client-ip.js';
+export { isCanonicalHost, isDnsName, isWellFormedHost, namesLoopback, splitHost, type HostParts } from './host-header.js';
 export { SESSION_COOKIE } from './session-cookie.js';
 export { LOGOUT_MESSAGE } from './routes/auth.js';
 export type { WsUpgrade } from './routes/ws.js';

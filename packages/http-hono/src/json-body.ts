@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import type { WebuiEnv } from './app-env.js';
-import { payloadTooLarge } from './body-limit.js';
+import { payloadTooLarge, readBodyText } from './body-limit.js';
 import { errorBody } from './error-body.js';
-import { requestHeader } from './request-header.js';
+import { requestHeader } from './runtime-port.js';
 
 export type JsonBody<T> = { ok: true; value: T } | { ok: false; response: Response };
 
@@ -17,9 +17,7 @@ export async function readJsonBody<TSchema extends v.GenericSchema>(c: Context<W
   }
   let data: unknown;
   try {
-    // The runtime's own reader when the body limit middleware set one up, else the web-standard Request.
-    const readBodyText = c.get('readBodyText');
-    const text = readBodyText ? await readBodyText() : await c.req.text();
+    const text = await readBodyText(c);
     if (text === null) return { ok: false, response: payloadTooLarge(c) };
     data = JSON.parse(text);
   } catch {

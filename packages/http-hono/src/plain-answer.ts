@@ -25,5 +25,8 @@ export function jsonAnswer(status: ContentfulStatusCode, body: Record<string, un
  * (every answer carries session state), then the answer's own headers.
  */
 export function plainAnswer(answer: JsonAnswer): PlainAnswer {
-  return { status: answer.status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...answer.headers }, body: JSON.stringify(answer.body) };
+  // Grown in place rather than spread: a runtime adds its own headers, and a literal keeps V8's fast shape for writeHead.
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+  for (const [name, value] of Object.entries(answer.headers)) headers[name] = value;
+  return { status: answer.status, headers, body: JSON.stringify(answer.body) };
 }

@@ -17,28 +17,18 @@ export interface PlainRequest extends ConnectionFacts {
 /** Answers a request, or returns null to leave it to the app. */
 export type SessionCheckShortcut = (request: PlainRequest) => Promise<PlainAnswer> | null;
 
-// A Host that URL parsing leaves exactly as it is, so every runtime adapter takes it as the app
-// would: a lower-case name whose last label starts with a letter, a canonical dotted quad, or [::1],
-// and a port. Anything else (none, several, upper case, 127.1, other IPv6 forms) goes to the app.
-const PLAIN_HOST = /^(?:(?:[a-z0-9-]+\.)*[a-z][a-z0-9-]*|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)|\[::1\])(?::(\d{1,5}))?$/;
-const isPlainHost = (host: string | undefined): boolean => {
-  const match = host === undefined ? null : PLAIN_HOST.exec(host);
-  return match !== null && (match[1] === undefined || Number(match[1]) <= 65_535);
-};
-
 /**
  * GET /api/webui/auth/check without the Hono app. The dashboard polls it, and for it building a web
  * Request, a context and the middleware chain costs more than the check itself. It runs the app's
  * own steps (the edge verdict, the session check, the answer) and takes only the plain case: no
- * Origin (so no CORS), no refusal, a plain Host, debug logging off (so no per-request line is
- * missed). Returns undefined when debug logging is on: the app then answers everything.
+ * Origin (so no CORS), no refusal, debug logging off (so no per-request line is missed). Returns
+ * undefined when debug logging is on: the app then answers everything.
  */
 export function createSessionCheckShortcut(options: { services: WebuiServices; policy: HttpPolicy; logger: AppLogger }): SessionCheckShortcut | undefined {
   const { services, policy, logger } = options;
   if (logger.isLevelEnabled?.('debug') !== false) return undefined;
   return (request) => {
     if (request.method !== 'GET' || request.target !== SESSION_CHECK_TARGET || request.header('origin') !== undefined) return null;
-    if (!isPlainHost(request.header('host'))) return null;
     const verdict = edgeVerdict(request, policy);
     if (verdict.refusal) return null;
     // The route's own answer and the app's own 500 (as app.onError gives it): nothing here is written twice.

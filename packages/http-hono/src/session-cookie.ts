@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import { deleteCookie, generateCookie } from 'hono/cookie';
-import type { AppLogger, ConnectionInfo, HttpPolicy, WebuiEnv } from './app-env.js';
-import { setAnswerHeader } from './answer-header.js';
+import type { AppLogger, HttpPolicy, WebuiEnv } from './app-env.js';
 
 export const SESSION_COOKIE = 'bot_session';
 
@@ -41,7 +40,6 @@ export class SessionCookie {
   constructor(
     private readonly policy: HttpPolicy,
     private readonly logger: AppLogger,
-    private readonly connection: ConnectionInfo,
   ) {}
 
   issue(c: Context<WebuiEnv>, token: string): void {
@@ -52,8 +50,7 @@ export class SessionCookie {
       suffix = generateCookie(SESSION_COOKIE, '', { ...attributes, maxAge: this.policy.sessionExpireDays * 86_400 }).slice(SESSION_COOKIE.length + 1);
       this.issuedAttributes.set(attributes.secure, suffix);
     }
-    // The one Set-Cookie of a login: preset on the runtime's response, an answer setting its own would replace it, and none does.
-    setAnswerHeader(c, this.connection, 'Set-Cookie', `${SESSION_COOKIE}=${encodeURIComponent(token)}${suffix}`, { append: true });
+    c.header('Set-Cookie', `${SESSION_COOKIE}=${encodeURIComponent(token)}${suffix}`, { append: true });
   }
 
   clear(c: Context<WebuiEnv>): void {

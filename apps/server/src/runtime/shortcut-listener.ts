@@ -1,6 +1,6 @@
-import { SESSION_CHECK_TARGET, type SessionCheckShortcut } from '@webui/http-hono';
+import { isCanonicalHost, SESSION_CHECK_TARGET, type SessionCheckShortcut } from '@webui/http-hono';
 import type { RequestListener } from 'node:http';
-import { incomingHeader, isTlsIncoming } from './node-connection.js';
+import { incomingHeader, isTlsIncoming } from './node-runtime-port.js';
 
 /**
  * Puts the app's GET /auth/check shortcut in front of the Hono listener: a request it takes is
@@ -10,6 +10,10 @@ export function withSessionCheckShortcut(shortcut: SessionCheckShortcut, app: Re
   return (incoming, outgoing) => {
     // The one comparison every other request pays.
     if (incoming.url !== SESSION_CHECK_TARGET) return app(incoming, outgoing);
+    // @hono/node-server answers 400 itself to a Host that URL parsing would rewrite (LOCALHOST, 127.1,
+    // a second Host line): those requests go to it, so the shortcut never answers one it would refuse.
+    const host = incomingHeader(incoming, 'host');
+    if (host === undefined || !isCanonicalHost(host)) return app(incoming, outgoing);
     const answer = shortcut({
       method: incoming.method ?? '',
       target: incoming.url,

@@ -1,4 +1,5 @@
 import { parseCidr, parseIp } from '@webui/core';
+import { isDnsName, isWellFormedHost } from '@webui/http-hono';
 import * as v from 'valibot';
 
 /** How a rejected value is shown after "got": strings quoted so blanks and commas stay visible. */
@@ -12,26 +13,6 @@ export function describeReceived(value: unknown): string {
 }
 
 const got = (issue: v.BaseIssue<unknown>): string => `got ${describeReceived(issue.input)}`;
-
-const hostLabel = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
-const hostNamePattern = new RegExp(`^${hostLabel}(?:\\.${hostLabel})*\\.?$`, 'i');
-
-/** A DNS name such as localhost or example.org: letters, digits, dots and hyphens. */
-function isHostName(text: string): boolean {
-  if (text.length > 253) return false;
-  // Dotted digits that are not a valid IPv4 address are a typo, not a name.
-  if (/^[\d.]+$/.test(text)) return parseIp(text) !== null;
-  return hostNamePattern.test(text);
-}
-
-/** A Host header value to accept: a name or IPv4 address, or a bracketed IPv6 address, each with an optional port. */
-function isAllowedHost(text: string): boolean {
-  const match = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(text);
-  if (!match) return false;
-  const [, host = '', port] = match;
-  if (port !== undefined && Number(port) > 65535) return false;
-  return host.startsWith('[') ? parseIp(host)?.version === 6 : isHostName(host);
-}
 
 /** The normalised origin of an http(s) URL written as scheme://host[:port]; null if it has a path, query or credentials. */
 function parseOrigin(text: string): string | null {
@@ -82,7 +63,7 @@ const rejectEntry = (entry: string, what: string): string => `entry ${JSON.strin
 const hostEntrySchema = v.pipe(
   v.string(),
   v.check(
-    (text) => (!text.includes('[') && parseIp(text) !== null) || isHostName(text),
+    (text) => (!text.includes('[') && parseIp(text) !== null) || isDnsName(text),
     (issue) => rejectEntry(issue.input, 'an IP address or host name'),
   ),
 );
@@ -106,7 +87,7 @@ const originEntrySchema = v.pipe(
 // Host headers compare without case, so entries are kept in lower case.
 const allowedHostEntrySchema = v.pipe(
   v.string(),
-  v.check(isAllowedHost, (issue) => rejectEntry(issue.input, 'a host name with optional :port')),
+  v.check(isWellFormedHost, (issue) => rejectEntry(issue.input, 'a host name with optional :port')),
   v.toLowerCase(),
 );
 

@@ -34,7 +34,7 @@ function fullApp() {
       listenOrigins: () => [],
       loopbackOnly: false,
     },
-    connection: { peerAddress: () => '127.0.0.1', isTls: () => false },
+    runtime: { getConnInfo: () => ({ remote: { address: '127.0.0.1' } }) },
     logger,
     webSocket: { upgrade, hub },
     docs,

@@ -2,7 +2,7 @@ import { TOKEN_VIOLATION_MESSAGES } from '@webui/core';
 import { Hono } from 'hono';
 import type { AppLogger, WebuiEnv, WebuiServices } from '../app-env.js';
 import { readCookieSession } from '../cookie-session.js';
-import { requestHeader } from '../request-header.js';
+import { requestHeader } from '../runtime-port.js';
 import { errorBody, tooManyAttempts } from '../error-body.js';
 import { readJsonBody } from '../json-body.js';
 import { answerSessionCheck } from '../session-check.js';

@@ -46,7 +46,7 @@ async function createWsApp(options: { maxPerSession?: number; allowedOrigins?: s
   const app = createWebuiApp({
     services: { tokens: harness.tokens, setup: harness.setup, bans: harness.bans, tickets: harness.tickets },
     policy,
-    connection: { peerAddress: () => '127.0.0.5', isTls: () => false },
+    runtime: { getConnInfo: () => ({ remote: { address: '127.0.0.5' } }) },
     logger,
     now: () => harness.clock.now(),
     webSocket: { upgrade, hub },
@@ -260,7 +260,7 @@ describe('GET /ws: other refusals', () => {
         trustedProxies: [],
         allowedIps: [],
       },
-      connection: { peerAddress: () => '127.0.0.5', isTls: () => false },
+      runtime: { getConnInfo: () => ({ remote: { address: '127.0.0.5' } }) },
       logger: new RecordingLogger(),
     });
     const res = await app.request(`http://127.0.0.1:8001${API_PREFIX}/ws?token=x`, { headers: { host: '127.0.0.1:8001', upgrade: 'websocket' } });

@@ -3,7 +3,7 @@ import type { WSEvents } from 'hono/ws';
 import type { HttpPolicy, WebuiEnv, WebuiServices } from '../app-env.js';
 import { isAllowedOrigin } from '../allowed-origins.js';
 import { errorBody } from '../error-body.js';
-import { requestHeader } from '../request-header.js';
+import { requestHeader } from '../runtime-port.js';
 import type { WsHub } from '../ws/ws-hub.js';
 import { handshakeRefusal } from '../ws/websocket-handshake.js';
 

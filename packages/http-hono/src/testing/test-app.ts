@@ -2,8 +2,9 @@ import { parseCidr, type Cidr } from '@webui/core';
 import { createCoreHarness } from '@webui/core/testing';
 import type { Context, Hono } from 'hono';
 import { expect } from 'vitest';
-import type { AppLogger, ConnectionInfo, HttpPolicy, WebuiEnv } from '../app-env.js';
+import type { AppLogger, HttpPolicy, WebuiEnv } from '../app-env.js';
 import { API_PREFIX, createWebuiApp } from '../create-webui-app.js';
+import type { RuntimePort } from '../runtime-port.js';
 
 /** What a test puts into `c.env` to play the connection: the TCP peer and whether it is TLS. */
 export interface TestBindings {
@@ -78,8 +79,9 @@ export interface TestRequest {
   host?: string | null;
 }
 
-const testConnection: ConnectionInfo = {
-  peerAddress: (c: Context) => (c.env as TestBindings | undefined)?.peer,
+// A web-standard runtime like Bun's or Deno's: Hono's conninfo shape, no speed-ups.
+const testRuntime: RuntimePort = {
+  getConnInfo: (c: Context) => ({ remote: { address: (c.env as TestBindings | undefined)?.peer } }),
   isTls: (c: Context) => (c.env as TestBindings | undefined)?.tls === true,
 };
 
@@ -108,7 +110,7 @@ export async function createTestApp(
   const app = createWebuiApp({
     services: harness,
     policy,
-    connection: testConnection,
+    runtime: testRuntime,
     logger,
     now: () => harness.clock.now(),
     ...(options.protectedRoutes ? { protectedRoutes: options.protectedRoutes } : {}),

@@ -1,7 +1,7 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readIncomingBody } from './incoming-body.js';
+import { readIncomingBody } from './node-runtime-port.js';
 
 let server: Server | undefined;
 
@@ -35,7 +35,7 @@ async function readThrough(chunks: Buffer[], maxBytes: number, headers: Record<s
   return outcome;
 }
 
-describe('readIncomingBody (the Node fast path behind ConnectionInfo.readBody)', () => {
+describe('readIncomingBody (the readBody speed-up of the Node runtime port)', () => {
   it('reads a Content-Length body as UTF-8 text', async () => {
     const body = Buffer.from('{"token":"ünïcödé;,"}');
     expect(await readThrough([body], 16_384, { 'content-length': String(body.length) })).toEqual({ text: '{"token":"ünïcödé;,"}' });
