@@ -113,7 +113,7 @@ const storage = fileStorage(createFileStore(loaded.dataDir, systemClock, logger)
 await storage.open();
 const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom });
 const { upgradeWebSocket } = createNodeWebSocket({ app: new Hono() });
-const runtime = { connection: { peerAddress: (c) => getConnInfo(c).remote.address, isTls: () => false }, upgrade: upgradeWebSocket };
+const runtime = { getConnInfo, upgrade: upgradeWebSocket };
 const webui = await assembleWebui({ loaded, storage, core, logger, feed, runtime });
 serve({ fetch: webui.app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
   webui.listening.push({ host: '127.0.0.1', port: info.port });
