@@ -22,7 +22,7 @@ export interface RuntimePort {
 }
 
 /** The per-request variable the edge sets, through which the rest of the app reaches the runtime. */
-export interface RuntimeVariables {
+interface RuntimeVariables {
   runtime: RuntimePort;
 }
 
