@@ -40,9 +40,11 @@ export function isDnsName(text: string): boolean {
 export function isWellFormedHost(host: string): boolean {
   if (/\s/.test(host)) return false;
   const { name, port } = splitHost(host);
-  if (port !== undefined && (!/^\d{1,5}$/.test(port) || Number(port) > 65_535)) return false;
+  if (!isPort(port)) return false;
   return name.startsWith('[') ? name.endsWith(']') && parseIp(name)?.version === 6 : isDnsName(name);
 }
+
+const isPort = (port: string | undefined): boolean => port === undefined || (/^\d{1,5}$/.test(port) && Number(port) <= 65_535);
 
 /** Whether a name (a Host's, or a listen address) is this machine: localhost, a *.localhost name, or a loopback address. */
 export function namesLoopback(name: string): boolean {
@@ -55,12 +57,15 @@ export function namesLoopback(name: string): boolean {
 /**
  * A Host that URL parsing leaves exactly as written: lower case, well formed, an address in its
  * canonical form, and a name that is neither read as an IPv4 number nor decoded as punycode.
+ * One pass: Node's /auth/check fast path asks it for every request.
  */
 export function isCanonicalHost(host: string): boolean {
-  if (host !== host.toLowerCase() || !isWellFormedHost(host)) return false;
-  const { name } = splitHost(host);
+  if (host !== host.toLowerCase() || /\s/.test(host)) return false;
+  const { name, port } = splitHost(host);
+  if (!isPort(port)) return false;
   const ip = parseIp(name);
   if (ip !== null) return (ip.version === 6 ? `[${formatIp(ip)}]` : formatIp(ip)) === name;
+  if (!isDnsName(name)) return false;
   const labels = name.split('.');
   // URL parsing reads a name whose last label is a number as an IPv4 address (a trailing dot aside).
   const last = labels[labels.length - 1] === '' ? labels[labels.length - 2] : labels[labels.length - 1];

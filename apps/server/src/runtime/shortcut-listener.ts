@@ -19,7 +19,8 @@ export function withSessionCheckShortcut(shortcut: SessionCheckShortcut, app: Re
       target: incoming.url,
       peerAddress: incoming.socket.remoteAddress,
       isTls: isTlsIncoming(incoming),
-      header: (name) => incomingHeader(incoming, name),
+      // The Host was just read from the raw lines; the edge verdict reads it again.
+      header: (name) => (name === 'host' ? host : incomingHeader(incoming, name)),
     });
     if (answer === null) return app(incoming, outgoing);
     answer.then(
