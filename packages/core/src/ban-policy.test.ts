@@ -14,7 +14,7 @@ function ipv4(n: number, first = 10): string {
 
 describe('BanPolicy: counting (Client IP ban table)', () => {
   it('uses the limits of the specification', () => {
-    expect(DEFAULT_BAN_POLICY).toEqual({ windowMs: 5 * MINUTE, threshold: 5, banMs: 10 * MINUTE, reminderAt: 2 });
+    expect(DEFAULT_BAN_POLICY).toEqual({ windowMs: 5 * MINUTE, threshold: 5, banMs: 10 * MINUTE, reminderAt: 2, exempt: [], sessionLifetimeMs: 7 * 24 * 60 * MINUTE, globalFailureBudget: 100 });
   });
 
   it('failures 1..4 count down; a reminder comes when 2 or fewer attempts remain', async () => {
@@ -239,7 +239,7 @@ describe('BanPolicy: guessing through the cookie (DESIGN D4)', () => {
     expect(first).toEqual({ banned: false, remainingAttempts: 4, remind: false, counted: true });
     for (let i = 1; i < 100; i++) {
       clock.advanceSeconds(1);
-      expect(await bans.recordFailure(IP, { cookie: 'stale-token' })).toEqual({ banned: false, remainingAttempts: 4, remind: false, counted: false });
+      expect(await bans.recordFailure(IP, { cookie: 'stale-token' })).toEqual({ banned: false, remainingAttempts: 4, remind: false, counted: false, reason: 'repeated_cookie' });
     }
     expect(await bans.status(IP)).toEqual({ banned: false });
   });

@@ -1,7 +1,12 @@
+import { addressIn, banTargetMatches, parseBanTarget } from './ban-target.js';
+import type { Cidr } from './cidr.js';
+import { budgetBucket, bucketExpiry, budgetVerdict, oldestLiveBucket, type BudgetVerdict } from './global-failure-budget.js';
 import { clientKey, parseIp } from './ip-address.js';
 import type { Clock } from './ports/clock.js';
 import type { AttemptRecord, Store } from './ports/store.js';
+import { err, ok, type Result } from './result.js';
 import { SerialQueue } from './serial-queue.js';
+import { tokenFingerprint } from './token-fingerprint.js';
 
 export interface BanPolicyOptions {
   /** Sliding window in which failures are counted. */
@@ -11,6 +16,12 @@ export interface BanPolicyOptions {
   banMs: number;
   /** Remaining attempts at or below which a failure carries a reminder. */
   reminderAt: number;
+  /** Networks never banned (webui.ban_exempt); their failures are only logged. */
+  exempt: readonly Cidr[];
+  /** How long a login lasts: a client that logged in within it passes the global budget, a token retired within it is a stale session. */
+  sessionLifetimeMs: number;
+  /** Failed verifications per hour across all addresses before new clients are slowed down; 0 turns the budget off. */
+  globalFailureBudget: number;
 }
 
 export const DEFAULT_BAN_POLICY: BanPolicyOptions = {
@@ -18,17 +29,52 @@ export const DEFAULT_BAN_POLICY: BanPolicyOptions = {
   threshold: 5,
   banMs: 10 * 60_000,
   reminderAt: 2,
+  exempt: [],
+  sessionLifetimeMs: 7 * 24 * 60 * 60_000,
+  globalFailureBudget: 100,
 };
 
 export type BanStatus = { banned: false } | { banned: true; retryAfterSeconds: number };
 
+/** Why a failure did not count toward a ban. */
+export type UncountedReason = 'repeated_cookie' | 'stale_session' | 'exempt' | 'unattributed';
+
 export type FailureOutcome =
   | { banned: true; retryAfterSeconds: number; justBanned: boolean }
-  | { banned: false; remainingAttempts: number; remind: boolean; counted: boolean };
+  | { banned: false; remainingAttempts: number; remind: boolean; counted: true }
+  | { banned: false; remainingAttempts: number; remind: false; counted: false; reason: UncountedReason };
 
 /**
- * Brute-force protection per client (the specification's "Client IP ban" table; a ban refuses even the right token, wrong cookies count: DESIGN D2-D4).
- * Clients are keyed by IPv4 address or IPv6 /64, so one host cannot rotate through its prefix.
+ * Whether an attempt at a secret may go ahead, decided before the secret is looked at: `hold` is the
+ * attempt's place in the global budget, given back by recordSuccess or an uncounted recordFailure.
+ */
+export type Admission = (
+  | { kind: 'open' }
+  | { kind: 'delayed'; delayMs: number }
+  | { kind: 'banned'; retryAfterSeconds: number }
+  | { kind: 'throttled'; retryAfterSeconds: number }
+) & { hold: number | null };
+
+/** Who made an attempt: a client address, or a trusted proxy that did not say whose request it forwards. */
+export interface AttemptSource {
+  /** False when a trusted proxy sent no usable X-Forwarded-For: the proxy's address is then never counted. */
+  attributable?: boolean;
+}
+
+/** One client key as an operator sees it. */
+export interface BanEntry {
+  key: string;
+  /** Failures counted in the window (0 while banned: a ban starts a new count). */
+  failures: number;
+  bannedUntil: number | null;
+  lastFailureAt: number | null;
+}
+
+/**
+ * Brute-force protection (the specification's "Client IP ban" table; a ban refuses even the right token,
+ * wrong cookies count, each distinct one once per window: DESIGN D2-D4), clients keyed by IPv4 address or
+ * IPv6 /64 (one host cannot rotate through its prefix), plus what keeps it aimed at real guesses: exempt
+ * networks, stale sessions, unattributed proxy traffic, and a budget shared by all addresses against botnets.
  */
 export class BanPolicy {
   private readonly options: BanPolicyOptions;
@@ -44,49 +90,147 @@ export class BanPolicy {
   }
 
   async status(clientIp: string): Promise<BanStatus> {
-    const record = await this.store.readAttempts(keyOf(clientIp));
-    return this.banStatus(record, this.clock.now());
+    if (addressIn(this.options.exempt, clientIp)) return { banned: false };
+    return this.banStatus(await this.store.readAttempts(keyOf(clientIp)), this.clock.now());
+  }
+
+  /**
+   * Decides whether an attempt may be checked at all: exempt clients always, banned ones never, and
+   * while the global budget is spent, clients without a recent login wait or are turned away. An
+   * admitted attempt holds its place in the budget at once, so parallel guesses cannot slip past it.
+   */
+  async admit(clientIp: string, source: AttemptSource = {}): Promise<Admission> {
+    if (addressIn(this.options.exempt, clientIp)) return { kind: 'open', hold: null };
+    const key = keyOf(clientIp);
+    const attributable = source.attributable !== false;
+    if (attributable) {
+      const ban = await this.status(clientIp);
+      if (ban.banned) return { kind: 'banned', retryAfterSeconds: ban.retryAfterSeconds, hold: null };
+    }
+    if (this.options.globalFailureBudget <= 0) return { kind: 'open', hold: null };
+    if (attributable && (await this.store.hasRecentSuccess(key))) return { kind: 'open', hold: null };
+    const now = this.clock.now();
+    const bucket = budgetBucket(now);
+    await this.store.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
+    const verdict: BudgetVerdict = budgetVerdict(await this.store.readGlobalFailures(oldestLiveBucket(now)), this.options.globalFailureBudget, now);
+    if (verdict.kind === 'throttled') {
+      // Turned away before any secret was looked at: not an attempt, so it does not keep the budget spent.
+      await this.release(bucket);
+      return { ...verdict, hold: null };
+    }
+    return { ...verdict, hold: bucket };
   }
 
   /**
    * Counts a failed verification. A wrong cookie value is counted once per window, so a stale
-   * cookie polled every second does not ban its owner while every distinct guess still counts.
+   * cookie polled every second does not ban its owner while every distinct guess still counts; a
+   * cookie holding a token that was valid within the session lifetime is a stale session and never counts.
    */
-  recordFailure(clientIp: string, failure: { cookie?: string } = {}): Promise<FailureOutcome> {
-    return this.queue.run(() => this.countFailure(clientIp, failure));
+  async recordFailure(clientIp: string, failure: { cookie?: string; presented?: readonly string[]; hold?: number | null } & AttemptSource = {}): Promise<FailureOutcome> {
+    const reason = await this.uncountedReason(clientIp, failure);
+    if (reason) {
+      // A trusted proxy's unattributed failures stay in the global budget: a proxy that forgets the header cannot open the door to guessing.
+      if (reason !== 'unattributed' && failure.hold != null) await this.release(failure.hold);
+      return { banned: false, remainingAttempts: this.options.threshold, remind: false, counted: false, reason };
+    }
+    const outcome = await this.queue.run(() => this.countFailure(keyOf(clientIp), failure.cookie));
+    if (outcome.banned || !outcome.counted) {
+      if (failure.hold != null) await this.release(failure.hold);
+    } else if (failure.hold == null && this.options.globalFailureBudget > 0) {
+      const bucket = budgetBucket(this.clock.now());
+      await this.store.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
+    }
+    return outcome;
   }
 
-  private async countFailure(clientIp: string, failure: { cookie?: string }): Promise<FailureOutcome> {
+  /** A successful verification clears the count (a running ban ends only when its time is up) and marks the client as recently logged in. */
+  async recordSuccess(clientIp: string, admission: { hold: number | null } = { hold: null }): Promise<void> {
+    if (admission.hold !== null) await this.release(admission.hold);
     const key = keyOf(clientIp);
+    if (this.options.globalFailureBudget > 0 && !(await this.store.hasRecentSuccess(key))) {
+      await this.store.rememberSuccess(key, this.clock.now() + this.options.sessionLifetimeMs);
+    }
+    // Most logins come from clients with no failure on record: nothing to clear, no need to queue.
+    if ((await this.store.readAttempts(key)) === null) return;
+    return this.queue.run(async () => {
+      if (!this.banStatus(await this.store.readAttempts(key), this.clock.now()).banned) await this.store.deleteAttempts(key);
+    });
+  }
+
+  /** Remembers a token that stopped being the access token, by fingerprint only, for the session lifetime. */
+  async retireToken(token: string): Promise<void> {
+    await this.store.retireToken(await tokenFingerprint(token), this.clock.now() + this.options.sessionLifetimeMs);
+  }
+
+  /** Every client key with failures in the window or a running ban: banned first, then the most recent failure first. */
+  async list(): Promise<BanEntry[]> {
+    const now = this.clock.now();
+    const entries: BanEntry[] = [];
+    for (const { key, record } of await this.store.listAttempts()) {
+      const entry = this.entryOf(key, record, now);
+      if (entry.failures > 0 || entry.bannedUntil !== null) entries.push(entry);
+    }
+    return entries.sort((a, b) => Number(b.bannedUntil !== null) - Number(a.bannedUntil !== null) || (b.lastFailureAt ?? 0) - (a.lastFailureAt ?? 0) || a.key.localeCompare(b.key));
+  }
+
+  /** Lifts the bans and clears the failures of every key under `target` (`all`, an address, a CIDR or a listed key); returns what was lifted. */
+  async lift(target: string): Promise<Result<BanEntry[], 'invalid_target'>> {
+    const parsed = parseBanTarget(target);
+    if (!parsed) return err('invalid_target');
+    const lifted = await this.queue.run(async () => {
+      const now = this.clock.now();
+      const matched: BanEntry[] = [];
+      for (const { key, record } of await this.store.listAttempts()) {
+        if (!banTargetMatches(parsed, key)) continue;
+        const entry = this.entryOf(key, record, now);
+        await this.store.deleteAttempts(key);
+        if (entry.failures > 0 || entry.bannedUntil !== null) matched.push(entry);
+      }
+      return matched;
+    });
+    return ok(lifted.sort((a, b) => a.key.localeCompare(b.key)));
+  }
+
+  private async uncountedReason(clientIp: string, failure: { presented?: readonly string[] } & AttemptSource): Promise<UncountedReason | null> {
+    if (addressIn(this.options.exempt, clientIp)) return 'exempt';
+    if (failure.attributable === false) return 'unattributed';
+    for (const token of failure.presented ?? []) if (await this.store.isRetiredToken(await tokenFingerprint(token))) return 'stale_session';
+    return null;
+  }
+
+  private async countFailure(key: string, cookie: string | undefined): Promise<FailureOutcome> {
     const now = this.clock.now();
     const record = (await this.store.readAttempts(key)) ?? { failures: [] };
     const ban = this.banStatus(record, now);
     if (ban.banned) return { ...ban, justBanned: false };
 
     const failures = record.failures.filter((entry) => entry.at > now - this.options.windowMs);
-    const repeated = failure.cookie !== undefined && failures.some((entry) => entry.cookie === failure.cookie);
-    if (!repeated) failures.push(failure.cookie === undefined ? { at: now } : { at: now, cookie: failure.cookie });
+    const repeated = cookie !== undefined && failures.some((entry) => entry.cookie === cookie);
+    if (repeated) {
+      return { banned: false, remainingAttempts: this.options.threshold - failures.length, remind: false, counted: false, reason: 'repeated_cookie' };
+    }
+    failures.push(cookie === undefined ? { at: now } : { at: now, cookie });
 
     if (failures.length >= this.options.threshold) {
       const bannedUntil = now + this.options.banMs;
-      await this.store.writeAttempts(key, { failures: [], bannedUntil }, bannedUntil);
+      await this.store.writeAttempts(key, { failures: [], bannedUntil, lastFailureAt: now }, bannedUntil);
       return { banned: true, retryAfterSeconds: Math.ceil(this.options.banMs / 1000), justBanned: true };
     }
     // Kept until the newest failure leaves the window: the window slides, older failures are filtered above.
-    const newest = failures[failures.length - 1]?.at ?? now;
-    await this.store.writeAttempts(key, { failures }, newest + this.options.windowMs);
+    await this.store.writeAttempts(key, { failures, lastFailureAt: now }, now + this.options.windowMs);
     const remainingAttempts = this.options.threshold - failures.length;
-    return { banned: false, remainingAttempts, remind: remainingAttempts <= this.options.reminderAt, counted: !repeated };
+    return { banned: false, remainingAttempts, remind: remainingAttempts <= this.options.reminderAt, counted: true };
   }
 
-  /** A successful verification clears the count; a running ban ends only when its time is up. */
-  async recordSuccess(clientIp: string): Promise<void> {
-    const key = keyOf(clientIp);
-    // Most logins come from clients with no failure on record: nothing to clear, no need to queue.
-    if ((await this.store.readAttempts(key)) === null) return;
-    return this.queue.run(async () => {
-      if (!this.banStatus(await this.store.readAttempts(key), this.clock.now()).banned) await this.store.deleteAttempts(key);
-    });
+  private release(bucket: number): Promise<void> {
+    return this.store.addGlobalFailures(bucket, -1, bucketExpiry(bucket));
+  }
+
+  private entryOf(key: string, record: AttemptRecord, now: number): BanEntry {
+    const banned = record.bannedUntil !== undefined && record.bannedUntil > now;
+    const failures = record.failures.filter((entry) => entry.at > now - this.options.windowMs).length;
+    const lastFailureAt = record.lastFailureAt ?? record.failures[record.failures.length - 1]?.at ?? null;
+    return { key, failures: banned ? 0 : failures, bannedUntil: banned ? (record.bannedUntil as number) : null, lastFailureAt };
   }
 
   private banStatus(record: AttemptRecord | null, now: number): BanStatus {

@@ -30,13 +30,17 @@ export interface Core {
 export function createCore({ store, clock, random, banPolicy }: CorePorts): Core {
   const editor = new RecordEditor(store);
   const tokens = new TokenService(store, editor, random);
-  // Tickets die with the token they came from, whoever replaced it: the API, another process, a hand edit.
+  const bans = new BanPolicy(store, clock, banPolicy);
+  // Whoever replaced the token (the API, another process, a hand edit): its tickets die, and its
+  // cookies in open tabs become stale sessions rather than guesses.
   store.onRecordChanged((record, previous) => {
-    if (previous && record?.accessToken !== previous.accessToken) void store.revokeTickets(previous.accessToken);
+    if (!previous || record?.accessToken === previous.accessToken) return;
+    void store.revokeTickets(previous.accessToken);
+    void bans.retireToken(previous.accessToken);
   });
   return {
     tokens,
-    bans: new BanPolicy(store, clock, banPolicy),
+    bans,
     setup: new SetupState(editor),
     tickets: new WsTicketIssuer(store, tokens, clock, random),
   };

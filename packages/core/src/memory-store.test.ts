@@ -17,7 +17,7 @@ describe('MemoryStore', () => {
   const counting = (at: number): AttemptRecord => ({ failures: [{ at }] });
 
   it('has the default limits of DESIGN D14', () => {
-    expect(DEFAULT_MEMORY_STORE_LIMITS).toEqual({ maxAttemptKeys: 100_000, maxTickets: 10_000, maxTicketsPerSession: 256 });
+    expect(DEFAULT_MEMORY_STORE_LIMITS).toEqual({ maxAttemptKeys: 100_000, maxTickets: 10_000, maxTicketsPerSession: 256, maxRecentSuccesses: 10_000, maxRetiredTokens: 1_000 });
   });
 
   it('starts from a given record, copied', async () => {

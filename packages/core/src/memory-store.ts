@@ -1,5 +1,5 @@
 import type { Clock } from './ports/clock.js';
-import type { AttemptRecord, RecordChangeListener, Store, TicketGrant, TokenRecord } from './ports/store.js';
+import type { AttemptEntry, AttemptRecord, RecordChangeListener, Store, TicketGrant, TokenRecord } from './ports/store.js';
 import { RecordChangeListeners } from './record-change-listeners.js';
 
 /** Caps that keep the short-lived state bounded whatever clients do (DESIGN D14). */
@@ -10,12 +10,18 @@ export interface MemoryStoreLimits {
   maxTickets: number;
   /** Outstanding tickets of one session token. */
   maxTicketsPerSession: number;
+  /** Client keys remembered for a recent login. */
+  maxRecentSuccesses: number;
+  /** Fingerprints of retired tokens remembered at once. */
+  maxRetiredTokens: number;
 }
 
 export const DEFAULT_MEMORY_STORE_LIMITS: MemoryStoreLimits = {
   maxAttemptKeys: 100_000,
   maxTickets: 10_000,
   maxTicketsPerSession: 256,
+  maxRecentSuccesses: 10_000,
+  maxRetiredTokens: 1_000,
 };
 
 interface Expiring<T> {
@@ -33,6 +39,9 @@ export class MemoryStore implements Store {
   private readonly attempts = new Map<string, Expiring<AttemptRecord>>();
   private readonly tickets = new Map<string, TicketGrant>();
   private readonly ticketsBySession = new Map<string, Set<string>>();
+  private readonly globalFailures = new Map<number, Expiring<number>>();
+  private readonly recentSuccesses = new Map<string, number>();
+  private readonly retiredTokens = new Map<string, number>();
   private readonly limits: MemoryStoreLimits;
   private readonly listeners = new RecordChangeListeners();
   private readonly onListenerError: (error: unknown) => void;
@@ -81,6 +90,44 @@ export class MemoryStore implements Store {
     this.attempts.delete(key);
   }
 
+  async listAttempts(): Promise<AttemptEntry[]> {
+    const now = this.clock.now();
+    const entries: AttemptEntry[] = [];
+    for (const [key, entry] of this.attempts) if (entry.expiresAt > now) entries.push({ key, record: structuredCopy(entry.value) });
+    return entries;
+  }
+
+  async addGlobalFailures(bucket: number, count: number, expiresAt: number): Promise<void> {
+    const now = this.clock.now();
+    // At most one bucket per minute of the window is live: dropping the expired ones keeps the map that small.
+    for (const [key, entry] of this.globalFailures) if (entry.expiresAt <= now) this.globalFailures.delete(key);
+    const current = this.globalFailures.get(bucket);
+    this.globalFailures.set(bucket, { value: (current?.value ?? 0) + count, expiresAt: Math.max(expiresAt, current?.expiresAt ?? 0) });
+  }
+
+  async readGlobalFailures(fromBucket: number): Promise<Array<{ bucket: number; count: number }>> {
+    const now = this.clock.now();
+    const buckets: Array<{ bucket: number; count: number }> = [];
+    for (const [bucket, entry] of this.globalFailures) if (bucket >= fromBucket && entry.expiresAt > now) buckets.push({ bucket, count: entry.value });
+    return buckets.sort((a, b) => a.bucket - b.bucket);
+  }
+
+  async rememberSuccess(key: string, until: number): Promise<void> {
+    rememberUntil(this.recentSuccesses, key, until, this.limits.maxRecentSuccesses);
+  }
+
+  async hasRecentSuccess(key: string): Promise<boolean> {
+    return isRemembered(this.recentSuccesses, key, this.clock.now());
+  }
+
+  async retireToken(fingerprint: string, until: number): Promise<void> {
+    rememberUntil(this.retiredTokens, fingerprint, until, this.limits.maxRetiredTokens);
+  }
+
+  async isRetiredToken(fingerprint: string): Promise<boolean> {
+    return isRemembered(this.retiredTokens, fingerprint, this.clock.now());
+  }
+
   async putTicket(ticket: string, grant: TicketGrant): Promise<void> {
     let sessionTickets = this.ticketsBySession.get(grant.sessionToken);
     if (!sessionTickets) {
@@ -117,6 +164,7 @@ export class MemoryStore implements Store {
     this.sweepExpiredTickets();
     const now = this.clock.now();
     for (const [key, entry] of this.attempts) if (entry.expiresAt <= now) this.attempts.delete(key);
+    for (const remembered of [this.recentSuccesses, this.retiredTokens]) for (const [key, until] of remembered) if (until <= now) remembered.delete(key);
   }
 
   /** Sizes, for tests and the memory benchmark. */
@@ -151,6 +199,24 @@ export class MemoryStore implements Store {
   }
 }
 
+/** Sets `key` last in insertion order, so the first key is always the least recently remembered, and drops it past `max`. */
+function rememberUntil(map: Map<string, number>, key: string, until: number, max: number): void {
+  map.delete(key);
+  map.set(key, until);
+  if (map.size > max) map.delete(map.keys().next().value as string);
+}
+
+function isRemembered(map: Map<string, number>, key: string, now: number): boolean {
+  const until = map.get(key);
+  if (until === undefined) return false;
+  if (until > now) return true;
+  map.delete(key);
+  return false;
+}
+
 function structuredCopy(record: AttemptRecord): AttemptRecord {
-  return { failures: record.failures.map((failure) => ({ ...failure })), ...(record.bannedUntil !== undefined ? { bannedUntil: record.bannedUntil } : {}) };
+  const copy: AttemptRecord = { failures: record.failures.map((failure) => ({ ...failure })) };
+  if (record.bannedUntil !== undefined) copy.bannedUntil = record.bannedUntil;
+  if (record.lastFailureAt !== undefined) copy.lastFailureAt = record.lastFailureAt;
+  return copy;
 }

@@ -1,4 +1,4 @@
-import { MemoryStore, RecordChangeListeners, SerialQueue, type AttemptRecord, type Clock, type MemoryStoreLimits, type RecordChangeListener, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
+import { MemoryStore, RecordChangeListeners, SerialQueue, type AttemptEntry, type AttemptRecord, type Clock, type MemoryStoreLimits, type RecordChangeListener, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
 import { join } from 'node:path';
 import { removeAbandonedTempFiles } from './abandoned-temp-files.js';
 import { replaceFile, syncDirectory } from './atomic-write.js';
@@ -22,7 +22,7 @@ export interface JsonFileStoreOptions {
 /**
  * The Store over `<dataDir>/webui.json`: the durable record is read once at open() and served
  * from memory, written atomically and one write at a time, and reloaded when edited by hand.
- * Attempts and tickets are short-lived and stay in memory.
+ * Attempts, tickets, the global failure budget, recent logins and retired-token fingerprints are short-lived and stay in memory.
  */
 export class JsonFileStore implements Store {
   readonly path: string;
@@ -122,6 +122,34 @@ export class JsonFileStore implements Store {
 
   deleteAttempts(key: string): Promise<void> {
     return this.shortLived.deleteAttempts(key);
+  }
+
+  listAttempts(): Promise<AttemptEntry[]> {
+    return this.shortLived.listAttempts();
+  }
+
+  addGlobalFailures(bucket: number, count: number, expiresAt: number): Promise<void> {
+    return this.shortLived.addGlobalFailures(bucket, count, expiresAt);
+  }
+
+  readGlobalFailures(fromBucket: number): Promise<Array<{ bucket: number; count: number }>> {
+    return this.shortLived.readGlobalFailures(fromBucket);
+  }
+
+  rememberSuccess(key: string, until: number): Promise<void> {
+    return this.shortLived.rememberSuccess(key, until);
+  }
+
+  hasRecentSuccess(key: string): Promise<boolean> {
+    return this.shortLived.hasRecentSuccess(key);
+  }
+
+  retireToken(fingerprint: string, until: number): Promise<void> {
+    return this.shortLived.retireToken(fingerprint, until);
+  }
+
+  isRetiredToken(fingerprint: string): Promise<boolean> {
+    return this.shortLived.isRetiredToken(fingerprint);
   }
 
   putTicket(ticket: string, grant: TicketGrant): Promise<void> {

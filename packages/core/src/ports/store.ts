@@ -15,6 +15,14 @@ export interface AttemptRecord {
   /** Times of the counted failures, oldest first. */
   failures: Array<{ at: number; cookie?: string }>;
   bannedUntil?: number;
+  /** When the last counted failure happened: the failures are emptied when a ban starts, this is not. */
+  lastFailureAt?: number;
+}
+
+/** A client key's attempt record, as listed for operators. */
+export interface AttemptEntry {
+  key: string;
+  record: AttemptRecord;
 }
 
 /** What a WebSocket ticket grants, and until when. */
@@ -45,6 +53,22 @@ export interface Store {
   /** Keeps the record until `expiresAt`; the store may drop the least recently written when full. */
   writeAttempts(key: string, record: AttemptRecord, expiresAt: number): Promise<void>;
   deleteAttempts(key: string): Promise<void>;
+  /** Every attempt record not expired yet, in no particular order. */
+  listAttempts(): Promise<AttemptEntry[]>;
+
+  /** Adds `count` failures to the bucket `bucket` (a minute number), kept until `expiresAt`. */
+  addGlobalFailures(bucket: number, count: number, expiresAt: number): Promise<void>;
+  /** Failures per bucket for every bucket at or after `fromBucket`, oldest first. */
+  readGlobalFailures(fromBucket: number): Promise<Array<{ bucket: number; count: number }>>;
+
+  /** Remembers that a client key logged in, until `until`; the store may forget the oldest when full. */
+  rememberSuccess(key: string, until: number): Promise<void>;
+  /** Whether the client key logged in and the memory of it has not expired. */
+  hasRecentSuccess(key: string): Promise<boolean>;
+
+  /** Remembers the fingerprint of a token that was valid, until `until`; the store may forget the oldest when full. */
+  retireToken(fingerprint: string, until: number): Promise<void>;
+  isRetiredToken(fingerprint: string): Promise<boolean>;
 
   /** Keeps a ticket until its grant expires; the store may drop the oldest of a session or overall when full. */
   putTicket(ticket: string, grant: TicketGrant): Promise<void>;
