@@ -13,6 +13,7 @@ import { LoginLog } from './login-log.js';
 import { requestHeader, type RuntimePort } from './runtime-port.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
+import { securityRoutes } from './routes/security.js';
 import { setupRoutes } from './routes/setup.js';
 import { WS_ROUTE, wsRoutes, type WsUpgrade } from './routes/ws.js';
 import { wsTokenRoutes } from './routes/ws-token.js';
@@ -68,7 +69,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const corsForAllowedOrigins = cors({
     origin: (origin, c) => (isAllowedOrigin(origin, c, policy) ? origin : null),
     credentials: true,
-    allowMethods: ['GET', 'POST', 'OPTIONS'],
+    allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
     allowHeaders: ['Content-Type'],
     maxAge: 600,
   });
@@ -114,6 +115,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
     .route('/', authRoutes(services, cookie, logger, new LoginLog(logger, now)))
     .route('/', setupRoutes(services, logger))
     .route('/', wsTokenRoutes(services, logger))
+    .route('/', securityRoutes(services, logger))
     .get('/openapi.json', (c) => c.json(openApi));
   const docs = options.docs;
   if (docs) api.get('/docs', docs).get('/docs/*', docs);

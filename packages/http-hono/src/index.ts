@@ -15,3 +15,4 @@ export * as schemas from './schemas.js';
 export type { ClientMessage, ServerEnvelope } from './ws/envelopes.js';
 export { createSessionCheckShortcut, SESSION_CHECK_TARGET, type PlainRequest, type SessionCheckShortcut } from './session-check-shortcut.js';
 export type { PlainAnswer } from './plain-answer.js';
+export { banEntryJson, type BanEntryJson } from './ban-entry-body.js';
