@@ -1,4 +1,4 @@
-import { createFileStore, createLogger, fileStorage, LogFeed, systemClock, systemRandom, type LoadedSettings, type Storage } from '@webui/assembly';
+import { banPolicyFrom, createFileStore, createLogger, fileStorage, LogFeed, systemClock, systemRandom, type LoadedSettings, type Storage } from '@webui/assembly';
 import { createCore, type Clock, type RandomSource } from '@webui/core';
 import type { JsonFileStore } from '@webui/store-json';
 import type { Logger } from 'pino';
@@ -49,7 +49,14 @@ export function createContainer(loaded: LoadedSettings): DependencyContainer {
   c.register(TOKENS.Storage, single((r) => fileStorage(r.resolve<JsonFileStore>(TOKENS.Store), loaded.dataDir)));
   c.register(
     TOKENS.Core,
-    single((r) => createCore({ store: r.resolve<Storage>(TOKENS.Storage).store, clock: r.resolve<Clock>(TOKENS.Clock), random: r.resolve<RandomSource>(TOKENS.Random) })),
+    single((r) =>
+      createCore({
+        store: r.resolve<Storage>(TOKENS.Storage).store,
+        clock: r.resolve<Clock>(TOKENS.Clock),
+        random: r.resolve<RandomSource>(TOKENS.Random),
+        banPolicy: banPolicyFrom(loaded.settings),
+      }),
+    ),
   );
   c.register(TOKENS.Channel, single((r) => new WebSocketChannel(r.resolve<Logger>(TOKENS.Logger).child({ module: 'ws' }), r.resolve<number>(TOKENS.HeartbeatMs))));
   return c;

@@ -13,6 +13,7 @@ import {
 } from '@webui/http-hono';
 import type { Logger } from 'pino';
 import { createApiDocs } from './api-docs.js';
+import { wideBanExemptions } from './ban-settings.js';
 import type { LoadedSettings } from './config/index.js';
 import { httpPolicyFrom, originOf } from './http-policy.js';
 import type { LogFeed } from './logging/log-feed.js';
@@ -100,7 +101,10 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
     listening,
     sessionCheckShortcut: () => createSessionCheckShortcut({ services: core, policy, logger: httpLogger }),
     announce(out = process.stderr) {
-      printBanner(out, origins(), storage.where, bootstrap);
+      const wide = wideBanExemptions(settings);
+      const warnings = wide.map((entry) => `webui.ban_exempt ${entry} is wider than a /24 (IPv4) or /48 (IPv6): nobody there is ever banned`);
+      printBanner(out, origins(), storage.where, bootstrap, warnings);
+      if (wide.length > 0) logger.warn({ banExempt: wide }, 'webui.ban_exempt covers more than a /24 (IPv4) or /48 (IPv6): nobody in it is ever banned');
       logger.info({ addresses: origins(), dataDir: storage.dataDir, tokenSource: bootstrap.tokenSource }, 'WebUI API listening');
     },
     async closeSockets(graceMs = 1_000) {

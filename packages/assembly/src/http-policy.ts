@@ -18,7 +18,7 @@ export function httpPolicyFrom(settings: WebuiSettings, listenOrigins: () => rea
   };
 }
 
-function toCidr(text: string): Cidr {
+export function toCidr(text: string): Cidr {
   const cidr = parseCidr(text);
   if (!cidr) throw new Error(`not an IP or CIDR: ${text}`);
   return cidr;

@@ -11,5 +11,6 @@ export { StartupError } from './startup-error.js';
 export { systemClock, systemRandom } from './system-ports.js';
 export { secretKeyFingerprint } from './secret-key-fingerprint.js';
 export { originOf } from './http-policy.js';
+export { banPolicyFrom } from './ban-settings.js';
 // The runtimes' sockets enforce the hub's message cap too.
 export { MAX_MESSAGE_BYTES } from '@webui/http-hono';

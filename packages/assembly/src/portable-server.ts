@@ -1,4 +1,5 @@
 import { createCore } from '@webui/core';
+import { banPolicyFrom } from './ban-settings.js';
 import type { WebuiRuntime } from './assemble-webui.js';
 import { ConfigError, loadSettings, parseConfigFlags, SETTING_VARIABLES, type LoadedSettings } from './config/index.js';
 import { listenOnHosts, type HostBinder } from './listen-on-hosts.js';
@@ -48,7 +49,7 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
   const feed = new LogFeed();
   const logger = createLogger(loaded.settings.logLevel, feed);
   const storage = memory ? memoryStorage(systemClock, logger) : fileStorage(createFileStore(loaded.dataDir, systemClock, logger), loaded.dataDir);
-  const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom });
+  const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom, banPolicy: banPolicyFrom(loaded.settings) });
   try {
     const { webui, servers } = await startWebui({ loaded, storage, core, logger, feed, runtime }, (assembled) =>
       listenOnHosts(

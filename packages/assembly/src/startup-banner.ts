@@ -12,7 +12,7 @@ export function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
 }
 
 /** The few human lines an operator reads at startup: where, which data, and (only when temporary) the token. */
-export function printBanner(out: { write(text: string): unknown }, origins: readonly string[], dataFile: string, outcome: BootstrapOutcome): void {
+export function printBanner(out: { write(text: string): unknown }, origins: readonly string[], dataFile: string, outcome: BootstrapOutcome, warnings: readonly string[] = []): void {
   const lines = ['', 'WebUI management API', `  listening   ${origins.map((origin) => `${origin}/api/webui`).join('  ')}`, `  data        ${dataFile}`];
   if (outcome.temporaryToken) {
     lines.push(
@@ -23,5 +23,6 @@ export function printBanner(out: { write(text: string): unknown }, origins: read
   } else {
     lines.push('  token       configured (not shown; it is the access_token field of the data file)');
   }
+  for (const warning of warnings) lines.push(`  warning     ${warning}`);
   out.write(`${lines.join('\n')}\n\n`);
 }

@@ -11,12 +11,12 @@ const headers = (init: Record<string, string>) => {
 describe('resolveClient (DESIGN D3)', () => {
   it('is the TCP peer when no proxy is trusted, whatever the forwarded headers say', () => {
     const client = resolveClient('198.51.100.7', headers({ 'x-forwarded-for': '1.2.3.4', 'x-real-ip': '5.6.7.8', 'x-forwarded-proto': 'https' }), []);
-    expect(client).toEqual({ ip: '198.51.100.7', forwardedHttps: false });
+    expect(client).toEqual({ ip: '198.51.100.7', forwardedHttps: false, attributable: true });
   });
 
   it('ignores forwarded headers from a peer outside trusted_proxies', () => {
     const client = resolveClient('198.51.100.7', headers({ 'x-forwarded-for': '1.2.3.4', 'x-forwarded-proto': 'https' }), cidrs(['127.0.0.1']));
-    expect(client).toEqual({ ip: '198.51.100.7', forwardedHttps: false });
+    expect(client).toEqual({ ip: '198.51.100.7', forwardedHttps: false, attributable: true });
   });
 
   it('takes the rightmost untrusted X-Forwarded-For entry behind a trusted peer', () => {

@@ -5,6 +5,8 @@ export interface ResolvedClient {
   ip: string;
   /** The request came over HTTPS as far as a trusted proxy says. */
   forwardedHttps: boolean;
+  /** False when a trusted proxy gave no usable X-Forwarded-For: `ip` is then the proxy's own, never counted toward a ban. */
+  attributable: boolean;
 }
 
 /**
@@ -14,8 +16,8 @@ export interface ResolvedClient {
  */
 export function resolveClient(peerAddress: string | undefined, header: (name: string) => string | undefined, trustedProxies: readonly Cidr[]): ResolvedClient {
   const peer = peerAddress === undefined ? null : parseIp(peerAddress);
-  if (!peer) return { ip: peerAddress ?? 'unknown', forwardedHttps: false };
-  if (!anyCidrContains(trustedProxies, peer)) return { ip: formatIp(peer), forwardedHttps: false };
+  if (!peer) return { ip: peerAddress ?? 'unknown', forwardedHttps: false, attributable: true };
+  if (!anyCidrContains(trustedProxies, peer)) return { ip: formatIp(peer), forwardedHttps: false, attributable: true };
 
   const proto = header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
   const forwardedHttps = proto === 'https';
@@ -24,14 +26,16 @@ export function resolveClient(peerAddress: string | undefined, header: (name: st
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
   let client = peer;
+  let attributable = false;
   for (let i = chain.length - 1; i >= 0; i--) {
     const hop = parseHop(chain[i] as string);
     // A malformed hop was written by the client, not by a proxy: stop at the last real address.
     if (!hop) break;
     client = hop;
+    attributable = true;
     if (!anyCidrContains(trustedProxies, hop)) break;
   }
-  return { ip: formatIp(client), forwardedHttps };
+  return { ip: formatIp(client), forwardedHttps, attributable };
 }
 
 /** A forwarded hop, also in the `1.2.3.4:5678` and `[2001:db8::1]:5678` forms some proxies write. */

@@ -1,6 +1,7 @@
 import type { TokenStatus } from '@webui/core';
 import type { Context } from 'hono';
-import type { AppLogger, WebuiEnv, WebuiServices } from './app-env.js';
+import type { WebuiEnv } from './app-env.js';
+import type { AttemptClient, AttemptGate, AttemptRefusal } from './attempt-gate.js';
 import { requestHeader } from './runtime-port.js';
 import { sessionCookieCandidates } from './session-cookie.js';
 
@@ -8,37 +9,53 @@ export type CookieSession =
   | { kind: 'none' }
   | { kind: 'valid'; token: string; status: TokenStatus }
   | { kind: 'invalid' }
-  | { kind: 'banned'; retryAfterSeconds: number };
+  | ({ kind: 'refused' } & AttemptRefusal);
+
+/** The client of a request as the edge resolved it. */
+export function attemptClientOf(c: Context<WebuiEnv>): AttemptClient {
+  return { ip: c.get('clientIp'), attributable: c.get('clientAttributable') };
+}
 
 /**
  * Checks the bot_session cookie. A wrong value counts as a failed verification (DESIGN D4) and a
  * banned client's cookie is not even compared, so no endpoint is an oracle outside the ban.
  */
-export function readCookieSession(c: Context<WebuiEnv>, services: WebuiServices, logger: AppLogger): Promise<CookieSession> {
-  return checkSessionCookie(requestHeader(c, 'cookie'), c.get('clientIp'), services, logger);
+export function readCookieSession(c: Context<WebuiEnv>, gate: AttemptGate, tokens: SessionTokens): Promise<CookieSession> {
+  return checkSessionCookie(requestHeader(c, 'cookie'), attemptClientOf(c), gate, tokens);
 }
 
-/** readCookieSession over the Cookie header and the client address themselves, for callers without a Hono context. */
-export async function checkSessionCookie(cookieHeader: string | undefined, clientIp: string, services: WebuiServices, logger: AppLogger): Promise<CookieSession> {
+/** What the check needs of the core's TokenService. */
+export interface SessionTokens {
+  statusFor(candidate: string): Promise<TokenStatus | null>;
+}
+
+/** readCookieSession over the Cookie header and the client themselves, for callers without a Hono context. */
+export async function checkSessionCookie(cookieHeader: string | undefined, client: AttemptClient, gate: AttemptGate, tokens: SessionTokens): Promise<CookieSession> {
   const cookies = sessionCookieCandidates(cookieHeader);
   if (cookies.length === 0) return { kind: 'none' };
-  const ban = await services.bans.status(clientIp);
-  if (ban.banned) return { kind: 'banned', retryAfterSeconds: ban.retryAfterSeconds };
+  const { admission, refusal } = await gate.admit(client);
+  if (refusal) return { kind: 'refused', ...refusal };
   for (const cookie of cookies) {
     for (const candidate of cookie.tokens) {
       // The status comes with the check: /auth/check needs it, and it costs no second read.
-      const status = await services.tokens.statusFor(candidate);
-      if (status) return { kind: 'valid', token: candidate, status };
+      const status = await tokens.statusFor(candidate);
+      if (status) {
+        // Only an attempt that held a place in the global budget has anything to give back or remember.
+        if (admission.hold !== null) await gate.succeeded(client, admission);
+        return { kind: 'valid', token: candidate, status };
+      }
     }
   }
   // Each distinct wrong value counts, so a request carrying many bot_session cookies is as many guesses.
-  for (const raw of new Set(cookies.map((cookie) => cookie.raw))) {
-    const outcome = await services.bans.recordFailure(clientIp, { cookie: raw });
-    if (outcome.banned) {
-      if (outcome.justBanned) logger.warn({ ip: clientIp, via: 'cookie' }, 'client banned after repeated failed verifications');
-      return { kind: 'banned', retryAfterSeconds: outcome.retryAfterSeconds };
-    }
-    if (outcome.counted) logger.info({ ip: clientIp, via: 'cookie', remaining: outcome.remainingAttempts }, 'session cookie rejected');
+  const seen = new Set<string>();
+  let hold = admission;
+  for (const cookie of cookies) {
+    if (seen.has(cookie.raw)) continue;
+    seen.add(cookie.raw);
+    const outcome = await gate.failed(client, hold, 'cookie', cookie);
+    // The admission's place in the budget is spent by the first value; the others count on their own.
+    hold = { ...admission, hold: null };
+    if (outcome.banned) return { kind: 'refused', retryAfterSeconds: outcome.retryAfterSeconds, scope: 'address' };
   }
   return { kind: 'invalid' };
 }

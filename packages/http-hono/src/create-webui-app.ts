@@ -9,6 +9,7 @@ import { edgeVerdict, type EdgeRefusal } from './edge-verdict.js';
 import { originRefusal } from './middleware/origin-guard.js';
 import { requestLog } from './middleware/request-log.js';
 import { sessionGuard } from './middleware/session-guard.js';
+import { AttemptGate } from './attempt-gate.js';
 import { LoginLog } from './login-log.js';
 import { requestHeader, type RuntimePort } from './runtime-port.js';
 import { authRoutes } from './routes/auth.js';
@@ -75,7 +76,8 @@ export function createWebuiApp(options: WebuiAppOptions) {
   });
 
   const bodyLimit = limitBody();
-  const session = sessionGuard(services, logger, isPublic);
+  const gate = new AttemptGate(services, logger, now);
+  const session = sessionGuard(gate, services.tokens, isPublic);
   // originGuard, then the body limit, then the session guard, folded into one step: fewer async layers per request.
   const guards: MiddlewareHandler<WebuiEnv> = (c, next) => {
     const refusal = originRefusal(c, policy);
@@ -105,6 +107,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
     c.header('Cache-Control', 'no-store');
     const verdict = edgeVerdict({ peerAddress: runtime.getConnInfo(c).remote.address, isTls: isTls(c), header: (name) => requestHeader(c, name) }, policy);
     c.set('clientIp', verdict.clientIp);
+    c.set('clientAttributable', verdict.attributable);
     c.set('secureTransport', verdict.secureTransport);
     if (verdict.refusal) return Promise.resolve(edgeRefusal(c, verdict.refusal));
     return isApiPath(c.req.path) ? apiEntry(c, next) : next();
@@ -112,9 +115,9 @@ export function createWebuiApp(options: WebuiAppOptions) {
 
   const api = new Hono<WebuiEnv>()
     .route('/', healthRoutes(policy.serviceName))
-    .route('/', authRoutes(services, cookie, logger, new LoginLog(logger, now)))
+    .route('/', authRoutes(services, cookie, logger, new LoginLog(logger, now), gate))
     .route('/', setupRoutes(services, logger))
-    .route('/', wsTokenRoutes(services, logger))
+    .route('/', wsTokenRoutes(services, gate))
     .route('/', securityRoutes(services, logger))
     .get('/openapi.json', (c) => c.json(openApi));
   const docs = options.docs;

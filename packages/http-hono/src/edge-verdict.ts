@@ -16,6 +16,8 @@ export type EdgeRefusal = 'ip_not_allowed' | 'host_not_allowed';
 export interface EdgeVerdict {
   /** The address bans, the allow list and logs use: the TCP peer, or X-Forwarded-For behind a trusted proxy (DESIGN D3). */
   clientIp: string;
+  /** False for a trusted proxy's request without a usable X-Forwarded-For: nobody's failures to count. */
+  attributable: boolean;
   /** TLS on the connection, or HTTPS as a trusted proxy says (DESIGN D6). */
   secureTransport: boolean;
   /** Why the request is refused before anything else runs, if it is. */
@@ -26,9 +28,10 @@ export interface EdgeVerdict {
 export function edgeVerdict(facts: ConnectionFacts, policy: HttpPolicy): EdgeVerdict {
   const client = resolveClient(facts.peerAddress, facts.header, policy.trustedProxies);
   const secureTransport = facts.isTls || client.forwardedHttps;
-  if (!isAllowedClient(client.ip, policy)) return { clientIp: client.ip, secureTransport, refusal: 'ip_not_allowed' };
-  if (!isServedHost(facts.header('host') ?? '', policy)) return { clientIp: client.ip, secureTransport, refusal: 'host_not_allowed' };
-  return { clientIp: client.ip, secureTransport };
+  const verdict: EdgeVerdict = { clientIp: client.ip, attributable: client.attributable, secureTransport };
+  if (!isAllowedClient(client.ip, policy)) verdict.refusal = 'ip_not_allowed';
+  else if (!isServedHost(facts.header('host') ?? '', policy)) verdict.refusal = 'host_not_allowed';
+  return verdict;
 }
 
 /** DESIGN D8: a non-empty webui.allowed_ips admits only those clients, on every path. */

@@ -13,19 +13,24 @@ export function errorBody(c: Context, status: ContentfulStatusCode, code: string
   return c.json(errorFields(code, detail, extra), status);
 }
 
-/** The body of a 429, the D1 fields plus `retry_after` (DESIGN D1, D2); Retry-After goes in the header too. */
-export function tooManyAttemptsFields(retryAfterSeconds: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+/**
+ * The body of a 429, the D1 fields plus `retry_after` (DESIGN D1, D2); Retry-After goes in the header too.
+ * `server` scope: the global failure budget is spent, not this address's attempts.
+ */
+export function tooManyAttemptsFields(retryAfterSeconds: number, extra: Record<string, unknown> = {}, scope: 'address' | 'server' = 'address'): Record<string, unknown> {
   const minutes = Math.ceil(retryAfterSeconds / 60);
-  return errorFields('too_many_attempts', `Too many failed attempts from this address; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
+  const wait = `try again in ${minutes} minute${minutes === 1 ? '' : 's'}`;
+  const detail = scope === 'address' ? `Too many failed attempts from this address; ${wait}.` : `Too many failed logins on this server from many addresses; ${wait}, or log in from an address in webui.ban_exempt.`;
+  return errorFields('too_many_attempts', detail, {
     ...extra,
     retry_after: retryAfterSeconds,
   });
 }
 
 /** 429 with Retry-After in the header and the body (DESIGN D1, D2). */
-export function tooManyAttempts(c: Context, retryAfterSeconds: number, extra: Record<string, unknown> = {}): Response {
+export function tooManyAttempts(c: Context, retryAfterSeconds: number, extra: Record<string, unknown> = {}, scope: 'address' | 'server' = 'address'): Response {
   c.header('Retry-After', String(retryAfterSeconds));
-  return c.json(tooManyAttemptsFields(retryAfterSeconds, extra), 429);
+  return c.json(tooManyAttemptsFields(retryAfterSeconds, extra, scope), 429);
 }
 
 /** An unexpected failure: logged with where it happened (never the request's secrets), answered 500 with a generic D1 body. */

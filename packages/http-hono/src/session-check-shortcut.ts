@@ -1,4 +1,5 @@
 import type { AppLogger, HttpPolicy, WebuiServices } from './app-env.js';
+import { AttemptGate } from './attempt-gate.js';
 import { edgeVerdict, type ConnectionFacts } from './edge-verdict.js';
 import { requestFailureAnswer } from './error-body.js';
 import { API_PREFIX } from './create-webui-app.js';
@@ -27,12 +28,14 @@ export type SessionCheckShortcut = (request: PlainRequest) => Promise<PlainAnswe
 export function createSessionCheckShortcut(options: { services: WebuiServices; policy: HttpPolicy; logger: AppLogger }): SessionCheckShortcut | undefined {
   const { services, policy, logger } = options;
   if (logger.isLevelEnabled?.('debug') !== false) return undefined;
+  // Its own gate: the attempts it records and logs are the core's, only the once-a-minute proxy notice is per transport.
+  const gate = new AttemptGate(services, logger, () => performance.now());
   return (request) => {
     if (request.method !== 'GET' || request.target !== SESSION_CHECK_TARGET || request.header('origin') !== undefined) return null;
     const verdict = edgeVerdict(request, policy);
     if (verdict.refusal) return null;
     // The route's own answer and the app's own 500 (as app.onError gives it): nothing here is written twice.
-    return answerSessionCheck(request.header('cookie'), verdict.clientIp, services, logger).then(plainAnswer, (error: unknown) =>
+    return answerSessionCheck(request.header('cookie'), { ip: verdict.clientIp, attributable: verdict.attributable }, gate, services.tokens).then(plainAnswer, (error: unknown) =>
       plainAnswer(requestFailureAnswer(logger, error, SESSION_CHECK_TARGET)),
     );
   };

@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import {
   allowedHostListSchema,
   booleanSchema,
+  globalFailureBudgetSchema,
   describeReceived,
   hostListSchema,
   logLevelSchema,
@@ -56,6 +57,8 @@ const webuiTableSchema = v.pipe(
       allowed_origins: v.optional(originListSchema),
       allowed_hosts: v.optional(allowedHostListSchema),
       log_level: v.optional(logLevelSchema),
+      ban_exempt: v.optional(networkListSchema),
+      global_failure_budget: v.optional(globalFailureBudgetSchema),
     },
     (issue) =>
       issue.expected === 'never' ? `unknown key webui.${String(issue.input)}` : `webui must be a table, got ${describeReceived(issue.input)}`,
@@ -74,6 +77,8 @@ const webuiTableSchema = v.pipe(
       allowedOrigins: table.allowed_origins,
       allowedHosts: table.allowed_hosts,
       logLevel: table.log_level,
+      banExempt: table.ban_exempt,
+      globalFailureBudget: table.global_failure_budget,
     }),
   ),
 );

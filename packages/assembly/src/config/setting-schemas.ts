@@ -114,3 +114,6 @@ export const allowedHostListSchema = listSchema(allowedHostEntrySchema);
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 export const logLevelSchema = v.picklist(logLevels, (issue) => `must be one of ${logLevels.join(', ')}, ${got(issue)}`);
+
+// 0 turns the budget off; a million an hour is past any real use, so a larger number is a typo.
+export const globalFailureBudgetSchema = integerRangeSchema(0, 1_000_000);

@@ -13,6 +13,10 @@ export interface WebuiSettings {
   allowedOrigins: string[];
   allowedHosts: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** Networks never banned; their failures are still logged. */
+  banExempt: string[];
+  /** Failed verifications per hour across all addresses before new clients are slowed down; 0 turns it off. */
+  globalFailureBudget: number;
 }
 
 export type SettingName = keyof WebuiSettings;
@@ -48,6 +52,8 @@ export const settingFileKeys = {
   allowedOrigins: 'allowed_origins',
   allowedHosts: 'allowed_hosts',
   logLevel: 'log_level',
+  banExempt: 'ban_exempt',
+  globalFailureBudget: 'global_failure_budget',
 } as const satisfies Record<SettingName, string>;
 
 // Object.keys loses the key type; the satisfies above guarantees every setting is listed.
@@ -66,6 +72,8 @@ export const defaultSettings: Readonly<WebuiSettings> = Object.freeze({
   allowedOrigins: [],
   allowedHosts: [],
   logLevel: 'info',
+  banExempt: [],
+  globalFailureBudget: 100,
 });
 
 export const defaultConfigPath = 'config/bot_config.toml';

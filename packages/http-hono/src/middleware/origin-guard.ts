@@ -8,10 +8,33 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * DESIGN D9 CSRF rule: a state-changing request whose Origin is present and not allowed gets 403.
+ * Without an Origin (old browsers' form posts) the browser's Sec-Fetch-Site decides: `cross-site` is
+ * refused, `same-site` only passes with an allowed Referer; scripts send neither header and pass.
  * hono/csrf only looks at form content types and refuses Origin-less scripts, so it fits neither way.
  */
 export function originRefusal(c: Context<WebuiEnv>, policy: HttpPolicy): Response | undefined {
+  if (SAFE_METHODS.has(c.req.method)) return undefined;
   const origin = requestHeader(c, 'origin');
-  if (SAFE_METHODS.has(c.req.method) || origin === undefined || isAllowedOrigin(origin, c, policy)) return undefined;
-  return errorBody(c, 403, 'origin_not_allowed', `Requests from origin ${JSON.stringify(origin.slice(0, 200))} are not allowed; add it to webui.allowed_origins.`);
+  if (origin !== undefined) {
+    if (isAllowedOrigin(origin, c, policy)) return undefined;
+    return errorBody(c, 403, 'origin_not_allowed', `Requests from origin ${JSON.stringify(origin.slice(0, 200))} are not allowed; add it to webui.allowed_origins.`);
+  }
+  const site = requestHeader(c, 'sec-fetch-site')?.trim().toLowerCase();
+  if (site === 'cross-site') return crossSiteRefusal(c);
+  if (site === 'same-site') {
+    const refererOrigin = originOfUrl(requestHeader(c, 'referer'));
+    if (refererOrigin === null || !isAllowedOrigin(refererOrigin, c, policy)) return crossSiteRefusal(c);
+  }
+  return undefined;
+}
+
+function crossSiteRefusal(c: Context<WebuiEnv>): Response {
+  return errorBody(c, 403, 'cross_site_request', 'A state change sent by a browser from another site is refused; send it from the dashboard, or from a script without browser headers.');
+}
+
+/** The origin of a Referer URL, or null when there is none or it does not parse. */
+function originOfUrl(url: string | undefined): string | null {
+  if (url === undefined || !URL.canParse(url)) return null;
+  const origin = new URL(url).origin;
+  return origin === 'null' ? null : origin;
 }

@@ -54,6 +54,9 @@ function describeOperation(operation: Operation): JsonObject {
     security: operation.access === 'session' || operation.access === 'session-or-200' ? [{ botSession: [] }] : operation.access === 'ticket' ? [{ wsTicket: [] }] : [],
     responses,
   };
+  if (operation.pathParameters) {
+    described.parameters = Object.entries(operation.pathParameters).map(([name, description]) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } }));
+  }
   if (operation.requestBody) {
     described.requestBody = { required: true, content: { 'application/json': { schema: jsonSchemaOf(operation.requestBody) } } };
   }

@@ -1,5 +1,7 @@
 import type * as v from 'valibot';
 import {
+  BanLiftResponse,
+  BanListResponse,
   CheckResponse,
   ErrorBody,
   HealthResponse,
@@ -26,8 +28,11 @@ export interface DocumentedResponse {
 
 /** One endpoint as the OpenAPI document describes it; the routes validate with the same schemas. */
 export interface Operation {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
+  /** Path parameters in OpenAPI's `{name}` form. */
   path: string;
+  /** A description of each path parameter. */
+  pathParameters?: Record<string, string>;
   summary: string;
   description: string;
   access: Access;
@@ -128,6 +133,28 @@ export const OPERATIONS: Operation[] = [
     description: 'Valid 60 seconds, single use, bound to the session. Without a session it answers 200 with success:false, not 401.',
     access: 'session-or-200',
     responses: { 200: { description: 'A ticket, or success:false without a session.', schema: WsTokenResponse }, 429: banned },
+  },
+  {
+    method: 'get',
+    path: '/security/bans',
+    summary: 'Client addresses with counted failures or a ban',
+    description: 'Every client key (an IPv4 address or IPv6 /64) with failed verifications in the 5-minute window or a running ban; banned first.',
+    access: 'session',
+    responses: { 200: { description: 'The list.', schema: BanListResponse }, 401: unauthenticated, 429: banned },
+  },
+  {
+    method: 'delete',
+    path: '/security/bans/{key}',
+    pathParameters: { key: 'A key as listed, an IP address, a CIDR (all keys inside it), or `all`; percent-encoded (`2001%3Adb8%3A%3A%2F64`).' },
+    summary: 'Lift bans and clear failures',
+    description: 'Lifts the bans and clears the failure counts of every key the path parameter covers; `lifted` lists them (empty when nothing matched).',
+    access: 'session',
+    responses: {
+      200: { description: 'Lifted.', schema: BanLiftResponse },
+      400: { description: 'The key is not `all`, an address, a CIDR or a listed key.', schema: ErrorBody },
+      401: unauthenticated,
+      429: banned,
+    },
   },
   {
     method: 'get',

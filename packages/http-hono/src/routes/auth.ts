@@ -1,7 +1,8 @@
 import { TOKEN_VIOLATION_MESSAGES } from '@webui/core';
 import { Hono } from 'hono';
 import type { AppLogger, WebuiEnv, WebuiServices } from '../app-env.js';
-import { readCookieSession } from '../cookie-session.js';
+import type { AttemptGate } from '../attempt-gate.js';
+import { attemptClientOf } from '../cookie-session.js';
 import { requestHeader } from '../runtime-port.js';
 import { errorBody, tooManyAttempts } from '../error-body.js';
 import { readJsonBody } from '../json-body.js';
@@ -13,21 +14,25 @@ import type { LoginLog } from '../login-log.js';
 export const LOGOUT_MESSAGE = '已成功登出';
 
 /** /auth/*: login, session check, token rotation and logout. */
-export function authRoutes(services: WebuiServices, cookie: SessionCookie, logger: AppLogger, loginLog: LoginLog) {
-  const { tokens, setup, bans } = services;
+export function authRoutes(services: WebuiServices, cookie: SessionCookie, logger: AppLogger, loginLog: LoginLog, gate: AttemptGate) {
+  const { tokens, setup } = services;
 
   return new Hono<WebuiEnv>()
     .post('/auth/verify', async (c) => {
-      const clientIp = c.get('clientIp');
-      const ban = await bans.status(clientIp);
-      // DESIGN D2: while banned even the right token answers 429.
-      if (ban.banned) return tooManyAttempts(c, ban.retryAfterSeconds, { valid: false, message: 'Too many failed attempts; this address is blocked for now.' });
+      const client = attemptClientOf(c);
+      const clientIp = client.ip;
+      const { admission, refusal } = await gate.admit(client);
+      // DESIGN D2: while banned even the right token answers 429; so it does while the global budget is spent.
+      if (refusal) {
+        const message = refusal.scope === 'address' ? 'Too many failed attempts; this address is blocked for now.' : 'Too many failed logins on this server; try again later.';
+        return tooManyAttempts(c, refusal.retryAfterSeconds, { valid: false, message }, refusal.scope);
+      }
       const body = await readJsonBody(c, VerifyRequest);
       if (!body.ok) return body.response;
 
       const status = await tokens.statusFor(body.value.token);
       if (status) {
-        await bans.recordSuccess(clientIp);
+        await gate.succeeded(client, admission);
         cookie.issue(c, body.value.token);
         const isFirstSetup = await setup.isFirstSetup();
         loginLog.succeeded(clientIp, status.tokenSource);
@@ -40,12 +45,8 @@ export function authRoutes(services: WebuiServices, cookie: SessionCookie, logge
         });
       }
 
-      const outcome = await bans.recordFailure(clientIp);
-      if (outcome.banned) {
-        logger.warn({ ip: clientIp, via: 'verify', retryAfter: outcome.retryAfterSeconds }, 'client banned after repeated failed verifications');
-        return tooManyAttempts(c, outcome.retryAfterSeconds, { valid: false, message: 'Too many failed attempts; this address is blocked for 10 minutes.' });
-      }
-      logger.info({ ip: clientIp, remaining: outcome.remainingAttempts }, 'login failed');
+      const outcome = await gate.failed(client, admission, 'verify');
+      if (outcome.banned) return tooManyAttempts(c, outcome.retryAfterSeconds, { valid: false, message: 'Too many failed attempts; this address is blocked for 10 minutes.' });
       if (outcome.remind) {
         const n = outcome.remainingAttempts;
         return c.json({
@@ -59,7 +60,7 @@ export function authRoutes(services: WebuiServices, cookie: SessionCookie, logge
 
     .get('/auth/check', async (c) => {
       // The answer a runtime's fast path gives too (session-check-shortcut.ts): one implementation.
-      const answer = await answerSessionCheck(requestHeader(c, 'cookie'), c.get('clientIp'), services, logger);
+      const answer = await answerSessionCheck(requestHeader(c, 'cookie'), attemptClientOf(c), gate, tokens);
       return c.json(answer.body, answer.status, answer.headers);
     })
 

@@ -1,13 +1,14 @@
 import { Hono } from 'hono';
-import type { AppLogger, WebuiEnv, WebuiServices } from '../app-env.js';
+import type { WebuiEnv, WebuiServices } from '../app-env.js';
+import type { AttemptGate } from '../attempt-gate.js';
 import { readCookieSession } from '../cookie-session.js';
 import { tooManyAttempts } from '../error-body.js';
 
 /** /ws-token: a one-time WebSocket ticket; without a session it answers 200 with success false, as the specification asks. */
-export function wsTokenRoutes(services: WebuiServices, logger: AppLogger) {
+export function wsTokenRoutes(services: WebuiServices, gate: AttemptGate) {
   return new Hono<WebuiEnv>().get('/ws-token', async (c) => {
-    const session = await readCookieSession(c, services, logger);
-    if (session.kind === 'banned') return tooManyAttempts(c, session.retryAfterSeconds, { success: false, message: 'Too many failed attempts; this address is blocked for now.' });
+    const session = await readCookieSession(c, gate, services.tokens);
+    if (session.kind === 'refused') return tooManyAttempts(c, session.retryAfterSeconds, { success: false, message: 'Too many failed attempts; try again later.' }, session.scope);
     if (session.kind !== 'valid') return c.json({ success: false, message: 'Not logged in: call POST /api/webui/auth/verify first.' });
     const issued = await services.tickets.issue(session.token);
     if (!issued.ok) return c.json({ success: false, message: 'The session is no longer valid; log in again.' });
