@@ -108,3 +108,18 @@ describe('forwarded hops with ports', () => {
     expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': '[2001:db8::1]:443' }), trusted).ip).toBe('2001:db8::1');
   });
 });
+
+describe('resolveClient: whose request a trusted proxy forwards', () => {
+  const trusted = cidrs(['127.0.0.1']);
+  it('a trusted proxy without X-Forwarded-For is unattributed: its own address, never a client to count', () => {
+    expect(resolveClient('127.0.0.1', headers({}), trusted)).toEqual({ ip: '127.0.0.1', forwardedHttps: false, attributable: false });
+    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': ' , ' }), trusted)).toMatchObject({ ip: '127.0.0.1', attributable: false });
+    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': 'garbage' }), trusted)).toMatchObject({ ip: '127.0.0.1', attributable: false });
+  });
+
+  it('a usable hop makes the request attributable, even when the hop is a trusted address itself', () => {
+    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': '203.0.113.9' }), trusted)).toMatchObject({ ip: '203.0.113.9', attributable: true });
+    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': '127.0.0.1' }), trusted)).toMatchObject({ ip: '127.0.0.1', attributable: true });
+    expect(resolveClient('127.0.0.1', headers({ 'x-real-ip': '203.0.113.9' }), trusted)).toMatchObject({ ip: '203.0.113.9', attributable: true });
+  });
+});

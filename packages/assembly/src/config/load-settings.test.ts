@@ -57,6 +57,8 @@ describe('loadSettings', () => {
       allowedOrigins: [],
       allowedHosts: [],
       logLevel: 'info',
+      banExempt: [],
+      globalFailureBudget: 100,
     });
     expect(loaded.configFileFound).toBe(false);
     expect(loaded.configPath).toBe(join(cwd, FILE));
@@ -79,6 +81,8 @@ mode = "development"
 allowed_origins = ["http://localhost:5173"]
 allowed_hosts = ["example.org:8080"]
 log_level = "debug"
+ban_exempt = ["192.168.1.0/24"]
+global_failure_budget = 500
 `);
     const loaded = load(cwd);
     expect(loaded.configFileFound).toBe(true);
@@ -95,6 +99,8 @@ log_level = "debug"
       allowedOrigins: ['http://localhost:5173'],
       allowedHosts: ['example.org:8080'],
       logLevel: 'debug',
+      banExempt: ['192.168.1.0/24'],
+      globalFailureBudget: 500,
     });
     expect(loaded.sources.port).toBe('file');
     expect(loaded.sources.secretKey).toBe('file');
@@ -166,6 +172,8 @@ log_level = "debug"
       allowedOrigins: 'default',
       allowedHosts: 'default',
       logLevel: 'default',
+      banExempt: 'default',
+      globalFailureBudget: 'default',
       dataDir: 'default',
       configPath: 'default',
     });
@@ -203,6 +211,17 @@ log_level = "debug"
     ['[webui]\nsecret_key = "  "', `${FILE}: webui.secret_key must be a non-empty string`],
   ])('refuses a wrong type: %s', (toml, message) => {
     expect(errorOf(() => load(withConfig(`${toml}\n`)))).toBe(message);
+  });
+
+  it('reads ban_exempt as a list or a comma-separated string, and global_failure_budget from 0 to 1000000', () => {
+    const loaded = load(withConfig('[webui]\nban_exempt = "192.168.1.0/24, fd00::/48"\nglobal_failure_budget = 0\n'));
+    expect(loaded.settings.banExempt).toEqual(['192.168.1.0/24', 'fd00::/48']);
+    expect(loaded.settings.globalFailureBudget).toBe(0);
+    expect(errorOf(() => load(withConfig('[webui]\nban_exempt = ["10.0.0.1", "10.0.0.0/33"]\n')))).toBe(
+      `${FILE}: webui.ban_exempt entry "10.0.0.0/33" is not an IP address or CIDR`,
+    );
+    expect(errorOf(() => load(withConfig('[webui]\nglobal_failure_budget = -1\n')))).toBe(`${FILE}: webui.global_failure_budget must be an integer from 0 to 1000000, got -1`);
+    expect(errorOf(() => load(withConfig('[webui]\nglobal_failure_budget = "100"\n')))).toBe(`${FILE}: webui.global_failure_budget must be an integer from 0 to 1000000, got "100"`);
   });
 
   it('refuses an entry of trusted_proxies or allowed_ips that is not an IP or CIDR, naming the entry', () => {
@@ -300,7 +319,8 @@ describe('describeSettings', () => {
     expect(lines).toContain(`config = ${join(cwd, FILE)} (default, found)`);
     expect(lines).toContain(`data_dir = ${join(cwd, 'data')} (default)`);
     expect(lines.join('\n')).not.toContain('hunter2');
-    expect(lines.filter((line) => line.startsWith('webui.'))).toHaveLength(12);
+    expect(lines).toContain('webui.global_failure_budget = 100 (default)');
+    expect(lines.filter((line) => line.startsWith('webui.'))).toHaveLength(14);
   });
 
   it('says when no secret_key is set', () => {

@@ -107,3 +107,40 @@ describe('Origin check against CSRF (DESIGN D9)', () => {
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
+
+describe('state changes without Origin: Sec-Fetch-Site decides (defence in depth)', () => {
+  it('refuses POST /setup/reset with the cookie, no Origin and Sec-Fetch-Site: cross-site, changing nothing', async () => {
+    const t = await createTestApp();
+    const cookie = await t.login();
+    await t.harness.setup.complete();
+    const res = await t.request('/setup/reset', { method: 'POST', cookie, headers: { 'sec-fetch-site': 'cross-site' } });
+    await expectErrorBody(res, 403, 'cross_site_request');
+    expect(await t.harness.setup.isFirstSetup()).toBe(false);
+  });
+
+  it('refuses same-site without a Referer or with a Referer of another origin, allows it with an allowed one', async () => {
+    const t = await createTestApp();
+    const cookie = await t.login();
+    const post = (headers: Record<string, string>) => t.request('/setup/complete', { method: 'POST', cookie, headers });
+    await expectErrorBody(await post({ 'sec-fetch-site': 'same-site' }), 403, 'cross_site_request');
+    await expectErrorBody(await post({ 'sec-fetch-site': 'same-site', referer: 'http://other.localhost:8001/page' }), 403, 'cross_site_request');
+    await expectErrorBody(await post({ 'sec-fetch-site': 'same-site', referer: 'not a url' }), 403, 'cross_site_request');
+    expect(await t.harness.setup.isFirstSetup()).toBe(true);
+    expect((await post({ 'sec-fetch-site': 'same-site', referer: `${LISTEN_ORIGIN}/setup` })).status).toBe(200);
+  });
+
+  it('lets same-origin, none and scripts (no browser headers) through; GET is never refused for it', async () => {
+    const t = await createTestApp();
+    const cookie = await t.login();
+    for (const headers of [{ 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }, {}]) {
+      expect((await t.request('/setup/complete', { method: 'POST', cookie, headers })).status).toBe(200);
+    }
+    expect((await t.request('/setup/status', { cookie, headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(200);
+  });
+
+  it('keeps the Origin rule first: an allowed Origin passes whatever Sec-Fetch-Site says', async () => {
+    const t = await createTestApp({ policy: { allowedOrigins: [DEV_SERVER] } });
+    const cookie = await t.login();
+    expect((await t.request('/setup/complete', { method: 'POST', cookie, headers: { origin: DEV_SERVER, 'sec-fetch-site': 'cross-site' } })).status).toBe(200);
+  });
+});

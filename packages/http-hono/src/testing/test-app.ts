@@ -1,4 +1,4 @@
-import { parseCidr, type Cidr } from '@webui/core';
+import { parseCidr, type BanPolicyOptions, type Cidr } from '@webui/core';
 import { createCoreHarness } from '@webui/core/testing';
 import type { Context, Hono } from 'hono';
 import { expect } from 'vitest';
@@ -87,9 +87,9 @@ const testRuntime: RuntimePort = {
 
 /** The app over a fresh core harness, with a bootstrapped temporary token and a recording logger. */
 export async function createTestApp(
-  options: { policy?: TestPolicyOptions; protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>; logger?: RecordingLogger } = {},
+  options: { policy?: TestPolicyOptions; protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>; logger?: RecordingLogger; banPolicy?: Partial<BanPolicyOptions> } = {},
 ) {
-  const harness = createCoreHarness();
+  const harness = createCoreHarness(options.banPolicy ? { banPolicy: options.banPolicy } : {});
   const boot = await harness.tokens.bootstrap();
   if (!boot.temporaryToken) throw new Error('bootstrap gave no temporary token');
   const logger = options.logger ?? new RecordingLogger();
