@@ -104,7 +104,7 @@ export class BanPolicy {
     const key = keyOf(clientIp);
     const attributable = source.attributable !== false;
     if (attributable) {
-      const ban = await this.status(clientIp);
+      const ban = this.banStatus(await this.store.readAttempts(key), this.clock.now());
       if (ban.banned) return { kind: 'banned', retryAfterSeconds: ban.retryAfterSeconds, hold: null };
     }
     if (this.options.globalFailureBudget <= 0) return { kind: 'open', hold: null };

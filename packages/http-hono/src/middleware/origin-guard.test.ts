@@ -132,7 +132,7 @@ describe('state changes without Origin: Sec-Fetch-Site decides (defence in depth
   it('lets same-origin, none and scripts (no browser headers) through; GET is never refused for it', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
-    for (const headers of [{ 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }, {}]) {
+    for (const headers of [{ 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }, {}] as Array<Record<string, string>>) {
       expect((await t.request('/setup/complete', { method: 'POST', cookie, headers })).status).toBe(200);
     }
     expect((await t.request('/setup/status', { cookie, headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(200);
