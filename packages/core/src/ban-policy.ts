@@ -80,6 +80,8 @@ export class BanPolicy {
   private readonly options: BanPolicyOptions;
   // Read-modify-write of attempt records runs one at a time, so concurrent guesses cannot overwrite each other's count.
   private readonly queue = new SerialQueue();
+  // Retirements not yet in the store (callers such as createCore's record listener do not wait for them): a stale cookie checked meanwhile waits too.
+  private readonly retiring = new Set<Promise<void>>();
 
   constructor(
     private readonly store: Store,
@@ -144,10 +146,11 @@ export class BanPolicy {
   }
 
   /** A successful verification clears the count (a running ban ends only when its time is up) and marks the client as recently logged in. */
-  async recordSuccess(clientIp: string, admission: { hold: number | null } = { hold: null }): Promise<void> {
+  async recordSuccess(clientIp: string, admission: { hold: number | null } = { hold: null }, source: AttemptSource = {}): Promise<void> {
     if (admission.hold !== null) await this.release(admission.hold);
     const key = keyOf(clientIp);
-    if (this.options.globalFailureBudget > 0 && !(await this.store.hasRecentSuccess(key))) {
+    // Renewed at every login, so "logged in within the session lifetime" counts from the last one; a proxy's own address is nobody's login.
+    if (this.options.globalFailureBudget > 0 && source.attributable !== false) {
       await this.store.rememberSuccess(key, this.clock.now() + this.options.sessionLifetimeMs);
     }
     // Most logins come from clients with no failure on record: nothing to clear, no need to queue.
@@ -157,9 +160,17 @@ export class BanPolicy {
     });
   }
 
-  /** Remembers a token that stopped being the access token, by fingerprint only, for the session lifetime. */
+  /** Remembers a token that stopped being the access token, by fingerprint only, for the session lifetime from now. */
   async retireToken(token: string): Promise<void> {
-    await this.store.retireToken(await tokenFingerprint(token), this.clock.now() + this.options.sessionLifetimeMs);
+    // The lifetime starts when the token was replaced, not when hashing it finished.
+    const until = this.clock.now() + this.options.sessionLifetimeMs;
+    const retiring = (async () => this.store.retireToken(await tokenFingerprint(token), until))();
+    this.retiring.add(retiring);
+    try {
+      await retiring;
+    } finally {
+      this.retiring.delete(retiring);
+    }
   }
 
   /** Every client key with failures in the window or a running ban: banned first, then the most recent failure first. */
@@ -194,6 +205,7 @@ export class BanPolicy {
   private async uncountedReason(clientIp: string, failure: { presented?: readonly string[] } & AttemptSource): Promise<UncountedReason | null> {
     if (addressIn(this.options.exempt, clientIp)) return 'exempt';
     if (failure.attributable === false) return 'unattributed';
+    if (failure.presented?.length && this.retiring.size > 0) await Promise.allSettled(this.retiring);
     for (const token of failure.presented ?? []) if (await this.store.isRetiredToken(await tokenFingerprint(token))) return 'stale_session';
     return null;
   }

@@ -46,7 +46,7 @@ export class AttemptGate {
   }
 
   succeeded(client: AttemptClient, admission: Admission): Promise<void> {
-    return this.services.bans.recordSuccess(client.ip, admission);
+    return this.services.bans.recordSuccess(client.ip, admission, { attributable: client.attributable });
   }
 
   /** Records a failure and logs it: a ban at warn, a counted failure at info, an unattributed one once a minute per proxy. */

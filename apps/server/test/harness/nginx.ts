@@ -9,7 +9,7 @@ import { freePort, makeTempDir } from './server-process.js';
  * (pid, logs, temp paths) stays in a temp dir, so it runs as root without touching /var.
  *
  * Three front doors, all proxying to the same upstream with
- * `X-Forwarded-For $proxy_add_x_forwarded_for`:
+ * `X-Forwarded-For $proxy_add_x_forwarded_for` (none with `forwardedFor: false`):
  * - `httpUrl`: `Host $host`, `X-Forwarded-Proto $scheme` (plain http), as the README recipe;
  * - `httpsUrl`: the same, but `X-Forwarded-Proto https`, as nginx terminating TLS would send;
  * - `proxyHostUrl`: `Host $proxy_host`, so the server sees its own loopback address as Host.
@@ -24,17 +24,25 @@ export interface NginxProxy {
   stop(): Promise<void>;
 }
 
+export interface NginxOptions {
+  /**
+   * False: nginx sends no X-Forwarded-For (nor X-Real-IP), as a proxy configured without
+   * `proxy_set_header X-Forwarded-For` does; the server then cannot tell whose request it forwards.
+   */
+  forwardedFor?: boolean;
+}
+
 const running = new Set<ChildProcess>();
 
 // Debian puts nginx in /usr/sbin, which is not on every user's PATH.
 const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
 
-export async function startNginx(upstreamPort: number): Promise<NginxProxy> {
+export async function startNginx(upstreamPort: number, options: NginxOptions = {}): Promise<NginxProxy> {
   const dir = makeTempDir('webui-nginx-');
   for (const temp of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp));
   const [httpPort, httpsPort, proxyHostPort] = [await freePort(), await freePort(), await freePort()];
   const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, nginxConf(dir, upstreamPort, { httpPort, httpsPort, proxyHostPort }));
+  writeFileSync(conf, nginxConf(dir, upstreamPort, { httpPort, httpsPort, proxyHostPort }, options.forwardedFor ?? true));
 
   const child = spawn(NGINX, ['-p', dir, '-c', conf, '-e', 'stderr', '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
@@ -63,13 +71,13 @@ export async function stopAllNginx(): Promise<void> {
   await Promise.all([...running].map((child) => stopProcess(child)));
 }
 
-function nginxConf(dir: string, upstreamPort: number, ports: { httpPort: number; httpsPort: number; proxyHostPort: number }): string {
+function nginxConf(dir: string, upstreamPort: number, ports: { httpPort: number; httpsPort: number; proxyHostPort: number }, forwardedFor: boolean): string {
   const location = (host: string, proto: string) => `
     location / {
       proxy_pass http://127.0.0.1:${upstreamPort};
       proxy_http_version 1.1;
       proxy_set_header Host ${host};
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      ${forwardedFor ? 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;' : '# no X-Forwarded-For: the misconfigured proxy'}
       proxy_set_header X-Forwarded-Proto ${proto};
       proxy_set_header Upgrade $http_upgrade;
       proxy_set_header Connection $connection_upgrade;
