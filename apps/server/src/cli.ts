@@ -1,4 +1,5 @@
 import { ConfigError, describeSettings, loadSettings, parseConfigFlags } from '@webui/assembly';
+import { bansCommand } from './cli/bans-commands.js';
 import { processIo, type CliIo } from './cli/cli-io.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './cli/exit-codes.js';
 import { serveCommand } from './cli/serve-command.js';
@@ -21,7 +22,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string
     io.stdout(USAGE);
     return EXIT_OK;
   }
-  if (!['serve', 'token', 'setup', 'config'].includes(command) || (command === 'serve' && args.length > 0)) {
+  if (!['serve', 'token', 'setup', 'bans', 'config'].includes(command) || (command === 'serve' && args.length > 0)) {
     io.stderr(`webui: unknown command or option ${JSON.stringify(command === 'serve' ? args[0] : command)}\n${USAGE}`);
     return EXIT_USAGE;
   }
@@ -48,6 +49,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string
         return await tokenCommand(args, loaded, io);
       case 'setup':
         return await setupCommand(args, loaded, io);
+      case 'bans':
+        return await bansCommand(args, loaded, io);
       default:
         return await serveCommand(loaded, io);
     }

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Server } from 'node:http';
 import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from './container.js';
+import { openControlSocket, type ControlSocket } from './control/control-socket.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
 import { nodeRuntimePort } from './runtime/node-runtime-port.js';
 import type { WebSocketChannel } from './websocket-channel.js';
@@ -34,6 +35,9 @@ export async function serve(container: DependencyContainer, options: ServeOption
     feed: container.resolve<LogFeed>(TOKENS.LogFeed),
     runtime: { ...nodeRuntimePort, upgrade: channel.upgrade },
   };
+  const dataDir = parts.storage.dataDir;
+  // Set inside the listen callback; the cast keeps TypeScript from narrowing it to null out here.
+  let control = null as ControlSocket | null;
   let started: StartedWebui<Server>;
   try {
     started = await startWebui(
@@ -42,11 +46,15 @@ export async function serve(container: DependencyContainer, options: ServeOption
         // The dashboard's poll, GET /auth/check, skips the Hono pipeline when it can (same checks, same answer).
         const listeners = await bindAll(loaded.settings.host, loaded.settings.port, webui.app.fetch, logger, webui.sessionCheckShortcut());
         for (const listener of listeners) channel.attach(listener.server, webui.app);
+        // The instance lock is held by now, so a socket file left by a killed server is safe to replace; opened
+        // before the listening line, so `webui bans` reaches a server as soon as it says it listens.
+        if (dataDir !== null) control = await openControlSocket({ dataDir, bans: parts.core.bans, logger: logger.child({ module: 'control' }) });
         return listeners;
       },
       options.banner,
     );
   } catch (error) {
+    await control?.close();
     channel.close();
     throw error;
   }
@@ -59,6 +67,8 @@ export async function serve(container: DependencyContainer, options: ServeOption
     async close() {
       // Stop accepting first, so no handshake slips in after the sockets were told 1001.
       const stopped = Promise.all(listeners.map((listener) => closeServer(listener.server)));
+      // Gone before the store closes and the lock is released, so the socket file never outlives the server.
+      await control?.close();
       await webui.closeSockets();
       channel.close();
       await stopped;

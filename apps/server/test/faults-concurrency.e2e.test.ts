@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from './harness/http-client.js';
 import { canJudgeOtherProcesses, cleanupServers, makeTempDir, runServerToExit, startServer, type ServerProcess } from './harness/server-process.js';
-import { readWebuiFile, webuiFilePath } from './harness/webui-file.js';
+import { dataDirFiles, readWebuiFile, webuiFilePath } from './harness/webui-file.js';
 
 afterAll(cleanupServers);
 
@@ -59,7 +59,7 @@ describe('concurrency: 100 parallel token updates', () => {
     expect(acknowledged).toContain(file['access_token']);
     expect(file['token_source']).toBe('configured');
     if (setup?.status === 200) expect(file['first_setup_completed']).toBe(true);
-    expect(readdirSync(server.dataDir).sort()).toEqual(['webui.json', 'webui.lock']);
+    expect(dataDirFiles(server.dataDir)).toEqual(['webui.json', 'webui.lock']);
 
     // The token in the file is the one in force; the temporary one and every other new one are not.
     const fresh = new HttpClient(server.baseUrl, { localAddress: '127.0.0.30' });

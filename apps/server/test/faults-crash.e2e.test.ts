@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpResponse } from './harness/http-client.js';
 import { canJudgeOtherProcesses, cleanupServers, makeTempDir, startServer, type ServerProcess } from './harness/server-process.js';
-import { webuiFilePath } from './harness/webui-file.js';
+import { dataDirFiles, webuiFilePath } from './harness/webui-file.js';
 
 afterAll(cleanupServers);
 
@@ -149,7 +149,7 @@ async function killLoop(kills: number, label: string, tally: Tally): Promise<voi
     // A runtime that may not look at other processes keeps both: the operator removes the lock, as here.
     if (!canJudgeOtherProcesses()) rmSync(join(server.dataDir, 'webui.lock'));
     server = await startServer({ cwd, args });
-    const kept = readdirSync(server.dataDir).filter((name) => canJudgeOtherProcesses() || !name.includes('.tmp-'));
+    const kept = dataDirFiles(server.dataDir).filter((name) => canJudgeOtherProcesses() || !name.includes('.tmp-'));
     expect(kept.sort()).toEqual(['webui.json', 'webui.lock']);
     const check = await new HttpClient(server.baseUrl).get('/auth/check', { cookie: cookieOf(file.access_token) });
     expect(check.json, `kill ${kill} in ${label}: the restarted server does not take the token in the file`).toMatchObject({ authenticated: true, token_source: 'configured' });

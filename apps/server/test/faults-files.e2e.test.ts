@@ -15,7 +15,7 @@ import {
   type ServerLauncher,
   type ServerProcess,
 } from './harness/server-process.js';
-import { readWebuiFile, webuiFilePath } from './harness/webui-file.js';
+import { dataDirFiles, readWebuiFile, webuiFilePath } from './harness/webui-file.js';
 
 afterAll(cleanupServers);
 
@@ -149,7 +149,7 @@ describe('a data directory that turns read-only while running', () => {
       expectErrorBody(await client.post('/setup/complete', { cookie: cookieOf(token) }), 500);
 
       expect(readFileSync(webuiFilePath(server.dataDir))).toEqual(before);
-      expect(readdirSync(server.dataDir).sort()).toEqual(['webui.json', 'webui.lock']);
+      expect(dataDirFiles(server.dataDir)).toEqual(['webui.json', 'webui.lock']);
       const verify = await client.post('/auth/verify', { body: { token } });
       expect(verify.json).toMatchObject({ valid: true, is_first_setup: true, token_source: 'temporary' });
       expect((await client.post('/auth/verify', { body: { token: 'Read-Only-Dir!Token1' } })).json).toMatchObject({ valid: false });

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The token configuration file, data/webui.json, as a script or operator would read it. */
@@ -20,4 +20,14 @@ export function readWebuiFile(dataDir: string): WebuiFile {
 /** Permission bits of a path, e.g. 0o600. */
 export function modeOf(path: string): number {
   return statSync(path).mode & 0o777;
+}
+
+/**
+ * The data directory's files, without the Node server's control socket (webui.sock, which Bun and
+ * Deno do not open): what a test checks for leftover temp files.
+ */
+export function dataDirFiles(dataDir: string): string[] {
+  return readdirSync(dataDir)
+    .filter((name) => name !== 'webui.sock')
+    .sort();
 }

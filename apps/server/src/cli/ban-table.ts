@@ -1,0 +1,38 @@
+import type { BanEntryJson } from '@webui/http-hono';
+
+const HEADINGS = ['KEY', 'FAILURES', 'BANNED UNTIL', 'LAST ATTEMPT'] as const;
+
+/** `webui bans list` for a terminal: one row per key, times in local time, a running ban with its seconds left. */
+export function banTable(bans: readonly BanEntryJson[], now: number): string {
+  if (bans.length === 0) return 'no address has failures or a ban\n';
+  const rows = bans.map((entry) => [
+    entry.key,
+    String(entry.failures),
+    entry.banned_until === null ? '-' : banEnd(entry.banned_until, now),
+    entry.last_attempt === null ? '-' : localTime(entry.last_attempt),
+  ]);
+  const widths = HEADINGS.map((heading, column) => Math.max(heading.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: readonly string[]) => `${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()}\n`;
+  return [HEADINGS, ...rows].map(line).join('');
+}
+
+/** One lifted key, as `webui bans lift` reports it. */
+export function liftedLine(entry: BanEntryJson, now: number): string {
+  if (entry.banned_until !== null) return `lifted ${entry.key} (banned until ${localTime(entry.banned_until)}, ${secondsLeft(entry.banned_until, now)} s left)\n`;
+  return `lifted ${entry.key} (had ${entry.failures} ${entry.failures === 1 ? 'failure' : 'failures'})\n`;
+}
+
+function banEnd(isoTime: string, now: number): string {
+  return `${localTime(isoTime)} (${secondsLeft(isoTime, now)} s left)`;
+}
+
+function secondsLeft(isoTime: string, now: number): number {
+  return Math.max(0, Math.ceil((Date.parse(isoTime) - now) / 1000));
+}
+
+/** YYYY-MM-DD HH:MM:SS in the machine's time zone: what an operator compares with the clock on the wall. */
+function localTime(isoTime: string): string {
+  const at = new Date(isoTime);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
+}
