@@ -136,7 +136,9 @@ export class BanPolicy {
       return { banned: false, remainingAttempts: this.options.threshold, remind: false, counted: false, reason };
     }
     const outcome = await this.queue.run(() => this.countFailure(keyOf(clientIp), failure.cookie));
-    if (outcome.banned || !outcome.counted) {
+    // The failure that starts a ban was counted like any guess, so it stays in the budget; one recorded while a ban runs counts nowhere.
+    const guessed = outcome.banned ? outcome.justBanned : outcome.counted;
+    if (!guessed) {
       if (failure.hold != null) await this.release(failure.hold);
     } else if (failure.hold == null && this.options.globalFailureBudget > 0) {
       const bucket = budgetBucket(this.clock.now());

@@ -12,7 +12,9 @@ export function parseBanTarget(text: string): BanTarget | null {
   if (trimmed === '' || /\s/.test(trimmed)) return null;
   if (trimmed.toLowerCase() === 'all') return { kind: 'all' };
   const cidr = parseCidr(trimmed);
-  return cidr ? { kind: 'network', cidr } : { kind: 'key', key: trimmed };
+  if (cidr) return { kind: 'network', cidr };
+  // Text shaped like an address or a network that does not parse (10.0.0.0/33, 300.1.2.3) is a typo, not a key.
+  return /^[\d.]+(\/\d*)?$|^[\da-f]*:[\da-f:.]*(\/\d*)?$/i.test(trimmed) ? null : { kind: 'key', key: trimmed };
 }
 
 /** Whether a client key (an IPv4 address, an IPv6 /64, or another peer name) falls under the target. */

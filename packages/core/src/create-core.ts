@@ -35,8 +35,9 @@ export function createCore({ store, clock, random, banPolicy }: CorePorts): Core
   // cookies in open tabs become stale sessions rather than guesses.
   store.onRecordChanged((record, previous) => {
     if (!previous || record?.accessToken === previous.accessToken) return;
-    void store.revokeTickets(previous.accessToken);
-    void bans.retireToken(previous.accessToken);
+    // A store that fails here must not take the process down: tickets still expire within 60 s, and a stale cookie then merely counts as a guess.
+    store.revokeTickets(previous.accessToken).catch(() => undefined);
+    bans.retireToken(previous.accessToken).catch(() => undefined);
   });
   return {
     tokens,

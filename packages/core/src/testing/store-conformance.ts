@@ -1,4 +1,4 @@
-import type { AttemptRecord, Store, TicketGrant, TokenRecord } from '../ports/store.js';
+import type { AttemptEntry, AttemptRecord, Store, TicketGrant, TokenRecord } from '../ports/store.js';
 
 /** What one case needs: a fresh, empty store and the clock it reads. */
 export interface StoreConformanceHarness {
@@ -144,6 +144,127 @@ export function storeConformanceCases(makeHarness: () => Promise<StoreConformanc
       }),
     },
     {
+      name: 'listAttempts lists every unexpired record, copied out',
+      run: withHarness(async ({ store, clock }) => {
+        expectEqual(await store.listAttempts(), [], 'attempts listed by an empty store');
+        const banned: AttemptRecord = { failures: [], bannedUntil: clock.now() + 600_000, lastFailureAt: clock.now() };
+        const counting: AttemptRecord = { failures: [{ at: clock.now(), cookie: 'wrong-cookie' }], lastFailureAt: clock.now() };
+        await store.writeAttempts('203.0.113.7', banned, clock.now() + 600_000);
+        await store.writeAttempts('2001:db8::/64', counting, clock.now() + 1_000);
+        await store.writeAttempts('deleted', counting, clock.now() + 600_000);
+        await store.deleteAttempts('deleted');
+        expectEqual(byKey(await store.listAttempts()), [{ key: '2001:db8::/64', record: counting }, { key: '203.0.113.7', record: banned }], 'attempts listed');
+
+        const listed = await store.listAttempts();
+        for (const entry of listed) {
+          entry.record.failures.push({ at: 0 });
+          entry.record.bannedUntil = 0;
+        }
+        expectEqual(byKey(await store.listAttempts()), [{ key: '2001:db8::/64', record: counting }, { key: '203.0.113.7', record: banned }], 'attempts listed after mutating a listing');
+
+        clock.advance(999);
+        expectEqual((await store.listAttempts()).length, 2, 'attempts listed 1 ms before one expires');
+        clock.advance(1);
+        expectEqual(await store.listAttempts(), [{ key: '203.0.113.7', record: banned }], 'attempts listed once one has expired');
+      }),
+    },
+    {
+      name: 'addGlobalFailures sums per bucket, negative counts subtract, readGlobalFailures returns the buckets from fromBucket on, oldest first',
+      run: withHarness(async ({ store, clock }) => {
+        const expiresAt = clock.now() + 3_600_000;
+        expectEqual(await store.readGlobalFailures(0), [], 'buckets of an empty store');
+        // Written out of order: the answer is ordered by bucket, not by write.
+        await store.addGlobalFailures(1002, 1, expiresAt);
+        await store.addGlobalFailures(1000, 1, expiresAt);
+        await store.addGlobalFailures(1001, 4, expiresAt);
+        await store.addGlobalFailures(1000, 2, expiresAt);
+        await store.addGlobalFailures(1001, -1, expiresAt);
+        expectEqual(
+          await store.readGlobalFailures(0),
+          [
+            { bucket: 1000, count: 3 },
+            { bucket: 1001, count: 3 },
+            { bucket: 1002, count: 1 },
+          ],
+          'every bucket',
+        );
+        expectEqual(
+          await store.readGlobalFailures(1001),
+          [
+            { bucket: 1001, count: 3 },
+            { bucket: 1002, count: 1 },
+          ],
+          'buckets from 1001 on',
+        );
+        expectEqual(await store.readGlobalFailures(1003), [], 'buckets after the newest');
+      }),
+    },
+    {
+      name: 'global failure buckets expire at expiresAt, each on its own',
+      run: withHarness(async ({ store, clock }) => {
+        await store.addGlobalFailures(7, 5, clock.now() + 1_000);
+        await store.addGlobalFailures(8, 2, clock.now() + 2_000);
+        clock.advance(999);
+        expectEqual(
+          await store.readGlobalFailures(0),
+          [
+            { bucket: 7, count: 5 },
+            { bucket: 8, count: 2 },
+          ],
+          'buckets 1 ms before the first expires',
+        );
+        clock.advance(1);
+        expectEqual(await store.readGlobalFailures(0), [{ bucket: 8, count: 2 }], 'buckets once the first has expired');
+        // A count added to an expired bucket starts from nothing, not from what had expired.
+        await store.addGlobalFailures(7, 1, clock.now() + 1_000);
+        expectEqual(
+          await store.readGlobalFailures(0),
+          [
+            { bucket: 7, count: 1 },
+            { bucket: 8, count: 2 },
+          ],
+          'buckets after adding to an expired one',
+        );
+        clock.advance(1_000);
+        expectEqual(await store.readGlobalFailures(0), [], 'buckets once all have expired');
+      }),
+    },
+    {
+      name: 'rememberSuccess is remembered per key until `until`, and remembering again moves `until`',
+      run: withHarness(async ({ store, clock }) => {
+        expectEqual(await store.hasRecentSuccess('203.0.113.7'), false, 'a key never remembered');
+        await store.rememberSuccess('203.0.113.7', clock.now() + 1_000);
+        expectEqual(await store.hasRecentSuccess('203.0.113.7'), true, 'a remembered key');
+        expectEqual(await store.hasRecentSuccess('203.0.113.8'), false, 'another key');
+        clock.advance(999);
+        expectEqual(await store.hasRecentSuccess('203.0.113.7'), true, 'a remembered key 1 ms before until');
+        clock.advance(1);
+        expectEqual(await store.hasRecentSuccess('203.0.113.7'), false, 'a remembered key at until');
+        await store.rememberSuccess('2001:db8::/64', clock.now() + 1_000);
+        await store.rememberSuccess('2001:db8::/64', clock.now() + 5_000);
+        clock.advance(4_999);
+        expectEqual(await store.hasRecentSuccess('2001:db8::/64'), true, 'a key remembered again with a later until, 1 ms before it');
+        clock.advance(1);
+        expectEqual(await store.hasRecentSuccess('2001:db8::/64'), false, 'a key remembered again, at its later until');
+      }),
+    },
+    {
+      name: 'retireToken is remembered per fingerprint until `until`',
+      run: withHarness(async ({ store, clock }) => {
+        const fingerprint = 'ab'.repeat(32);
+        expectEqual(await store.isRetiredToken(fingerprint), false, 'a fingerprint never retired');
+        await store.retireToken(fingerprint, clock.now() + 1_000);
+        await store.retireToken('cd'.repeat(32), clock.now() + 5_000);
+        expectEqual(await store.isRetiredToken(fingerprint), true, 'a retired fingerprint');
+        expectEqual(await store.isRetiredToken('ef'.repeat(32)), false, 'another fingerprint');
+        clock.advance(999);
+        expectEqual(await store.isRetiredToken(fingerprint), true, 'a retired fingerprint 1 ms before until');
+        clock.advance(1);
+        expectEqual(await store.isRetiredToken(fingerprint), false, 'a retired fingerprint at until');
+        expectEqual(await store.isRetiredToken('cd'.repeat(32)), true, 'a fingerprint retired for longer');
+      }),
+    },
+    {
       name: 'consumeTicket returns the grant once, then null',
       run: withHarness(async ({ store, clock }) => {
         const grant: TicketGrant = { sessionToken: 'session-a', expiresAt: clock.now() + 60_000 };
@@ -205,6 +326,11 @@ const FULL_RECORD: TokenRecord = {
 };
 
 const MINIMAL_RECORD: TokenRecord = { accessToken: 'minimal-token-0123456789', firstSetupCompleted: false };
+
+/** Listings come in no particular order; compare them by key. */
+function byKey(entries: AttemptEntry[]): AttemptEntry[] {
+  return [...entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
 
 function expectEqual(actual: unknown, expected: unknown, what: string): void {
   if (!deepEqual(actual, expected)) throw new Error(`${what}: expected ${show(expected)}, got ${show(actual)}`);
