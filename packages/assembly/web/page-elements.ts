@@ -17,6 +17,7 @@ export const ui = {
   regenerate: { button: byId<HTMLButtonElement>('regenerate'), error: byId('regenerate-error') },
   setup: { complete: byId<HTMLButtonElement>('complete-setup'), error: byId('setup-error') },
   status: { setup: byId('status-setup'), token: byId('status-token'), reset: byId<HTMLButtonElement>('reset-setup'), error: byId('status-error') },
+  bans: { panel: byId('bans-panel'), refresh: byId<HTMLButtonElement>('bans-refresh'), liftAll: byId<HTMLButtonElement>('bans-lift-all'), empty: byId('bans-empty'), table: byId('bans-table'), rows: byId('bans-rows'), error: byId('bans-error') },
   logs: { panel: byId('logs-panel'), state: byId('log-state'), list: byId('log-list') },
 };
 

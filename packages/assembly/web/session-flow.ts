@@ -1,7 +1,6 @@
 import { WebuiError, type CheckResult, type VerifyResult, type WebuiClient } from '@webui/client';
 import { failureMessage, retryMessage } from './failure-message.js';
 import { busy, guarded } from './guarded-action.js';
-import type { LogStream } from './log-stream-flow.js';
 import { dismissToken } from './new-token-view.js';
 import { submitButtonOf, ui } from './page-elements.js';
 import { clearErrors, notify, setText, show, showStatus } from './page-view.js';
@@ -15,16 +14,26 @@ interface SessionFacts {
 
 type LoginOutcome = { ok: true } | { ok: false; message: string };
 
+/** Something that runs while a person is logged in (the live log, the bans list): started on entering, stopped on leaving. */
+export interface SessionPanel {
+  start(): void;
+  stop(): void;
+}
+
 function factsOf(check: Extract<CheckResult, { authenticated: true }>): SessionFacts {
   return { requiresCustomToken: check.requires_custom_token === true, tokenSource: check.token_source ?? 'unknown' };
 }
 
-/** Login, the view that fits the session, losing it and logout; the live log runs while logged in. */
+/** Login, the view that fits the session, losing it and logout; the attached panels run while logged in. */
 export class SessionFlow {
-  constructor(
-    private readonly client: WebuiClient,
-    private readonly logStream: LogStream,
-  ) {}
+  private readonly panels: SessionPanel[] = [];
+
+  constructor(private readonly client: WebuiClient) {}
+
+  /** Adds a panel; attached after construction because a panel calls the API through this flow (a 401 ends the session). */
+  attach(panel: SessionPanel): void {
+    this.panels.push(panel);
+  }
 
   /** The first view: a login from the link's token, else the session the cookie may still hold. */
   async start(tokenFromUrl: string | null): Promise<void> {
@@ -55,14 +64,14 @@ export class SessionFlow {
   /** Logs in again with a token just set: changing the token cleared the old cookie. */
   async reloginWith(token: string): Promise<void> {
     // The socket opened under the old token is closing (4001); start afresh under the new one.
-    this.logStream.stop();
+    this.stopPanels();
     const outcome = await this.login(token);
     if (!outcome.ok) this.lost(`The token was changed, but logging in with it failed: ${outcome.message}`);
   }
 
   /** A login-required call answered 401: the session is gone (token changed, expired, revoked). */
   lost(message = 'Your session has ended; log in again.'): void {
-    this.logStream.stop();
+    this.stopPanels();
     show('login');
     setText(ui.login.error, message);
   }
@@ -125,7 +134,7 @@ export class SessionFlow {
   }
 
   private async enter(facts: SessionFacts): Promise<void> {
-    this.logStream.start();
+    for (const panel of this.panels) panel.start();
     if (facts.requiresCustomToken) return show('customToken');
     let isFirstSetup = facts.isFirstSetup;
     let tokenSource = facts.tokenSource;
@@ -146,8 +155,12 @@ export class SessionFlow {
     else showStatus(tokenSource);
   }
 
+  private stopPanels(): void {
+    for (const panel of this.panels) panel.stop();
+  }
+
   private async logout(): Promise<void> {
-    this.logStream.stop();
+    this.stopPanels();
     try {
       await this.client.logout();
     } catch (error) {

@@ -1,6 +1,7 @@
-// The first-setup page: log in, replace the temporary token, complete setup, watch the live log.
+// The first-setup page: log in, replace the temporary token, complete setup, see and lift bans, watch the live log.
 // Plain DOM, no framework; data from the server only ever goes into textContent. Views (*-view.ts) draw,
 // flows (*-flow.ts) talk to the server through @webui/client.
+import { BansFlow } from './bans-flow.js';
 import { bindShowTokenToggle, renderTokenRules } from './custom-token-view.js';
 import { guarded } from './guarded-action.js';
 import { LogStream } from './log-stream-flow.js';
@@ -17,8 +18,12 @@ import { bindTokenFlow } from './token-flow.js';
 const tokenFromUrl = takeTokenFromUrl();
 
 const client = createPageClient();
-const session = new SessionFlow(client, new LogStream(client));
+const session = new SessionFlow(client);
 session.bind();
+session.attach(new LogStream(client));
+const bans = new BansFlow(client, session);
+bans.bind();
+session.attach(bans);
 bindTokenFlow(client, session);
 bindSetupFlow(client, session);
 bindShowTokenToggle();

@@ -1,9 +1,9 @@
 import type { LogEntry } from '@webui/http-hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { createWebuiClient } from './create-webui-client.js';
+import { createWebuiClient, type BanEntry } from './create-webui-client.js';
 import type { FetchLike } from './session-fetch.js';
-import { loginFromAnotherAddress, rotateTokenBehindTheBack, startWebuiServer, type WebuiServer } from './testing/webui-server.js';
+import { failLoginsFrom, loginFromAnotherAddress, rotateTokenBehindTheBack, startWebuiServer, type WebuiServer } from './testing/webui-server.js';
 import { WebuiError } from './webui-error.js';
 
 const STRONG_TOKEN = 'Client-Test_Token!2024';
@@ -179,5 +179,58 @@ describe('createWebuiClient against a server that bans', () => {
     const started = Date.now();
     await expect(patient.login(server.token())).rejects.toMatchObject({ status: 429, code: 'too_many_attempts' });
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('createWebuiClient listing and lifting bans', () => {
+  let server: WebuiServer;
+
+  beforeAll(async () => {
+    server = await startWebuiServer();
+  });
+  afterAll(() => server?.stop());
+
+  it('needs a login: listBans and liftBan throw WebuiError 401 without one', async () => {
+    const anonymous = createWebuiClient({ baseUrl: server.baseUrl });
+    await expect(anonymous.listBans()).rejects.toMatchObject({ status: 401, code: 'not_authenticated' });
+    await expect(anonymous.liftBan('all')).rejects.toMatchObject({ status: 401, code: 'not_authenticated' });
+  });
+
+  it('lists a banned address and one with counted failures, and lifts them by address and by a percent-encoded CIDR', async () => {
+    expect(await failLoginsFrom(server, '127.0.0.31', 5)).toEqual([200, 200, 200, 200, 429]);
+    expect(await failLoginsFrom(server, '127.0.0.32', 2)).toEqual([200, 200]);
+    // Given only the token, the client logs in by itself on the first 401.
+    const client = createWebuiClient({ baseUrl: server.baseUrl, token: server.token() });
+    const bans = await client.listBans();
+    expect(bans).toEqual([
+      { key: '127.0.0.31', failures: 0, banned_until: expect.any(String), last_attempt: expect.any(String) },
+      { key: '127.0.0.32', failures: 2, banned_until: null, last_attempt: expect.any(String) },
+    ]);
+    const [banned, counted] = bans as [BanEntry, BanEntry];
+    expect(Date.parse(String(banned.banned_until)) - Date.parse(String(banned.last_attempt))).toBe(10 * 60_000);
+    expect(await loginFromAnotherAddress(server, '127.0.0.31')).toBe(429);
+
+    expect(await client.liftBan('127.0.0.31')).toEqual([banned]);
+    expect(await loginFromAnotherAddress(server, '127.0.0.31')).toBe(200);
+    // The `/` travels as %2F: sent as is, the path would have a segment too many and answer 404.
+    expect(await client.liftBan('127.0.0.32/32')).toEqual([counted]);
+    expect(await client.listBans()).toEqual([]);
+  });
+
+  it('lifts every entry with `all`, resolves [] when nothing matched, and throws 400 invalid_ban_target for a target the server cannot read', async () => {
+    await failLoginsFrom(server, '127.0.0.34', 1);
+    await failLoginsFrom(server, '127.0.0.33', 1);
+    const client = createWebuiClient({ baseUrl: server.baseUrl });
+    expect((await client.login(server.token())).valid).toBe(true);
+    expect((await client.liftBan('all')).map((entry) => entry.key)).toEqual(['127.0.0.33', '127.0.0.34']);
+    expect(await client.liftBan('all')).toEqual([]);
+    expect(await client.liftBan('10.9.9.9')).toEqual([]);
+
+    for (const target of ['not an address', ' ']) {
+      const refused = await client.liftBan(target).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(WebuiError);
+      expect(refused).toMatchObject({ status: 400, code: 'invalid_ban_target' });
+    }
+    await expect(client.liftBan('..')).rejects.toThrow(TypeError);
   });
 });

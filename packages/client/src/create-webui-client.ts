@@ -1,5 +1,6 @@
 import type { WebuiApp } from '@webui/http-hono';
 import { hc, type InferResponseType } from 'hono/client';
+import { banTargetSegment } from './ban-target.js';
 import { connectChannel, type ChannelOptions, type WebSocketConstructor, type WebuiChannel } from './channel.js';
 import { CookieJar } from './cookie-jar.js';
 import { createSessionFetch, sendWithCookies, type FetchLike } from './session-fetch.js';
@@ -18,6 +19,8 @@ export type SetupChangeResult = InferResponseType<WebuiApi['setup']['complete'][
 export type RegenerateResult = InferResponseType<WebuiApi['auth']['regenerate']['$post']>;
 export type LogoutResult = InferResponseType<WebuiApi['auth']['logout']['$post']>;
 export type TokenSource = SetupStatus['token_source'];
+/** One client key with counted failures or a running ban: `banned_until` and `last_attempt` are ISO 8601 or null. */
+export type BanEntry = InferResponseType<WebuiApi['security']['bans']['$get']>['bans'][number];
 
 // Declared by hand: hc infers `{}` for these routes, whose handlers also return untyped Responses (see README).
 export type VerifyResult =
@@ -26,6 +29,7 @@ export type VerifyResult =
 export type CheckResult = { authenticated: true; token_source: TokenSource; requires_custom_token: boolean } | { authenticated: false };
 export type UpdateTokenResult = { success: true; message: string };
 export type WsTicketResult = { success: true; token: string; expires_in: number } | { success: false; message: string };
+export type BanLiftResult = { success: true; lifted: BanEntry[] };
 
 export interface WebuiClientOptions {
   /** The server's origin, e.g. `http://127.0.0.1:8001` (a trailing `/api/webui` is accepted too). */
@@ -62,6 +66,14 @@ export interface WebuiClient {
   setupStatus(): Promise<SetupStatus>;
   completeSetup(): Promise<SetupChangeResult>;
   resetSetup(): Promise<SetupChangeResult>;
+  /** GET /security/bans: every client key with failures counted in the 5-minute window or a running ban, banned first. */
+  listBans(): Promise<BanEntry[]>;
+  /**
+   * DELETE /security/bans/{target}: lifts the bans and clears the counts `target` covers (`all`, an address, a CIDR
+   * or a key as listed; percent-encoded here) and resolves with what was lifted, empty when nothing matched.
+   * A target the server cannot read throws WebuiError 400 `invalid_ban_target`; `''`, `.` and `..` throw TypeError.
+   */
+  liftBan(target: string): Promise<BanEntry[]>;
   /** GET /ws-token; without a session the client logs in again once if it knows the token. */
   wsTicket(): Promise<WsTicketResult>;
   /** A ticket, then the unified channel at /api/webui/ws, resolved once system/ready arrived. */
@@ -161,6 +173,11 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
     setupStatus: async () => (await api.setup.status.$get()).json(),
     completeSetup: async () => (await api.setup.complete.$post()).json(),
     resetSetup: async () => (await api.setup.reset.$post()).json(),
+    listBans: async () => (await (await api.security.bans.$get()).json()).bans,
+    async liftBan(target) {
+      const response = await api.security.bans[':key'].$delete({ param: { key: banTargetSegment(target) } });
+      return ((await response.json()) as BanLiftResult).lifted;
+    },
     wsTicket,
     async openChannel(channelOptions) {
       const WebSocketImpl = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;

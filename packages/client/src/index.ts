@@ -15,6 +15,8 @@ export {
   type SetupChangeResult,
   type TokenSource,
   type WsTicketResult,
+  type BanEntry,
+  type BanLiftResult,
 } from './create-webui-client.js';
 export {
   type WebuiChannel,

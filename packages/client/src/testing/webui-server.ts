@@ -108,8 +108,20 @@ export async function rotateTokenBehindTheBack(server: WebuiServer): Promise<str
  * address within a minute is an info line, so it reaches a log stream subscriber.
  */
 export function loginFromAnotherAddress(server: WebuiServer, localAddress: string): Promise<number> {
+  return verifyFrom(server, localAddress, server.token());
+}
+
+/** `count` wrong logins from one loopback address, one after the other; resolves with their statuses (the 5th is the ban's 429). */
+export async function failLoginsFrom(server: WebuiServer, localAddress: string, count: number): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let attempt = 1; attempt <= count; attempt++) statuses.push(await verifyFrom(server, localAddress, `wrong-guess-${attempt}`));
+  return statuses;
+}
+
+/** POST /auth/verify from a chosen source address: fetch cannot pick one, node:http can. */
+function verifyFrom(server: WebuiServer, localAddress: string, token: string): Promise<number> {
   const url = new URL('/api/webui/auth/verify', server.baseUrl);
-  const body = JSON.stringify({ token: server.token() });
+  const body = JSON.stringify({ token });
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
       res.resume();
