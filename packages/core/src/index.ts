@@ -4,7 +4,6 @@ export type { AttemptEntry, AttemptRecord, RecordChangeListener, Store, TicketGr
 export { createCore, type Core, type CorePorts } from './create-core.js';
 export { BanPolicy, DEFAULT_BAN_POLICY, type Admission, type AttemptSource, type BanEntry, type BanPolicyOptions, type BanStatus, type FailureOutcome, type UncountedReason } from './ban-policy.js';
 export { parseBanTarget, banTargetMatches, type BanTarget } from './ban-target.js';
-export { MAX_BUDGET_DELAY_MS } from './global-failure-budget.js';
 export { TokenService, type BootstrapOutcome, type BootstrapReason, type RotationOutcome, type TokenStatus } from './token-service.js';
 export { SetupState } from './setup-state.js';
 export { WsTicketIssuer, TICKET_TTL_SECONDS, type TicketRefusal } from './ws-ticket-issuer.js';

@@ -47,14 +47,10 @@ export async function checkSessionCookie(cookieHeader: string | undefined, clien
     }
   }
   // Each distinct wrong value counts, so a request carrying many bot_session cookies is as many guesses.
-  const seen = new Set<string>();
-  let hold = admission;
-  for (const cookie of cookies) {
-    if (seen.has(cookie.raw)) continue;
-    seen.add(cookie.raw);
-    const outcome = await gate.failed(client, hold, 'cookie', cookie);
-    // The admission's place in the budget is spent by the first value; the others count on their own.
-    hold = { ...admission, hold: null };
+  const distinct = [...new Map(cookies.map((cookie) => [cookie.raw, cookie])).values()];
+  for (const [index, cookie] of distinct.entries()) {
+    // The admission's place in the budget goes with the first value; the others count on their own.
+    const outcome = await gate.failed(client, index === 0 ? admission : { ...admission, hold: null }, 'cookie', cookie);
     if (outcome.banned) return { kind: 'refused', retryAfterSeconds: outcome.retryAfterSeconds, scope: 'address' };
   }
   return { kind: 'invalid' };

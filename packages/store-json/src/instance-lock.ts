@@ -52,6 +52,17 @@ export class InstanceLock {
     throw new InstanceLockError(`cannot take the lock file ${path}; remove it if no server is running`);
   }
 
+  /**
+   * The pid of the live server holding `dataDir`'s lock, or null when none does (no lock, or one left
+   * by a process that is gone or whose pid now belongs to another program): what a tool asks before
+   * talking to the server.
+   */
+  static holder(dataDir: string): number | null {
+    const seen = readLock(join(dataDir, LOCK_FILE_NAME));
+    if (!seen || seen.pid === null || seen.pid === process.pid) return null;
+    return ownerIsRunning(seen.pid, seen.writtenAtMs) ? seen.pid : null;
+  }
+
   release(): void {
     try {
       if (readLock(this.path)?.pid === process.pid) unlinkSync(this.path);

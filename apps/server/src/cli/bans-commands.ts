@@ -1,10 +1,10 @@
 import type { LoadedSettings } from '@webui/assembly';
+import { InstanceLock } from '@webui/store-json';
 import type { BanEntryJson } from '@webui/http-hono';
 import type * as v from 'valibot';
 import { askControlSocket, CONTROL_ANSWER_TIMEOUT_MS } from '../control/control-client.js';
 import { BansLiftAnswer, BansListAnswer, type ControlRequest } from '../control/control-protocol.js';
 import { controlSocketPlace, type ControlSocketPlace } from '../control/control-socket-place.js';
-import { runningServerPid } from '../control/server-presence.js';
 import { banTable, liftedLine } from './ban-table.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exit-codes.js';
@@ -87,7 +87,7 @@ async function askServer<TSchema extends v.GenericSchema>(dataDir: string, reque
     if (exchange.kind === 'silent') return { kind: 'unreachable', message: `the server does not answer on ${place.path} within ${CONTROL_ANSWER_TIMEOUT_MS / 1000} s` };
     if (exchange.kind === 'failed') return { kind: 'unreachable', message: exchange.message };
   }
-  const pid = runningServerPid(dataDir);
+  const pid = InstanceLock.holder(dataDir);
   if (pid === null) return { kind: 'stopped' };
   return { kind: 'unreachable', message: whyUnreachable(place, pid) };
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 
-export const CONTROL_SOCKET_NAME = 'webui.sock';
+const CONTROL_SOCKET_NAME = 'webui.sock';
 
 // A Unix socket path must fit sockaddr_un.sun_path: 108 bytes on Linux, 104 on macOS and the BSDs, the final NUL included.
 const MAX_SOCKET_PATH_BYTES = process.platform === 'linux' ? 107 : 103;
