@@ -71,7 +71,11 @@ class Tally {
  * outcome of the lost-update check. `onTick(elapsedS)` is called every second.
  */
 export async function runMixedTraffic({ server, rate, durationS, onTick = () => undefined }) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  // Idle sockets are retired by the client at 3 s, well before the server's 5 s keep-alive close: Node's agent only
+  // honours the server's `Keep-Alive: timeout` hint when it has a timeout of its own, and without one a request
+  // written on a socket the server is closing that instant fails with "socket hang up" (a client-side race, not an
+  // unanswered request).
+  const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 3_000 });
   const tally = new Tally();
   let current = JSON.parse(readFileSync(join(server.dataDir, 'webui.json'), 'utf8')).access_token;
   let addressSerial = 0;
