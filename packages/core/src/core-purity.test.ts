@@ -60,6 +60,7 @@ describe('core purity', () => {
   });
 
   it.each(files.filter((file) => !file.name.startsWith('testing/')))('$name takes time from the Clock port', ({ text }) => {
-    expect(offendingLines(text, /Date\.now\(|new Date\(/)).toEqual([]);
+    // Reading the wall clock is what is banned; formatting a time the Clock gave (new Date(ms)) is not.
+    expect(offendingLines(text, /Date\.now\(|new Date\(\)/)).toEqual([]);
   });
 });

@@ -1,4 +1,6 @@
+import { ApiKeys, revokedKeySessions } from './api-keys.js';
 import { BanPolicy, type BanPolicyOptions } from './ban-policy.js';
+import { Credentials } from './credentials.js';
 import type { Clock } from './ports/clock.js';
 import type { RandomSource } from './ports/random-source.js';
 import type { Store } from './ports/store.js';
@@ -15,9 +17,12 @@ export interface CorePorts {
   banPolicy?: Partial<BanPolicyOptions>;
 }
 
-/** The core's four services, wired to share one store and one serialised record editor. */
+/** The core's services, wired to share one store and one serialised record editor. */
 export interface Core {
   tokens: TokenService;
+  keys: ApiKeys;
+  /** The access token or an API key, whichever a presented secret is. */
+  credentials: Credentials;
   bans: BanPolicy;
   setup: SetupState;
   tickets: WsTicketIssuer;
@@ -30,19 +35,26 @@ export interface Core {
 export function createCore({ store, clock, random, banPolicy }: CorePorts): Core {
   const editor = new RecordEditor(store);
   const tokens = new TokenService(store, editor, random);
+  const keys = new ApiKeys(store, editor, clock, random);
+  const credentials = new Credentials(tokens, keys);
   const bans = new BanPolicy(store, clock, banPolicy);
   // Whoever replaced the token (the API, another process, a hand edit): its tickets die, and its
   // cookies in open tabs become stale sessions rather than guesses.
+  // A revoked key's tickets die the same way, whoever revoked it.
   store.onRecordChanged((record, previous) => {
-    if (!previous || record?.accessToken === previous.accessToken) return;
+    if (!previous) return;
     // A store that fails here must not take the process down: tickets still expire within 60 s, and a stale cookie then merely counts as a guess.
+    for (const session of revokedKeySessions(previous.apiKeys, record?.apiKeys)) store.revokeTickets(session).catch(() => undefined);
+    if (record?.accessToken === previous.accessToken) return;
     store.revokeTickets(previous.accessToken).catch(() => undefined);
     bans.retireToken(previous.accessToken).catch(() => undefined);
   });
   return {
     tokens,
+    keys,
+    credentials,
     bans,
     setup: new SetupState(editor),
-    tickets: new WsTicketIssuer(store, tokens, clock, random),
+    tickets: new WsTicketIssuer(store, credentials, clock, random),
   };
 }

@@ -1,6 +1,7 @@
 import type { Clock } from './ports/clock.js';
 import type { AttemptEntry, AttemptRecord, RecordChangeListener, Store, TicketGrant, TokenRecord } from './ports/store.js';
 import { RecordChangeListeners } from './record-change-listeners.js';
+import { copyTokenRecord } from './token-record-copy.js';
 
 /** Caps that keep the short-lived state bounded whatever clients do (DESIGN D14). */
 export interface MemoryStoreLimits {
@@ -50,18 +51,18 @@ export class MemoryStore implements Store {
     private readonly clock: Clock,
     options: { record?: TokenRecord | null; limits?: Partial<MemoryStoreLimits>; onListenerError?: (error: unknown) => void } = {},
   ) {
-    this.record = options.record ? { ...options.record } : null;
+    this.record = options.record ? copyTokenRecord(options.record) : null;
     this.limits = { ...DEFAULT_MEMORY_STORE_LIMITS, ...options.limits };
     this.onListenerError = options.onListenerError ?? (() => undefined);
   }
 
   async readRecord(): Promise<TokenRecord | null> {
-    return this.record ? { ...this.record } : null;
+    return this.record ? copyTokenRecord(this.record) : null;
   }
 
   async writeRecord(record: TokenRecord): Promise<void> {
     const previous = this.record;
-    this.record = { ...record };
+    this.record = copyTokenRecord(record);
     this.listeners.notify(this.record, previous, this.onListenerError);
   }
 

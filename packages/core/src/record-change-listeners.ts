@@ -1,4 +1,5 @@
-import type { RecordChangeListener, TokenRecord } from './ports/store.js';
+import type { ApiKeyRecord, RecordChangeListener, TokenRecord } from './ports/store.js';
+import { copyTokenRecord } from './token-record-copy.js';
 
 /** The subscribers of a Store's record-change event; every Store adapter notifies through one of these. */
 export class RecordChangeListeners {
@@ -17,7 +18,7 @@ export class RecordChangeListeners {
     if (sameRecord(record, previous)) return;
     for (const listener of this.listeners) {
       try {
-        listener(record ? { ...record } : null, previous ? { ...previous } : null);
+        listener(record ? copyTokenRecord(record) : null, previous ? copyTokenRecord(previous) : null);
       } catch (error) {
         onError(error);
       }
@@ -31,6 +32,17 @@ function sameRecord(a: TokenRecord | null, b: TokenRecord | null): boolean {
     a.accessToken === b.accessToken &&
     a.tokenSource === b.tokenSource &&
     a.firstSetupCompleted === b.firstSetupCompleted &&
-    a.secretKeyFingerprint === b.secretKeyFingerprint
+    a.secretKeyFingerprint === b.secretKeyFingerprint &&
+    sameKeys(a.apiKeys ?? [], b.apiKeys ?? [])
+  );
+}
+
+function sameKeys(a: readonly ApiKeyRecord[], b: readonly ApiKeyRecord[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((key, i) => {
+      const other = b[i] as ApiKeyRecord;
+      return key.name === other.name && key.scope === other.scope && key.keyHash === other.keyHash && key.createdAt === other.createdAt && key.expiresAt === other.expiresAt && key.lastUsedAt === other.lastUsedAt;
+    })
   );
 }

@@ -4,7 +4,7 @@ import type { PlainAnswer } from './plain-answer.js';
 import { createSessionCheckShortcut, SESSION_CHECK_TARGET, type PlainRequest } from './session-check-shortcut.js';
 import { createTestApp, RecordingLogger, type TestApp } from './testing/test-app.js';
 
-const servicesOf = (t: TestApp): WebuiServices => ({ tokens: t.harness.tokens, setup: t.harness.setup, bans: t.harness.bans, tickets: t.harness.tickets });
+const servicesOf = (t: TestApp): WebuiServices => ({ tokens: t.harness.tokens, keys: t.harness.keys, credentials: t.harness.credentials, setup: t.harness.setup, bans: t.harness.bans, tickets: t.harness.tickets });
 
 /** What a client sees of an answer to /auth/check: status, body and the headers that matter. */
 async function seen(res: Response | PlainAnswer): Promise<object> {

@@ -1,4 +1,4 @@
-import { MemoryStore, RecordChangeListeners, SerialQueue, type AttemptEntry, type AttemptRecord, type Clock, type MemoryStoreLimits, type RecordChangeListener, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
+import { copyTokenRecord, MemoryStore, RecordChangeListeners, SerialQueue, type AttemptEntry, type AttemptRecord, type Clock, type MemoryStoreLimits, type RecordChangeListener, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
 import { join } from 'node:path';
 import { removeAbandonedTempFiles } from './abandoned-temp-files.js';
 import { replaceFile, syncDirectory } from './atomic-write.js';
@@ -93,13 +93,13 @@ export class JsonFileStore implements Store {
 
   async readRecord(): Promise<TokenRecord | null> {
     this.requireOpen();
-    return this.record ? { ...this.record } : null;
+    return this.record ? copyTokenRecord(this.record) : null;
   }
 
   async writeRecord(record: TokenRecord): Promise<void> {
     this.requireOpen();
     // Copied now: a caller mutating its object while the write waits its turn must not change it.
-    const next = { ...record };
+    const next = copyTokenRecord(record);
     return this.queue.run(async () => {
       const unknownFields = await this.newestUnknownFields();
       const content = serializeRecordFile(next, unknownFields);

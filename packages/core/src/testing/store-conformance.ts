@@ -94,14 +94,18 @@ export function storeConformanceCases(makeHarness: () => Promise<StoreConformanc
     {
       name: 'records are copied in and out: mutating them does not change the store',
       run: withHarness(async ({ store }) => {
-        const written: TokenRecord = { ...FULL_RECORD };
+        const written: TokenRecord = { ...FULL_RECORD, apiKeys: FULL_RECORD.apiKeys?.map((key) => ({ ...key })) };
         await store.writeRecord(written);
         written.accessToken = 'mutated-after-write';
+        if (written.apiKeys?.[0]) written.apiKeys[0].lastUsedAt = 1;
+        written.apiKeys?.pop();
         const read = await store.readRecord();
         if (!read) throw new Error('readRecord returned null after a write');
         read.accessToken = 'mutated-after-read';
         read.firstSetupCompleted = !read.firstSetupCompleted;
         delete read.secretKeyFingerprint;
+        if (read.apiKeys?.[0]) read.apiKeys[0].scope = 'read';
+        read.apiKeys?.pop();
         expectEqual(await store.readRecord(), FULL_RECORD, 'record after mutating the written and the returned objects');
       }),
     },
@@ -323,6 +327,10 @@ const FULL_RECORD: TokenRecord = {
   tokenSource: 'configured',
   firstSetupCompleted: true,
   secretKeyFingerprint: 'ab'.repeat(32),
+  apiKeys: [
+    { name: 'deploy-script', scope: 'admin', keyHash: 'cd'.repeat(32), createdAt: Date.UTC(2026, 0, 2, 3, 4, 5, 678), expiresAt: Date.UTC(2026, 3, 2), lastUsedAt: null },
+    { name: 'monitor', scope: 'read', keyHash: 'ef'.repeat(32), createdAt: Date.UTC(2026, 0, 1), expiresAt: null, lastUsedAt: Date.UTC(2026, 0, 3) },
+  ],
 };
 
 const MINIMAL_RECORD: TokenRecord = { accessToken: 'minimal-token-0123456789', firstSetupCompleted: false };

@@ -44,7 +44,7 @@ async function createWsApp(options: { maxPerSession?: number; allowedOrigins?: s
     allowedIps: cidrs([]),
   };
   const app = createWebuiApp({
-    services: { tokens: harness.tokens, setup: harness.setup, bans: harness.bans, tickets: harness.tickets },
+    services: { tokens: harness.tokens, keys: harness.keys, credentials: harness.credentials, setup: harness.setup, bans: harness.bans, tickets: harness.tickets },
     policy,
     runtime: { getConnInfo: () => ({ remote: { address: '127.0.0.5' } }) },
     logger,
@@ -247,7 +247,7 @@ describe('GET /ws: other refusals', () => {
     const harness = createCoreHarness();
     await harness.tokens.bootstrap();
     const app = createWebuiApp({
-      services: { tokens: harness.tokens, setup: harness.setup, bans: harness.bans, tickets: harness.tickets },
+      services: { tokens: harness.tokens, keys: harness.keys, credentials: harness.credentials, setup: harness.setup, bans: harness.bans, tickets: harness.tickets },
       policy: {
         serviceName: 'x',
         mode: 'development',

@@ -1,0 +1,72 @@
+/**
+ * The security events an operator audits (data/audit.log, the `security` WebSocket domain). Each carries
+ * who acted (`address`, null for local actions) and through what (`via`); never a token, key, cookie or ticket.
+ */
+export type SecurityEventVia = 'api' | 'cli' | 'hand_edit' | 'startup';
+
+/** How a secret was presented: the login form (/auth/verify), the session cookie, or an Authorization bearer. */
+export type CredentialHow = 'verify' | 'cookie' | 'bearer';
+
+interface EventBase {
+  /** The client address (IPv4, or IPv6 as its /64 key where the ban policy counts it), or null for a local action. */
+  address: string | null;
+  via: SecurityEventVia;
+}
+
+export type SecurityEvent = EventBase &
+  (
+    | { event: 'login_succeeded'; how: CredentialHow; key?: string }
+    | {
+        event: 'login_failed';
+        how: CredentialHow;
+        /** The key's name, when the presented key exists but is expired. */
+        key?: string;
+        /** Whether it counted toward a ban: fail2ban must only count what the server counts. */
+        counted: boolean;
+        /** Why it did not count (repeated_cookie is never logged), or that the key presented has expired. */
+        reason?: 'stale_session' | 'exempt' | 'unattributed' | 'expired_key';
+        remaining?: number;
+      }
+    | { event: 'ban_started'; how: CredentialHow; until: string }
+    | { event: 'ban_lifted'; target: string; lifted: string[] }
+    | { event: 'token_changed'; how: 'update' | 'regenerate' | 'temporary' | 'secret_key_changed' | 'hand_edit' }
+    | { event: 'sessions_revoked'; reason: 'secret_key_changed' }
+    | { event: 'key_created'; key: string; scope: 'read' | 'admin'; expires_at: string | null }
+    | { event: 'key_revoked'; key: string }
+    | { event: 'key_first_used'; key: string }
+    | { event: 'setup_completed' }
+    | { event: 'setup_reset' }
+    | { event: 'request_refused'; reason: 'origin_not_allowed' | 'host_not_allowed' | 'cross_site_request'; count: number }
+  );
+
+export type SecurityEventName = SecurityEvent['event'];
+
+/** Every event name, for readers that filter (`webui audit --event`). */
+export const SECURITY_EVENT_NAMES: readonly SecurityEventName[] = [
+  'login_succeeded',
+  'login_failed',
+  'ban_started',
+  'ban_lifted',
+  'token_changed',
+  'sessions_revoked',
+  'key_created',
+  'key_revoked',
+  'key_first_used',
+  'setup_completed',
+  'setup_reset',
+  'request_refused',
+];
+
+/** An event as written: its time (ISO 8601) first, so every line starts the same way. */
+export type AuditLine = { time: string } & SecurityEvent;
+
+/** Where security events go; recording never throws and never waits. */
+export interface SecurityEventSink {
+  record(event: SecurityEvent): void;
+}
+
+/** The line for `event` at `now`: time, event, address and via first, in that order, so a fail2ban filter can rely on it. */
+export function auditLine(event: SecurityEvent, now: number): AuditLine {
+  const { event: name, address, via, ...fields } = event;
+  return { time: new Date(now).toISOString(), event: name, address, via, ...fields } as AuditLine;
+}
