@@ -135,8 +135,18 @@ function findByHash(keys: readonly ApiKeyRecord[], hash: string): ApiKeyRecord |
   return found;
 }
 
-/** The sessions of keys in `previous` that `next` no longer has: their tickets and sockets must end. */
-export function revokedKeySessions(previous: readonly ApiKeyRecord[] | undefined, next: readonly ApiKeyRecord[] | undefined): string[] {
+/** The keys in `previous` that `next` no longer has. */
+function revokedKeys(previous: readonly ApiKeyRecord[] | undefined, next: readonly ApiKeyRecord[] | undefined): ApiKeyRecord[] {
   const kept = new Set((next ?? []).map((key) => key.keyHash));
-  return (previous ?? []).filter((key) => !kept.has(key.keyHash)).map((key) => keySession(key.keyHash));
+  return (previous ?? []).filter((key) => !kept.has(key.keyHash));
+}
+
+/** The sessions of keys revoked between two records: their tickets and sockets must end. */
+export function revokedKeySessions(previous: readonly ApiKeyRecord[] | undefined, next: readonly ApiKeyRecord[] | undefined): string[] {
+  return revokedKeys(previous, next).map((key) => keySession(key.keyHash));
+}
+
+/** The names of keys revoked between two records. */
+export function revokedKeyNames(previous: readonly ApiKeyRecord[] | undefined, next: readonly ApiKeyRecord[] | undefined): string[] {
+  return revokedKeys(previous, next).map((key) => key.name);
 }

@@ -1,6 +1,6 @@
 export type { Clock } from './ports/clock.js';
 export type { RandomSource } from './ports/random-source.js';
-export type { ApiKeyRecord, ApiKeyScope, AttemptEntry, AttemptRecord, RecordChangeListener, Store, TicketGrant, TokenRecord, TokenSource } from './ports/store.js';
+export type { ApiKeyRecord, ApiKeyScope, AttemptEntry, AttemptRecord, RecordChangeListener, RecordChangeOrigin, Store, TicketGrant, TokenRecord, TokenSource } from './ports/store.js';
 export { createCore, type Core, type CorePorts } from './create-core.js';
 export { BanPolicy, DEFAULT_BAN_POLICY, type Admission, type AttemptSource, type BanEntry, type BanPolicyOptions, type BanStatus, type FailureOutcome, type UncountedReason } from './ban-policy.js';
 export { parseBanTarget, banTargetMatches, type BanTarget } from './ban-target.js';
@@ -18,7 +18,7 @@ export { parseCidr, cidrContains, anyCidrContains, type Cidr } from './cidr.js';
 export { ok, err, type Result } from './result.js';
 export { auditLine, SECURITY_EVENT_NAMES, type AuditLine, type CredentialHow, type SecurityEvent, type SecurityEventName, type SecurityEventSink, type SecurityEventVia } from './security-event.js';
 export { parseDuration, MAX_DURATION_MS } from './duration.js';
-export { ApiKeys, MAX_API_KEYS, LAST_USED_RESOLUTION_MS, type ApiKeyEntry, type CreateKeyRefusal, type KeyCheck } from './api-keys.js';
+export { ApiKeys, revokedKeyNames, revokedKeySessions, MAX_API_KEYS, LAST_USED_RESOLUTION_MS, type ApiKeyEntry, type CreateKeyRefusal, type KeyCheck } from './api-keys.js';
 export { API_KEY_PREFIX, looksLikeApiKey } from './api-key-format.js';
 export { Credentials, permits, type Authentication, type Permission, type Principal, type Unauthenticated } from './credentials.js';
 export { copyTokenRecord } from './token-record-copy.js';

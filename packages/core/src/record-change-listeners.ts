@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, RecordChangeListener, TokenRecord } from './ports/store.js';
+import type { ApiKeyRecord, RecordChangeListener, RecordChangeOrigin, TokenRecord } from './ports/store.js';
 import { copyTokenRecord } from './token-record-copy.js';
 
 /** The subscribers of a Store's record-change event; every Store adapter notifies through one of these. */
@@ -14,11 +14,11 @@ export class RecordChangeListeners {
    * Tells every listener when the record really changed; one that throws is reported to `onError`
    * and never stops the others or the change itself.
    */
-  notify(record: TokenRecord | null, previous: TokenRecord | null, onError: (error: unknown) => void = () => undefined): void {
+  notify(record: TokenRecord | null, previous: TokenRecord | null, onError: (error: unknown) => void = () => undefined, origin: RecordChangeOrigin = 'this_process'): void {
     if (sameRecord(record, previous)) return;
     for (const listener of this.listeners) {
       try {
-        listener(record ? copyTokenRecord(record) : null, previous ? copyTokenRecord(previous) : null);
+        listener(record ? copyTokenRecord(record) : null, previous ? copyTokenRecord(previous) : null, origin);
       } catch (error) {
         onError(error);
       }

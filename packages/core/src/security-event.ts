@@ -27,7 +27,7 @@ export type SecurityEvent = EventBase &
         reason?: 'stale_session' | 'exempt' | 'unattributed' | 'expired_key';
         remaining?: number;
       }
-    | { event: 'ban_started'; how: CredentialHow; until: string }
+    | { event: 'ban_started'; how: CredentialHow; retry_after: number }
     | { event: 'ban_lifted'; target: string; lifted: string[] }
     | { event: 'token_changed'; how: 'update' | 'regenerate' | 'temporary' | 'secret_key_changed' | 'hand_edit' }
     | { event: 'sessions_revoked'; reason: 'secret_key_changed' }

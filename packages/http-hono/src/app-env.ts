@@ -1,4 +1,4 @@
-import type { Cidr, Core } from '@webui/core';
+import type { Cidr, Core, Principal } from '@webui/core';
 import type { RuntimePort } from './runtime-port.js';
 
 /** The network rules the HTTP layer enforces: client IP, Secure cookie, allowed IPs, Origin and Host checks (DESIGN D3, D6, D8, D9). */
@@ -40,7 +40,12 @@ export interface WebuiEnv {
     clientAttributable: boolean;
     /** The request reached us over HTTPS (TLS, or X-Forwarded-Proto from a trusted proxy). */
     secureTransport: boolean;
+    /** The session a WebSocket belongs to: the access token, or an API key's (Principal.session). */
     sessionToken: string;
+    /** Who the request acts as, once the session guard let it through. */
+    principal: Principal;
+    /** Whether the credential came as the cookie or as `Authorization: Bearer`. */
+    credentialVia: 'cookie' | 'bearer';
     /** The runtime serving this request, set first by the edge (see RuntimePort). */
     runtime: RuntimePort;
   };

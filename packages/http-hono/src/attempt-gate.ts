@@ -1,4 +1,4 @@
-import type { Admission, FailureOutcome } from '@webui/core';
+import type { Admission, CredentialHow, FailureOutcome, SecurityEventSink } from '@webui/core';
 import type { AppLogger, WebuiServices } from './app-env.js';
 import type { ResolvedClient } from './client-ip.js';
 
@@ -10,6 +10,8 @@ export interface AttemptRefusal {
   retryAfterSeconds: number;
   scope: 'address' | 'server';
 }
+
+const FAILURE_MESSAGE: Record<CredentialHow, string> = { verify: 'login failed', cookie: 'session cookie rejected', bearer: 'bearer credential rejected' };
 
 // One notice per proxy per minute: a misconfigured proxy sends every request without the header.
 const UNATTRIBUTED_NOTICE_MS = 60_000;
@@ -27,6 +29,7 @@ export class AttemptGate {
     private readonly services: WebuiServices,
     private readonly logger: AppLogger,
     private readonly now: () => number,
+    private readonly audit: SecurityEventSink,
   ) {}
 
   /** Admits an attempt, waiting out a budget delay; a refusal is answered 429 without comparing anything. */
@@ -49,30 +52,51 @@ export class AttemptGate {
     return this.services.bans.recordSuccess(client.ip, admission, { attributable: client.attributable });
   }
 
-  /** Records a failure and logs it: a ban at warn, a counted failure at info, an unattributed one once a minute per proxy. */
-  async failed(client: AttemptClient, admission: Admission, via: 'verify' | 'cookie', cookie?: { raw: string; tokens: readonly string[] }): Promise<FailureOutcome> {
+  /**
+   * Records a failure, logs it (a ban at warn, a counted failure at info, an unattributed one once a minute
+   * per proxy) and audits it. `presented`: the wrong value, counted once per window (DESIGN D4); `expiredKey`:
+   * the name of the expired key it was.
+   */
+  async failed(client: AttemptClient, admission: Admission, how: CredentialHow, presented?: { raw: string; tokens: readonly string[] }, expiredKey?: string): Promise<FailureOutcome> {
     const outcome = await this.services.bans.recordFailure(client.ip, {
       attributable: client.attributable,
       hold: admission.hold,
-      ...(cookie ? { cookie: cookie.raw, presented: cookie.tokens } : {}),
+      ...(presented ? { cookie: presented.raw, presented: presented.tokens } : {}),
     });
+    const message = FAILURE_MESSAGE[how];
+    const key = expiredKey === undefined ? {} : { key: expiredKey };
+    const failure = { event: 'login_failed', address: client.ip, via: 'api', how, ...key } as const;
     if (outcome.banned) {
-      if (outcome.justBanned) this.logger.warn({ ip: client.ip, via, retryAfter: outcome.retryAfterSeconds }, 'client banned after repeated failed verifications');
+      if (outcome.justBanned) {
+        this.logger.warn({ ip: client.ip, via: how, retryAfter: outcome.retryAfterSeconds }, 'client banned after repeated failed verifications');
+        this.audit.record({ ...failure, counted: true, remaining: 0, ...(expiredKey === undefined ? {} : { reason: 'expired_key' as const }) });
+        this.audit.record({ event: 'ban_started', address: client.ip, via: 'api', how, retry_after: outcome.retryAfterSeconds });
+      }
     } else if (outcome.counted) {
-      this.logger.info({ ip: client.ip, via, remaining: outcome.remainingAttempts }, via === 'verify' ? 'login failed' : 'session cookie rejected');
+      this.logger.info({ ip: client.ip, via: how, remaining: outcome.remainingAttempts, ...key }, message);
+      this.audit.record({ ...failure, counted: true, remaining: outcome.remainingAttempts, ...(expiredKey === undefined ? {} : { reason: 'expired_key' as const }) });
     } else if (outcome.reason === 'unattributed') {
-      this.noticeUnattributed(client.ip);
+      // Audited as often as it is logged: a misconfigured proxy sends every request without the header.
+      if (this.noticeUnattributed(client.ip)) this.audit.record({ ...failure, counted: false, reason: 'unattributed' });
     } else if (outcome.reason !== 'repeated_cookie') {
       // Exempt addresses and stale sessions are not counted, but an operator still sees them.
-      this.logger.info({ ip: client.ip, via, counted: false, reason: outcome.reason }, via === 'verify' ? 'login failed' : 'session cookie rejected');
+      this.logger.info({ ip: client.ip, via: how, counted: false, reason: outcome.reason }, message);
+      this.audit.record({ ...failure, counted: false, reason: outcome.reason });
     }
     return outcome;
   }
 
-  private noticeUnattributed(proxyIp: string): void {
+  /** A key's first request ever: the operator learns the key is in use, and from where. */
+  keyFirstUsed(client: AttemptClient, name: string): void {
+    this.logger.info({ ip: client.ip, key: name }, 'API key used for the first time');
+    this.audit.record({ event: 'key_first_used', address: client.ip, via: 'api', key: name });
+  }
+
+  /** Logs the notice unless it was logged for this proxy within the minute; says whether it did. */
+  private noticeUnattributed(proxyIp: string): boolean {
     const now = this.now();
     const last = this.unattributedNoticeAt.get(proxyIp);
-    if (last !== undefined && now - last < UNATTRIBUTED_NOTICE_MS) return;
+    if (last !== undefined && now - last < UNATTRIBUTED_NOTICE_MS) return false;
     this.unattributedNoticeAt.delete(proxyIp);
     this.unattributedNoticeAt.set(proxyIp, now);
     if (this.unattributedNoticeAt.size > MAX_NOTICED_PROXIES) this.unattributedNoticeAt.delete(this.unattributedNoticeAt.keys().next().value as string);
@@ -80,5 +104,6 @@ export class AttemptGate {
       { ip: proxyIp, counted: false },
       'a failed attempt came from a trusted proxy without a usable X-Forwarded-For; it is not counted against the proxy (make the proxy send X-Forwarded-For)',
     );
+    return true;
   }
 }

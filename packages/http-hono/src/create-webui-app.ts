@@ -1,3 +1,4 @@
+import type { SecurityEventSink } from '@webui/core';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
@@ -12,7 +13,9 @@ import { sessionGuard } from './middleware/session-guard.js';
 import { AttemptGate } from './attempt-gate.js';
 import { LoginLog } from './login-log.js';
 import { requestHeader, type RuntimePort } from './runtime-port.js';
+import { NO_AUDIT, RefusalAudit } from './refusal-audit.js';
 import { authRoutes } from './routes/auth.js';
+import { keysRoutes } from './routes/keys.js';
 import { healthRoutes } from './routes/health.js';
 import { securityRoutes } from './routes/security.js';
 import { setupRoutes } from './routes/setup.js';
@@ -48,6 +51,8 @@ export interface WebuiAppOptions {
   docs?: MiddlewareHandler;
   /** The API version shown in the OpenAPI document. */
   version?: string;
+  /** Where security events go (the audit file, the `security` WebSocket domain); none by default. */
+  audit?: SecurityEventSink;
   /** Extra route groups mounted under the prefix behind the session guard (e.g. /config/*). */
   protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>;
 }
@@ -71,16 +76,19 @@ export function createWebuiApp(options: WebuiAppOptions) {
     origin: (origin, c) => (isAllowedOrigin(origin, c, policy) ? origin : null),
     credentials: true,
     allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-    allowHeaders: ['Content-Type'],
+    // An allowed origin (a dashboard dev server) may use a key too; a foreign one's preflight is refused above.
+    allowHeaders: ['Content-Type', 'Authorization'],
     maxAge: 600,
   });
 
   const bodyLimit = limitBody();
-  const gate = new AttemptGate(services, logger, now);
-  const session = sessionGuard(gate, services.tokens, isPublic);
+  const audit = options.audit ?? NO_AUDIT;
+  const refusals = new RefusalAudit(audit, now);
+  const gate = new AttemptGate(services, logger, now, audit);
+  const session = sessionGuard(gate, services, isPublic);
   // originGuard, then the body limit, then the session guard, folded into one step: fewer async layers per request.
   const guards: MiddlewareHandler<WebuiEnv> = (c, next) => {
-    const refusal = originRefusal(c, policy);
+    const refusal = originRefusal(c, policy, (reason) => refusals.refused(c.get('clientIp'), reason));
     if (refusal) return Promise.resolve(refusal);
     // Whatever the session guard answers (a refusal) travels back through the body limit, as compose would carry it.
     return bodyLimit(c, () => session(c, next) as Promise<void>);
@@ -109,20 +117,24 @@ export function createWebuiApp(options: WebuiAppOptions) {
     c.set('clientIp', verdict.clientIp);
     c.set('clientAttributable', verdict.attributable);
     c.set('secureTransport', verdict.secureTransport);
-    if (verdict.refusal) return Promise.resolve(edgeRefusal(c, verdict.refusal));
+    if (verdict.refusal) {
+      if (verdict.refusal === 'host_not_allowed') refusals.refused(verdict.clientIp, 'host_not_allowed');
+      return Promise.resolve(edgeRefusal(c, verdict.refusal));
+    }
     return isApiPath(c.req.path) ? apiEntry(c, next) : next();
   };
 
   const api = new Hono<WebuiEnv>()
     .route('/', healthRoutes(policy.serviceName))
-    .route('/', authRoutes(services, cookie, logger, new LoginLog(logger, now), gate))
-    .route('/', setupRoutes(services, logger))
+    .route('/', authRoutes(services, cookie, logger, new LoginLog(logger, now), gate, audit))
+    .route('/', setupRoutes(services, logger, audit))
     .route('/', wsTokenRoutes(services, gate))
-    .route('/', securityRoutes(services, logger))
+    .route('/', securityRoutes(services, logger, audit))
+    .route('/', keysRoutes(services, logger, audit))
     .get('/openapi.json', (c) => c.json(openApi));
   const docs = options.docs;
   if (docs) api.get('/docs', docs).get('/docs/*', docs);
-  if (options.webSocket) api.route('/', wsRoutes(services, policy, options.webSocket.hub, options.webSocket.upgrade));
+  if (options.webSocket) api.route('/', wsRoutes(services, policy, options.webSocket.hub, options.webSocket.upgrade, (address) => refusals.refused(address, 'origin_not_allowed')));
   for (const group of options.protectedRoutes ?? []) api.route(group.path, group.app);
 
   const app = new Hono<WebuiEnv>().use(edge).route(API_PREFIX, api);

@@ -16,3 +16,5 @@ export type { ClientMessage, ServerEnvelope } from './ws/envelopes.js';
 export { createSessionCheckShortcut, SESSION_CHECK_TARGET, type PlainRequest, type SessionCheckShortcut } from './session-check-shortcut.js';
 export type { PlainAnswer } from './plain-answer.js';
 export { banEntryJson, type BanEntryJson } from './ban-entry-body.js';
+export { apiKeyJson, KEY_REFUSAL_DETAIL, type ApiKeyJson } from './api-key-body.js';
+export { SecurityFeed, type SecurityListener } from './ws/security-feed.js';

@@ -1,19 +1,26 @@
 import type { AttemptClient, AttemptGate } from './attempt-gate.js';
-import { checkSessionCookie, type SessionTokens } from './cookie-session.js';
-import { tooManyAttemptsFields } from './error-body.js';
+import { errorFields, tooManyAttemptsFields } from './error-body.js';
 import { jsonAnswer, type JsonAnswer } from './plain-answer.js';
+import { checkRequestSession, CONFLICTING_CREDENTIALS_DETAIL, type PresentedCredentials, type SessionAuthority } from './request-session.js';
 
 /**
  * The whole answer to GET /auth/check (specification "Check login"; while banned a 429, DESIGN D2)
- * for a client and its Cookie header: the one implementation the Hono route and a runtime's fast path both call.
+ * for a client and its credentials: the one implementation the Hono route and a runtime's fast path both call.
+ * A bearer key is reported with its name and scope.
  */
-export async function answerSessionCheck(cookieHeader: string | undefined, client: AttemptClient, gate: AttemptGate, tokens: SessionTokens): Promise<JsonAnswer> {
-  const session = await checkSessionCookie(cookieHeader, client, gate, tokens);
+export async function answerSessionCheck(presented: PresentedCredentials, client: AttemptClient, gate: AttemptGate, authority: SessionAuthority): Promise<JsonAnswer> {
+  const session = await checkRequestSession(presented, client, gate, authority);
   switch (session.kind) {
+    case 'conflict':
+      return jsonAnswer(400, errorFields('conflicting_credentials', CONFLICTING_CREDENTIALS_DETAIL));
     case 'refused':
       return jsonAnswer(429, tooManyAttemptsFields(session.retryAfterSeconds, { authenticated: false }, session.scope), { 'Retry-After': String(session.retryAfterSeconds) });
-    case 'valid':
-      return jsonAnswer(200, { authenticated: true, token_source: session.status.tokenSource, requires_custom_token: session.status.requiresCustomToken });
+    case 'valid': {
+      const { principal } = session;
+      if (principal.kind === 'token') return jsonAnswer(200, { authenticated: true, token_source: principal.status.tokenSource, requires_custom_token: principal.status.requiresCustomToken });
+      const status = await authority.tokens.status();
+      return jsonAnswer(200, { authenticated: true, token_source: status.tokenSource, requires_custom_token: status.requiresCustomToken, key: { name: principal.name, scope: principal.scope } });
+    }
     default:
       return jsonAnswer(200, { authenticated: false });
   }

@@ -1,6 +1,8 @@
 import type { Context } from 'hono';
 import { deleteCookie, generateCookie } from 'hono/cookie';
 import type { AppLogger, HttpPolicy, WebuiEnv } from './app-env.js';
+import { bearerCredential } from './bearer-credential.js';
+import { requestHeader } from './runtime-port.js';
 
 export const SESSION_COOKIE = 'bot_session';
 
@@ -43,6 +45,7 @@ export class SessionCookie {
   ) {}
 
   issue(c: Context<WebuiEnv>, token: string): void {
+    if (carriesBearer(c)) return;
     const attributes = this.attributes(c);
     let suffix = this.issuedAttributes.get(attributes.secure);
     if (suffix === undefined) {
@@ -54,6 +57,7 @@ export class SessionCookie {
   }
 
   clear(c: Context<WebuiEnv>): void {
+    if (carriesBearer(c)) return;
     deleteCookie(c, SESSION_COOKIE, this.attributes(c));
   }
 
@@ -65,4 +69,9 @@ export class SessionCookie {
     }
     return { path: '/', httpOnly: true, sameSite: 'Lax' as const, secure };
   }
+}
+
+/** A script authenticating with a bearer keeps no cookie jar: it never gets a Set-Cookie, not even a clearing one. */
+function carriesBearer(c: Context<WebuiEnv>): boolean {
+  return bearerCredential(requestHeader(c, 'authorization')) !== null;
 }

@@ -1,4 +1,4 @@
-import { copyTokenRecord, MemoryStore, RecordChangeListeners, SerialQueue, type AttemptEntry, type AttemptRecord, type Clock, type MemoryStoreLimits, type RecordChangeListener, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
+import { copyTokenRecord, MemoryStore, RecordChangeListeners, SerialQueue, type AttemptEntry, type AttemptRecord, type Clock, type MemoryStoreLimits, type RecordChangeListener, type RecordChangeOrigin, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
 import { join } from 'node:path';
 import { removeAbandonedTempFiles } from './abandoned-temp-files.js';
 import { replaceFile, syncDirectory } from './atomic-write.js';
@@ -52,7 +52,7 @@ export class JsonFileStore implements Store {
       emit: this.emit,
       adopt: ({ record, unknownFields }) => {
         this.unknownFields = unknownFields;
-        this.adopt(record);
+        this.adopt(record, 'elsewhere');
       },
     });
   }
@@ -107,7 +107,7 @@ export class JsonFileStore implements Store {
       // The file now holds `next`; memory follows it even if the directory sync below fails.
       this.handEdits.rememberWritten(content);
       this.unknownFields = unknownFields;
-      this.adopt(next);
+      this.adopt(next, 'this_process');
       await syncDirectory(this.fs, this.dataDir);
     });
   }
@@ -184,9 +184,9 @@ export class JsonFileStore implements Store {
     return this.unknownFields;
   }
 
-  private adopt(next: TokenRecord | null): void {
+  private adopt(next: TokenRecord | null, origin: RecordChangeOrigin): void {
     const previous = this.record;
     this.record = next;
-    this.listeners.notify(next, previous, (error) => this.emit({ kind: 'listener-failed', reason: errorMessage(error) }));
+    this.listeners.notify(next, previous, (error) => this.emit({ kind: 'listener-failed', reason: errorMessage(error) }), origin);
   }
 }

@@ -49,8 +49,11 @@ export interface TicketGrant {
   expiresAt: number;
 }
 
+/** Who made a change: this process through the store, or anyone else (another process, a hand edit of the file). */
+export type RecordChangeOrigin = 'this_process' | 'elsewhere';
+
 /** Told the new record and the one it replaced, whoever changed it: this process, another one, a hand edit. */
-export type RecordChangeListener = (record: TokenRecord | null, previous: TokenRecord | null) => void;
+export type RecordChangeListener = (record: TokenRecord | null, previous: TokenRecord | null, origin: RecordChangeOrigin) => void;
 
 /**
  * Everything the core keeps. Async throughout and with an atomic consume so that a shared

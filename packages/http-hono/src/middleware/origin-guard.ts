@@ -2,6 +2,8 @@ import type { Context } from 'hono';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
 import { isAllowedOrigin } from '../allowed-origins.js';
 import { errorBody } from '../error-body.js';
+import { bearerCredential } from '../bearer-credential.js';
+import type { RefusalReason } from '../refusal-audit.js';
 import { requestHeader } from '../runtime-port.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -10,25 +12,29 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * DESIGN D9 CSRF rule: a state-changing request whose Origin is present and not allowed gets 403.
  * Without an Origin (old browsers' form posts) the browser's Sec-Fetch-Site decides: `cross-site` is
  * refused, `same-site` only passes with an allowed Referer; scripts send neither header and pass.
+ * A request with `Authorization: Bearer` is not checked: a browser sends that header cross-site only after
+ * a preflight, which CORS refuses for every origin that is not allowed.
  * hono/csrf only looks at form content types and refuses Origin-less scripts, so it fits neither way.
  */
-export function originRefusal(c: Context<WebuiEnv>, policy: HttpPolicy): Response | undefined {
-  if (SAFE_METHODS.has(c.req.method)) return undefined;
+export function originRefusal(c: Context<WebuiEnv>, policy: HttpPolicy, refused: (reason: RefusalReason) => void = () => undefined): Response | undefined {
+  if (SAFE_METHODS.has(c.req.method) || bearerCredential(requestHeader(c, 'authorization')) !== null) return undefined;
   const origin = requestHeader(c, 'origin');
   if (origin !== undefined) {
     if (isAllowedOrigin(origin, c, policy)) return undefined;
+    refused('origin_not_allowed');
     return errorBody(c, 403, 'origin_not_allowed', `Requests from origin ${JSON.stringify(origin.slice(0, 200))} are not allowed; add it to webui.allowed_origins.`);
   }
   const site = requestHeader(c, 'sec-fetch-site')?.trim().toLowerCase();
-  if (site === 'cross-site') return crossSiteRefusal(c);
+  if (site === 'cross-site') return crossSiteRefusal(c, refused);
   if (site === 'same-site') {
     const refererOrigin = originOfUrl(requestHeader(c, 'referer'));
-    if (refererOrigin === null || !isAllowedOrigin(refererOrigin, c, policy)) return crossSiteRefusal(c);
+    if (refererOrigin === null || !isAllowedOrigin(refererOrigin, c, policy)) return crossSiteRefusal(c, refused);
   }
   return undefined;
 }
 
-function crossSiteRefusal(c: Context<WebuiEnv>): Response {
+function crossSiteRefusal(c: Context<WebuiEnv>, refused: (reason: RefusalReason) => void): Response {
+  refused('cross_site_request');
   return errorBody(c, 403, 'cross_site_request', 'A state change sent by a browser from another site is refused; send it from the dashboard, or from a script without browser headers.');
 }
 

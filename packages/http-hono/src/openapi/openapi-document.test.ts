@@ -65,12 +65,13 @@ describe('OpenAPI document', () => {
     expect([...served].sort()).toEqual([...documented].sort());
   });
 
-  it('describes the cookie security scheme and uses it on login-required endpoints', () => {
-    const components = document.components as { securitySchemes: Record<string, { type: string; in: string; name: string }> };
+  it('describes the cookie and bearer security schemes and offers either on login-required endpoints', () => {
+    const components = document.components as { securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string }> };
     expect(components.securitySchemes.botSession).toEqual(expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'bot_session' }));
+    expect(components.securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
     const paths = document.paths as Paths;
-    for (const path of ['/auth/update', '/auth/regenerate', '/setup/complete', '/setup/reset']) {
-      expect(paths[`${API_PREFIX}${path}`]?.post?.security).toEqual([{ botSession: [] }]);
+    for (const path of ['/auth/update', '/auth/regenerate', '/setup/complete', '/setup/reset', '/keys']) {
+      expect(paths[`${API_PREFIX}${path}`]?.post?.security).toEqual([{ botSession: [] }, { bearerAuth: [] }]);
       expect(Object.keys(paths[`${API_PREFIX}${path}`]?.post?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '403', '429']));
     }
     expect(paths[`${API_PREFIX}/auth/verify`]?.post?.security).toEqual([]);

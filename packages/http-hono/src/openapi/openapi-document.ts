@@ -8,6 +8,10 @@ type JsonObject = Record<string, unknown>;
 const EDGE_RESPONSES: Record<number, DocumentedResponse> = {
   403: { description: 'The client address is not in webui.allowed_ips, the Host is not served, or the Origin is not allowed.', schema: ErrorBody },
 };
+const SESSION_RESPONSES: Record<number, DocumentedResponse> = {
+  400: { description: 'The bot_session cookie and the Authorization bearer differ (`conflicting_credentials`).', schema: ErrorBody },
+  403: { description: 'Also: an API key whose scope does not cover this operation (`insufficient_scope`), or a refused Origin or Host.', schema: ErrorBody },
+};
 const BODY_RESPONSES: Record<number, DocumentedResponse> = {
   400: { description: 'The body is not valid JSON.', schema: ErrorBody },
   413: { description: 'The body is larger than 16 KiB.', schema: ErrorBody },
@@ -34,6 +38,12 @@ export function buildOpenApiDocument(options: { serviceName: string; version: st
     components: {
       securitySchemes: {
         botSession: { type: 'apiKey', in: 'cookie', name: 'bot_session', description: 'The access token, set by POST /auth/verify (or sent as is by scripts).' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Authorization: Bearer <API key> (`wk_...`, from POST /keys or `webui keys create`) or <access token>. A `read` key may call GET endpoints and /ws-token; an `admin` key everything but /keys changes and token changes. No Origin check, no Set-Cookie.',
+        },
         wsTicket: { type: 'apiKey', in: 'query', name: 'token', description: 'A one-time ticket from GET /ws-token.' },
       },
     },
@@ -42,7 +52,12 @@ export function buildOpenApiDocument(options: { serviceName: string; version: st
 
 function describeOperation(operation: Operation): JsonObject {
   const responses: Record<string, JsonObject> = {};
-  const all = { ...operation.responses, ...EDGE_RESPONSES, ...(operation.requestBody ? withoutOverride(BODY_RESPONSES, operation.responses) : {}) };
+  const isSession = operation.access === 'session' || operation.access === 'session-or-200';
+  const all = {
+    ...operation.responses,
+    ...(isSession ? withoutOverride(SESSION_RESPONSES, operation.responses) : EDGE_RESPONSES),
+    ...(operation.requestBody ? withoutOverride(BODY_RESPONSES, operation.responses) : {}),
+  };
   for (const [status, response] of Object.entries(all).sort(([a], [b]) => Number(a) - Number(b))) {
     responses[status] = describeResponse(response);
   }
@@ -51,7 +66,7 @@ function describeOperation(operation: Operation): JsonObject {
     summary: operation.summary,
     description: operation.description,
     tags: [operation.path.split('/')[1] ?? 'api'],
-    security: operation.access === 'session' || operation.access === 'session-or-200' ? [{ botSession: [] }] : operation.access === 'ticket' ? [{ wsTicket: [] }] : [],
+    security: isSession ? [{ botSession: [] }, { bearerAuth: [] }] : operation.access === 'ticket' ? [{ wsTicket: [] }] : [],
     responses,
   };
   if (operation.pathParameters) {

@@ -1,9 +1,9 @@
-import { TOKEN_VIOLATION_MESSAGES } from '@webui/core';
+import { TOKEN_VIOLATION_MESSAGES, type SecurityEventSink } from '@webui/core';
 import { Hono } from 'hono';
 import type { AppLogger, WebuiEnv, WebuiServices } from '../app-env.js';
 import type { AttemptGate } from '../attempt-gate.js';
-import { attemptClientOf } from '../cookie-session.js';
-import { requestHeader } from '../runtime-port.js';
+import { requires } from '../middleware/session-guard.js';
+import { attemptClientOf, presentedCredentials } from '../request-session.js';
 import { errorBody, tooManyAttempts } from '../error-body.js';
 import { readJsonBody } from '../json-body.js';
 import { answerSessionCheck } from '../session-check.js';
@@ -14,7 +14,7 @@ import type { LoginLog } from '../login-log.js';
 export const LOGOUT_MESSAGE = '已成功登出';
 
 /** /auth/*: login, session check, token rotation and logout. */
-export function authRoutes(services: WebuiServices, cookie: SessionCookie, logger: AppLogger, loginLog: LoginLog, gate: AttemptGate) {
+export function authRoutes(services: WebuiServices, cookie: SessionCookie, logger: AppLogger, loginLog: LoginLog, gate: AttemptGate, audit: SecurityEventSink) {
   const { tokens, setup } = services;
 
   return new Hono<WebuiEnv>()
@@ -36,6 +36,7 @@ export function authRoutes(services: WebuiServices, cookie: SessionCookie, logge
         cookie.issue(c, body.value.token);
         const isFirstSetup = await setup.isFirstSetup();
         loginLog.succeeded(clientIp, status.tokenSource);
+        audit.record({ event: 'login_succeeded', address: clientIp, via: 'api', how: 'verify' });
         return c.json({
           valid: true,
           message: 'Token verified; logged in.',
@@ -60,11 +61,11 @@ export function authRoutes(services: WebuiServices, cookie: SessionCookie, logge
 
     .get('/auth/check', async (c) => {
       // The answer a runtime's fast path gives too (session-check-shortcut.ts): one implementation.
-      const answer = await answerSessionCheck(requestHeader(c, 'cookie'), attemptClientOf(c), gate, tokens);
+      const answer = await answerSessionCheck(presentedCredentials(c), attemptClientOf(c), gate, services);
       return c.json(answer.body, answer.status, answer.headers);
     })
 
-    .post('/auth/update', async (c) => {
+    .post('/auth/update', requires('change_token'), async (c) => {
       const body = await readJsonBody(c, UpdateTokenRequest);
       if (!body.ok) return body.response;
       const result = await tokens.update(body.value.new_token);
@@ -75,13 +76,15 @@ export function authRoutes(services: WebuiServices, cookie: SessionCookie, logge
       }
       cookie.clear(c);
       logger.info({ ip: c.get('clientIp'), tokenSource: 'configured', how: 'update' }, 'access token changed');
+      audit.record({ event: 'token_changed', address: c.get('clientIp'), via: 'api', how: 'update' });
       return c.json({ success: true, message: 'Token updated. Log in again with the new token.' });
     })
 
-    .post('/auth/regenerate', async (c) => {
+    .post('/auth/regenerate', requires('change_token'), async (c) => {
       const outcome = await tokens.regenerate();
       cookie.clear(c);
       logger.info({ ip: c.get('clientIp'), tokenSource: 'configured', how: 'regenerate' }, 'access token changed');
+      audit.record({ event: 'token_changed', address: c.get('clientIp'), via: 'api', how: 'regenerate' });
       return c.json({ success: true, token: outcome.token, message: 'New token generated. It is shown only in this response; log in again with it.' });
     })
 

@@ -20,13 +20,14 @@ const REFUSALS = {
 export const WS_ROUTE = '/ws';
 
 /** GET /ws?token=<ticket>: the unified channel, opened only with a live one-time ticket (DESIGN D13). */
-export function wsRoutes(services: WebuiServices, policy: HttpPolicy, hub: WsHub, upgrade: WsUpgrade) {
+export function wsRoutes(services: WebuiServices, policy: HttpPolicy, hub: WsHub, upgrade: WsUpgrade, originRefused: (address: string) => void = () => undefined) {
   return new Hono<WebuiEnv>().get(
     WS_ROUTE,
     async (c, next) => {
       const origin = requestHeader(c, 'origin');
       // Checked before the ticket, so a page on a foreign origin cannot even spend one.
       if (origin !== undefined && !isAllowedOrigin(origin, c, policy)) {
+        originRefused(c.get('clientIp'));
         return errorBody(c, 403, 'origin_not_allowed', 'WebSocket connections from this origin are not allowed.');
       }
       // Before the ticket, so a handshake the runtime would refuse does not spend one.

@@ -1,4 +1,4 @@
-import { parseCidr, type BanPolicyOptions, type Cidr } from '@webui/core';
+import { parseCidr, type BanPolicyOptions, type Cidr, type SecurityEvent, type SecurityEventSink } from '@webui/core';
 import { createCoreHarness } from '@webui/core/testing';
 import type { Context, Hono } from 'hono';
 import { expect } from 'vitest';
@@ -47,6 +47,17 @@ export class RecordingLogger implements AppLogger {
   }
 }
 
+/** An audit sink that keeps every event, so tests can assert what was (never) audited. */
+export class RecordingAudit implements SecurityEventSink {
+  readonly events: SecurityEvent[] = [];
+  record(event: SecurityEvent): void {
+    this.events.push(event);
+  }
+  named<N extends SecurityEvent['event']>(name: N): Array<Extract<SecurityEvent, { event: N }>> {
+    return this.events.filter((event): event is Extract<SecurityEvent, { event: N }> => event.event === name);
+  }
+}
+
 export function cidrs(texts: readonly string[]): Cidr[] {
   return texts.map((text) => {
     const cidr = parseCidr(text);
@@ -72,6 +83,8 @@ export interface TestRequest {
   headers?: Record<string, string>;
   /** The bot_session cookie value exactly as it goes on the wire. */
   cookie?: string;
+  /** Sent as `Authorization: Bearer <bearer>`. */
+  bearer?: string;
   /** TCP peer address; DEFAULT_PEER unless given. */
   peer?: string;
   tls?: boolean;
@@ -93,6 +106,7 @@ export async function createTestApp(
   const boot = await harness.tokens.bootstrap();
   if (!boot.temporaryToken) throw new Error('bootstrap gave no temporary token');
   const logger = options.logger ?? new RecordingLogger();
+  const audit = new RecordingAudit();
   const { trustedProxies = [], allowedIps = [], ...rest } = options.policy ?? {};
   const policy: HttpPolicy = {
     serviceName: 'webui-test',
@@ -113,6 +127,7 @@ export async function createTestApp(
     runtime: testRuntime,
     logger,
     now: () => harness.clock.now(),
+    audit,
     ...(options.protectedRoutes ? { protectedRoutes: options.protectedRoutes } : {}),
   });
 
@@ -121,6 +136,7 @@ export async function createTestApp(
     const headers = new Headers(init.headers);
     if (init.host !== null && !headers.has('host')) headers.set('host', init.host ?? DEFAULT_HOST);
     if (init.cookie !== undefined) headers.set('cookie', `bot_session=${init.cookie}`);
+    if (init.bearer !== undefined) headers.set('authorization', `Bearer ${init.bearer}`);
     let body = init.body;
     if (init.json !== undefined) {
       headers.set('content-type', 'application/json');
@@ -144,7 +160,14 @@ export async function createTestApp(
     return value;
   };
 
-  return { app, harness, logger, policy, token: boot.temporaryToken, request, verify, login };
+  /** Creates an API key straight in the core and returns it. */
+  const createKey = async (name: string, scope: 'read' | 'admin' = 'read', lifetimeMs: number | null = null): Promise<string> => {
+    const created = await harness.keys.create({ name, scope, lifetimeMs });
+    if (!created.ok) throw new Error(`key refused: ${created.error}`);
+    return created.value.key;
+  };
+
+  return { app, harness, logger, audit, policy, token: boot.temporaryToken, request, verify, login, createKey };
 }
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>;

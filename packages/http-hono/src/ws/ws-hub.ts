@@ -4,6 +4,7 @@ import type { AppLogger } from '../app-env.js';
 import { ClientMessage, LogSubscribeData, type ServerEnvelope } from './envelopes.js';
 import type { LogSource } from './log-source.js';
 import type { PluginProgressBoard } from './plugin-progress-board.js';
+import type { SecurityFeed } from './security-feed.js';
 
 /** The largest message a client may send; bigger ones close the socket with 1009. The runtime's socket enforces it too. */
 export const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -15,6 +16,8 @@ export const CLOSE_TRY_AGAIN_LATER = 1013;
 export interface WsHubOptions {
   logs: LogSource;
   progress: PluginProgressBoard;
+  /** The `security` domain's events; without it the topic is unknown. */
+  security?: SecurityFeed;
   logger: AppLogger;
   now: () => number;
   newConnectionId: () => string;
@@ -149,7 +152,16 @@ export class WsHub {
       connection.subscriptions.set(key, this.options.progress.subscribe((progress) => this.send(connection, { op: 'event', domain, topic, event: 'update', data: { progress } })));
       return;
     }
-    this.fail(connection, id, 'unknown_topic', `No topic ${JSON.stringify(key).slice(0, 100)}; available: logs/main, plugin_progress/main.`);
+    const security = this.options.security;
+    if (key === 'security/main' && security) {
+      connection.subscriptions.get(key)?.();
+      this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
+      this.send(connection, { op: 'event', domain, topic, event: 'snapshot', data: { events: security.recent() } });
+      // Each event under its own name (login_failed, ban_started, ...), the line as the audit file has it.
+      connection.subscriptions.set(key, security.subscribe((line) => this.send(connection, { op: 'event', domain, topic, event: line.event, data: line })));
+      return;
+    }
+    this.fail(connection, id, 'unknown_topic', `No topic ${JSON.stringify(key).slice(0, 100)}; available: logs/main, plugin_progress/main${security ? ', security/main' : ''}.`);
   }
 
   private fail(connection: Connection, id: string | number | null, code: string, message: string): void {
