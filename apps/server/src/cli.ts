@@ -1,7 +1,9 @@
 import { ConfigError, describeSettings, loadSettings, parseConfigFlags } from '@webui/assembly';
+import { auditCommand } from './cli/audit-command.js';
 import { bansCommand } from './cli/bans-commands.js';
 import { processIo, type CliIo } from './cli/cli-io.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './cli/exit-codes.js';
+import { keysCommand } from './cli/keys-commands.js';
 import { serveCommand } from './cli/serve-command.js';
 import { setupCommand } from './cli/setup-commands.js';
 import { tokenCommand } from './cli/token-commands.js';
@@ -22,7 +24,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string
     io.stdout(USAGE);
     return EXIT_OK;
   }
-  if (!['serve', 'token', 'setup', 'bans', 'config'].includes(command) || (command === 'serve' && args.length > 0)) {
+  if (!['serve', 'token', 'setup', 'keys', 'bans', 'audit', 'config'].includes(command) || (command === 'serve' && args.length > 0)) {
     io.stderr(`webui: unknown command or option ${JSON.stringify(command === 'serve' ? args[0] : command)}\n${USAGE}`);
     return EXIT_USAGE;
   }
@@ -49,8 +51,12 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string
         return await tokenCommand(args, loaded, io);
       case 'setup':
         return await setupCommand(args, loaded, io);
+      case 'keys':
+        return await keysCommand(args, loaded, io);
       case 'bans':
         return await bansCommand(args, loaded, io);
+      case 'audit':
+        return auditCommand(args, loaded, io);
       default:
         return await serveCommand(loaded, io);
     }

@@ -46,7 +46,15 @@ export function createContainer(loaded: LoadedSettings): DependencyContainer {
     single((r) => createLogger(loaded.settings.logLevel, r.resolve<LogFeed>(TOKENS.LogFeed), r.resolve<NodeJS.WritableStream>(TOKENS.LogDestination))),
   );
   c.register(TOKENS.Store, single((r) => createFileStore(loaded.dataDir, r.resolve<Clock>(TOKENS.Clock), r.resolve<Logger>(TOKENS.Logger))));
-  c.register(TOKENS.Storage, single((r) => fileStorage(r.resolve<JsonFileStore>(TOKENS.Store), loaded.dataDir)));
+  c.register(
+    TOKENS.Storage,
+    single((r) =>
+      fileStorage(r.resolve<JsonFileStore>(TOKENS.Store), loaded.dataDir, {
+        audit: { maxBytes: loaded.settings.auditMaxBytes, keep: loaded.settings.auditKeep },
+        logger: r.resolve<Logger>(TOKENS.Logger),
+      }),
+    ),
+  );
   c.register(
     TOKENS.Core,
     single((r) =>

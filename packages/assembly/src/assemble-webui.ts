@@ -1,10 +1,11 @@
-import type { BootstrapOutcome, Core } from '@webui/core';
+import type { BootstrapOutcome, Core, SecurityEvent, SecurityEventSink } from '@webui/core';
 import {
   CLOSE_GOING_AWAY,
   createSessionCheckShortcut,
   createWebuiApp,
   MAX_MESSAGE_BYTES,
   PluginProgressBoard,
+  SecurityFeed,
   WsHub,
   type RuntimePort,
   type SessionCheckShortcut,
@@ -22,7 +23,7 @@ import { createSetupSite } from './setup-site.js';
 import { StartupError } from './startup-error.js';
 import { logBootstrap, printBanner } from './startup-banner.js';
 import type { Storage } from './storage.js';
-import { closeSocketsOnTokenChange } from './token-change-reaction.js';
+import { auditBootstrap, reactToRecordChanges } from './record-change-reaction.js';
 
 const SWEEP_INTERVAL_MS = 30_000;
 
@@ -44,6 +45,8 @@ export interface WebuiParts {
 export interface AssembledWebui {
   app: WebuiApp;
   hub: WsHub;
+  /** The audit trail: data/audit.log (when the storage writes files) and the channel's `security` domain. */
+  audit: SecurityEventSink;
   /** Plugin progress the channel's subscribers follow; the bot publishes into it. */
   progress: PluginProgressBoard;
   /** The runtime adds each address it listens on: the policy's origins and the banner use them. */
@@ -70,12 +73,16 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
   } catch (error) {
     throw new StartupError(`cannot write ${storage.where}: ${(error as Error).message}`);
   }
+  const security = new SecurityFeed(() => Date.now());
+  const sinks: SecurityEventSink[] = storage.audit ? [storage.audit, security] : [security];
+  const audit: SecurityEventSink = { record: (event: SecurityEvent) => sinks.forEach((sink) => sink.record(event)) };
   logBootstrap(bootstrap, logger);
+  auditBootstrap(bootstrap, audit);
   storage.watch();
 
   const progress = new PluginProgressBoard();
-  const hub = new WsHub({ logs: feed, progress, logger: logger.child({ module: 'ws' }), now: () => Date.now(), newConnectionId: () => crypto.randomUUID(), maxMessageBytes: MAX_MESSAGE_BYTES });
-  closeSocketsOnTokenChange(storage.store, hub);
+  const hub = new WsHub({ logs: feed, progress, security, logger: logger.child({ module: 'ws' }), now: () => Date.now(), newConnectionId: () => crypto.randomUUID(), maxMessageBytes: MAX_MESSAGE_BYTES });
+  reactToRecordChanges(storage.store, hub, audit);
 
   const listening: AssembledWebui['listening'] = [];
   const origins = () => listening.map((address) => originOf(address.host, address.port));
@@ -87,6 +94,7 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
     runtime,
     logger: httpLogger,
     webSocket: { upgrade: runtime.upgrade, hub },
+    audit,
     site: createSetupSite({ logger: logger.child({ module: 'site' }) }),
     docs: createApiDocs(),
   });
@@ -97,9 +105,10 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
   return {
     app,
     hub,
+    audit,
     progress,
     listening,
-    sessionCheckShortcut: () => createSessionCheckShortcut({ services: core, policy, logger: httpLogger }),
+    sessionCheckShortcut: () => createSessionCheckShortcut({ services: core, policy, logger: httpLogger, audit }),
     announce(out = process.stderr) {
       const wide = wideBanExemptions(settings);
       const warnings = wide.map((entry) => `webui.ban_exempt ${entry} is wider than a /24 (IPv4) or /48 (IPv6): nobody there is ever banned`);

@@ -2,7 +2,7 @@ export { assembleWebui, type AssembledWebui, type WebuiParts, type WebuiRuntime 
 export { ConfigError, describeSettings, loadSettings, parseConfigFlags, SETTING_VARIABLES, type LoadedSettings, type WebuiSettings } from './config/index.js';
 export { createLogger } from './logging/create-logger.js';
 export { dashboardLevel, LogFeed } from './logging/log-feed.js';
-export { createFileStore, fileStorage, memoryStorage, type Storage } from './storage.js';
+export { createFileStore, fileStorage, memoryStorage, type FileStorageOptions, type Storage } from './storage.js';
 export { listenOnHosts, type Bound, type HostBinder } from './listen-on-hosts.js';
 export { startWebui, type StartedWebui } from './start-webui.js';
 export { stopOnSignals, type ProcessControl, type StoppableServer } from './stop-on-signals.js';

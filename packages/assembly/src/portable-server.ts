@@ -48,7 +48,8 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
   const hand = stopOnSignals(runtime);
   const feed = new LogFeed();
   const logger = createLogger(loaded.settings.logLevel, feed);
-  const storage = memory ? memoryStorage(systemClock, logger) : fileStorage(createFileStore(loaded.dataDir, systemClock, logger), loaded.dataDir);
+  const audit = { maxBytes: loaded.settings.auditMaxBytes, keep: loaded.settings.auditKeep };
+  const storage = memory ? memoryStorage(systemClock, logger) : fileStorage(createFileStore(loaded.dataDir, systemClock, logger), loaded.dataDir, { audit, logger });
   const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom, banPolicy: banPolicyFrom(loaded.settings) });
   try {
     const { webui, servers } = await startWebui({ loaded, storage, core, logger, feed, runtime }, (assembled) =>

@@ -1,5 +1,5 @@
 import { MemoryStore, type Clock, type Store } from '@webui/core';
-import { InstanceLock, InstanceLockError, JsonFileStore, type StoreEvent } from '@webui/store-json';
+import { AuditLogFile, DEFAULT_AUDIT_KEEP, DEFAULT_AUDIT_MAX_BYTES, InstanceLock, InstanceLockError, JsonFileStore, type StoreEvent } from '@webui/store-json';
 import type { Logger } from 'pino';
 import { StartupError } from './startup-error.js';
 
@@ -12,6 +12,8 @@ export interface Storage {
   where: string;
   /** The data directory, or null when nothing is written. */
   dataDir: string | null;
+  /** Where security events are appended (data/audit.log, opened with the store), or null when nothing is written. */
+  audit: AuditLogFile | null;
   /** Drops expired tickets and attempt records, so memory stays bounded (DESIGN D14). */
   sweep(): void;
   /** Starts picking up changes made by others (hand edits, the CLI). */
@@ -33,13 +35,29 @@ export function createFileStore(dataDir: string, clock: Clock, logger: Logger): 
   });
 }
 
-/** The data directory's store; open() takes the directory for this server alone (one server per directory) and reads the file. */
-export function fileStorage(store: JsonFileStore, dataDir: string): Storage {
+export interface FileStorageOptions {
+  /** Rotation of data/audit.log: `[webui] audit_max_bytes` and `audit_keep`. */
+  audit: { maxBytes: number; keep: number };
+  /** Told when the audit trail cannot be written, once until a write succeeds again. */
+  logger?: Logger;
+}
+
+const DEFAULT_FILE_STORAGE: FileStorageOptions = { audit: { maxBytes: DEFAULT_AUDIT_MAX_BYTES, keep: DEFAULT_AUDIT_KEEP } };
+
+/** The data directory's store and audit trail; open() takes the directory for this server alone (one server per directory) and reads the file. */
+export function fileStorage(store: JsonFileStore, dataDir: string, options: FileStorageOptions = DEFAULT_FILE_STORAGE): Storage {
   let lock: InstanceLock | undefined;
+  const auditLogger = options.logger?.child({ module: 'audit' });
+  const audit = new AuditLogFile({
+    dataDir,
+    ...options.audit,
+    onError: (error) => auditLogger?.error({ err: String(error) }, 'security events cannot be written to the audit log; the server goes on and tries again with the next one'),
+  });
   return {
     store,
     where: store.path,
     dataDir,
+    audit,
     async open() {
       try {
         lock = InstanceLock.acquire(dataDir);
@@ -53,11 +71,13 @@ export function fileStorage(store: JsonFileStore, dataDir: string): Storage {
         lock = undefined;
         throw new StartupError((error as Error).message);
       }
+      audit.open();
     },
     sweep: () => store.sweep(),
     watch: () => store.watch(),
     async close() {
       await store.close();
+      audit.close();
       lock?.release();
       lock = undefined;
     },
@@ -68,7 +88,7 @@ export function fileStorage(store: JsonFileStore, dataDir: string): Storage {
 export function memoryStorage(clock: Clock, logger: Logger): Storage {
   const storeLogger = logger.child({ module: 'store' });
   const store = new MemoryStore(clock, { onListenerError: (error) => storeLogger.error({ err: String(error) }, describeStoreEvent('listener-failed')) });
-  return { store, where: 'in memory (--memory: nothing is written)', dataDir: null, open: async () => undefined, sweep: () => store.sweep(), watch: () => undefined, close: async () => undefined };
+  return { store, where: 'in memory (--memory: nothing is written)', dataDir: null, audit: null, open: async () => undefined, sweep: () => store.sweep(), watch: () => undefined, close: async () => undefined };
 }
 
 function describeStoreEvent(kind: StoreEvent['kind']): string {

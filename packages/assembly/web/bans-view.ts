@@ -1,5 +1,6 @@
 import type { BanEntry } from '@webui/client';
 import { ui } from './page-elements.js';
+import { timeCell } from './time-cell.js';
 
 /** Called with a row's key and its button when that row's Lift is pressed. */
 export type LiftHandler = (key: string, button: HTMLButtonElement) => void;
@@ -39,27 +40,4 @@ function banRow(entry: BanEntry, lift: LiftHandler): HTMLTableRowElement {
   action.append(button);
   row.append(key, failures, timeCell(entry.banned_until, 'not banned', 'ban-until'), timeCell(entry.last_attempt, '—', 'ban-last'), action);
   return row;
-}
-
-function timeCell(iso: string | null, absent: string, className: string): HTMLTableCellElement {
-  const cell = document.createElement('td');
-  cell.className = className;
-  if (iso === null) {
-    cell.textContent = absent;
-    cell.classList.add('absent');
-    return cell;
-  }
-  const time = document.createElement('time');
-  time.dateTime = iso;
-  time.title = iso;
-  time.textContent = localTime(iso);
-  cell.append(time);
-  return cell;
-}
-
-/** The reader's local time: the clock time alone when it falls today, with the date otherwise. */
-function localTime(iso: string): string {
-  const when = new Date(iso);
-  if (Number.isNaN(when.getTime())) return iso;
-  return when.toDateString() === new Date().toDateString() ? when.toLocaleTimeString([], { hour12: false }) : when.toLocaleString([], { hour12: false });
 }

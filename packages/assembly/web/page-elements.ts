@@ -18,6 +18,19 @@ export const ui = {
   setup: { complete: byId<HTMLButtonElement>('complete-setup'), error: byId('setup-error') },
   status: { setup: byId('status-setup'), token: byId('status-token'), reset: byId<HTMLButtonElement>('reset-setup'), error: byId('status-error') },
   bans: { panel: byId('bans-panel'), refresh: byId<HTMLButtonElement>('bans-refresh'), liftAll: byId<HTMLButtonElement>('bans-lift-all'), empty: byId('bans-empty'), table: byId('bans-table'), rows: byId('bans-rows'), error: byId('bans-error') },
+  keys: {
+    panel: byId('keys-panel'),
+    reload: byId<HTMLButtonElement>('keys-reload'),
+    form: byId<HTMLFormElement>('key-form'),
+    name: byId<HTMLInputElement>('key-name'),
+    scope: byId<HTMLSelectElement>('key-scope'),
+    expiry: byId<HTMLSelectElement>('key-expiry'),
+    empty: byId('keys-empty'),
+    table: byId('keys-table'),
+    rows: byId('keys-rows'),
+    error: byId('keys-error'),
+  },
+  newKey: { box: byId('new-key'), name: byId('new-key-name'), value: byId<HTMLInputElement>('new-key-value'), copy: byId<HTMLButtonElement>('copy-key'), copyStatus: byId('copy-key-status') },
   logs: { panel: byId('logs-panel'), state: byId('log-state'), list: byId('log-list') },
 };
 

@@ -2,12 +2,13 @@ import { ui } from './page-elements.js';
 
 export type ViewName = keyof typeof ui.views;
 
-/** Shows one view; the logout button, the bans list and the live log belong to every view after login. */
+/** Shows one view; the logout button, the bans list, the API keys and the live log belong to every view after login. */
 export function show(view: ViewName): void {
   for (const [name, element] of Object.entries(ui.views)) element.hidden = name !== view;
   const loggedIn = view !== 'loading' && view !== 'login';
   ui.logout.hidden = !loggedIn;
   ui.bans.panel.hidden = !loggedIn;
+  ui.keys.panel.hidden = !loggedIn;
   ui.logs.panel.hidden = !loggedIn;
   if (view === 'login') ui.login.token.focus();
 }
@@ -19,7 +20,7 @@ export function setText(element: HTMLElement, text: string | null): void {
 }
 
 export function clearErrors(): void {
-  for (const element of [ui.login.error, ui.regenerate.error, ui.setup.error, ui.status.error, ui.bans.error]) setText(element, null);
+  for (const element of [ui.login.error, ui.regenerate.error, ui.setup.error, ui.status.error, ui.bans.error, ui.keys.error]) setText(element, null);
   ui.tokenRefusal.box.hidden = true;
   ui.tokenRefusal.violations.replaceChildren();
 }

@@ -1,22 +1,32 @@
 import type { LogEntry } from '@webui/http-hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { createWebuiClient, type BanEntry } from './create-webui-client.js';
+import { createWebuiClient, type BanEntry, type KeyEntry } from './create-webui-client.js';
 import type { FetchLike } from './session-fetch.js';
 import { failLoginsFrom, loginFromAnotherAddress, rotateTokenBehindTheBack, startWebuiServer, type WebuiServer } from './testing/webui-server.js';
 import { WebuiError } from './webui-error.js';
 
 const STRONG_TOKEN = 'Client-Test_Token!2024';
 
-/** fetch that records "METHOD /path -> status" of every request actually sent. */
-function recordingFetch(): { fetch: FetchLike; calls: string[] } {
+/** The credential headers of one request actually sent, and the Set-Cookie of its answer. */
+interface SentHeaders {
+  cookie: string | null;
+  authorization: string | null;
+  setCookie: string | null;
+}
+
+/** fetch that records "METHOD /path -> status" of every request actually sent, and its credential headers. */
+function recordingFetch(): { fetch: FetchLike; calls: string[]; headers: SentHeaders[] } {
   const calls: string[] = [];
+  const headers: SentHeaders[] = [];
   return {
     calls,
+    headers,
     fetch: async (input, init) => {
       const request = new Request(input, init);
       const response = await fetch(request);
       calls.push(`${request.method} ${new URL(request.url).pathname.replace('/api/webui', '')} -> ${response.status}`);
+      headers.push({ cookie: request.headers.get('cookie'), authorization: request.headers.get('authorization'), setCookie: response.headers.get('set-cookie') });
       return response;
     },
   };
@@ -232,5 +242,100 @@ describe('createWebuiClient listing and lifting bans', () => {
       expect(refused).toMatchObject({ status: 400, code: 'invalid_ban_target' });
     }
     await expect(client.liftBan('..')).rejects.toThrow(TypeError);
+  });
+});
+
+describe('createWebuiClient with API keys', () => {
+  let server: WebuiServer;
+  /** Logged in with the access token: the only session that may manage keys. */
+  let operator: ReturnType<typeof createWebuiClient>;
+  let readKey: string;
+
+  beforeAll(async () => {
+    server = await startWebuiServer();
+    operator = createWebuiClient({ baseUrl: server.baseUrl, token: server.token() });
+  });
+  afterAll(() => server?.stop());
+
+  it('refuses a token and an API key together, and an empty key, at construction', () => {
+    expect(() => createWebuiClient({ baseUrl: server.baseUrl, token: 'some-token', apiKey: 'wk_x' })).toThrow(/either `token`.*or `apiKey`.*not both/);
+    expect(() => createWebuiClient({ baseUrl: server.baseUrl, apiKey: '' })).toThrow(TypeError);
+  });
+
+  it('createKey shows the key once: the answer holds it, the list and webui.json never do', async () => {
+    const created = await operator.createKey({ name: 'ci-read' });
+    readKey = created.key;
+    expect(readKey).toMatch(/^wk_[A-Za-z0-9_-]{43}$/);
+    expect(created).toEqual({ success: true, key: readKey, message: expect.stringContaining('only'), name: 'ci-read', scope: 'read', created_at: expect.any(String), expires_at: null, last_used_at: null, expired: false });
+
+    const admin = await operator.createKey({ name: 'deploy', scope: 'admin', expires: '90d' });
+    expect(admin).toMatchObject({ name: 'deploy', scope: 'admin', expired: false });
+    expect(Date.parse(String(admin.expires_at)) - Date.parse(admin.created_at)).toBe(90 * 24 * 3_600_000);
+
+    const listed = await operator.listKeys();
+    expect(listed.map((entry) => [entry.name, entry.scope])).toEqual([
+      ['ci-read', 'read'],
+      ['deploy', 'admin'],
+    ]);
+    for (const entry of listed) expect(Object.keys(entry).sort()).toEqual(['created_at', 'expired', 'expires_at', 'last_used_at', 'name', 'scope']);
+    expect(JSON.stringify(listed)).not.toContain(readKey);
+    expect(JSON.stringify(server.webuiFile())).not.toContain(readKey);
+  });
+
+  it('refuses a taken name, a bad name and a bad lifetime with the server\'s code and detail', async () => {
+    await expect(operator.createKey({ name: 'ci-read' })).rejects.toMatchObject({ status: 409, code: 'key_name_taken', detail: expect.stringContaining('exists') });
+    await expect(operator.createKey({ name: '-bad name' })).rejects.toMatchObject({ status: 400, code: 'invalid_key_name' });
+    await expect(operator.createKey({ name: 'later', expires: 'soon' })).rejects.toMatchObject({ status: 400, code: 'invalid_expiry' });
+  });
+
+  it('a read key lists, reads and opens the channel, sending only the bearer: no cookie, no /auth/verify', async () => {
+    const recorder = recordingFetch();
+    const client = createWebuiClient({ baseUrl: server.baseUrl, apiKey: readKey, fetch: recorder.fetch, WebSocket });
+    expect(await client.check()).toEqual({ authenticated: true, token_source: 'temporary', requires_custom_token: true, key: { name: 'ci-read', scope: 'read' } });
+    expect((await client.listKeys()).map((entry) => entry.name)).toEqual(['ci-read', 'deploy']);
+    expect(await client.setupStatus()).toMatchObject({ token_source: 'temporary' });
+
+    const channel = await client.openChannel();
+    expect(await channel.ping()).toBeGreaterThan(Date.now() - 60_000);
+    expect(await channel.subscribe('logs', 'main', { replay: 1 })).toMatchObject({ ok: true });
+    expect(await channel.close()).toMatchObject({ code: 1000 });
+
+    // A read key changes nothing: the refusal is thrown as is, with no login to try.
+    await expect(client.completeSetup()).rejects.toMatchObject({ status: 403, code: 'insufficient_scope' });
+    await expect(client.createKey({ name: 'sneaky', scope: 'admin' })).rejects.toMatchObject({ status: 403, code: 'insufficient_scope' });
+    await expect(client.login('anything')).rejects.toThrow(TypeError);
+    expect(() => client.setToken('anything')).toThrow(TypeError);
+
+    expect(recorder.calls).toEqual(['GET /auth/check -> 200', 'GET /keys -> 200', 'GET /setup/status -> 200', 'GET /ws-token -> 200', 'POST /setup/complete -> 403', 'POST /keys -> 403']);
+    expect(recorder.headers).toEqual(recorder.calls.map(() => ({ cookie: null, authorization: `Bearer ${readKey}`, setCookie: null })));
+    expect(server.webuiFile()['first_setup_completed']).toBe(false);
+  });
+
+  it('revokeKey percent-encodes the name; the revoked key gets a 401 at once, thrown without a login', async () => {
+    const recorder = recordingFetch();
+    const admin = createWebuiClient({ baseUrl: server.baseUrl, token: server.token(), fetch: recorder.fetch });
+    expect((await admin.login()).valid).toBe(true);
+    // Sent as is, the `/` would make a segment too many and hit no route; encoded, the server reads the name back.
+    await expect(admin.revokeKey('no such/key?')).rejects.toMatchObject({ status: 404, code: 'unknown_key', detail: expect.stringContaining('"no such/key?"') });
+    expect(recorder.calls.filter((call) => call.startsWith('DELETE'))).toEqual(['DELETE /keys/no%20such%2Fkey%3F -> 404']);
+    await expect(admin.revokeKey('..')).rejects.toThrow(TypeError);
+
+    const keyRecorder = recordingFetch();
+    const keyClient = createWebuiClient({ baseUrl: server.baseUrl, apiKey: readKey, fetch: keyRecorder.fetch, WebSocket });
+    const channel = await keyClient.openChannel();
+
+    const revoked: KeyEntry = await admin.revokeKey('ci-read');
+    expect(revoked).toMatchObject({ name: 'ci-read', scope: 'read', last_used_at: expect.any(String) });
+    expect((await admin.listKeys()).map((entry) => entry.name)).toEqual(['deploy']);
+    // Its socket ends with it.
+    expect(await channel.closed).toMatchObject({ code: 4001 });
+
+    keyRecorder.calls.length = 0;
+    const refused = await keyClient.setupStatus().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(WebuiError);
+    expect(refused).toMatchObject({ status: 401 });
+    await expect(keyClient.openChannel()).rejects.toMatchObject({ status: 401, code: 'not_authenticated' });
+    expect(keyRecorder.calls).toEqual(['GET /setup/status -> 401', 'GET /ws-token -> 200']);
+    await expect(admin.revokeKey('ci-read')).rejects.toMatchObject({ status: 404, code: 'unknown_key' });
   });
 });

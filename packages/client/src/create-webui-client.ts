@@ -3,6 +3,7 @@ import { hc, type InferResponseType } from 'hono/client';
 import { banTargetSegment } from './ban-target.js';
 import { connectChannel, type ChannelOptions, type WebSocketConstructor, type WebuiChannel } from './channel.js';
 import { CookieJar } from './cookie-jar.js';
+import { keyNameSegment } from './key-name.js';
 import { createSessionFetch, sendWithCookies, type FetchLike } from './session-fetch.js';
 import { WebuiError } from './webui-error.js';
 
@@ -21,21 +22,44 @@ export type LogoutResult = InferResponseType<WebuiApi['auth']['logout']['$post']
 export type TokenSource = SetupStatus['token_source'];
 /** One client key with counted failures or a running ban: `banned_until` and `last_attempt` are ISO 8601 or null. */
 export type BanEntry = InferResponseType<WebuiApi['security']['bans']['$get']>['bans'][number];
+/** One API key as listed, never the key itself: `created_at` ISO 8601, `expires_at` and `last_used_at` ISO 8601 or null (never). */
+export type KeyEntry = InferResponseType<WebuiApi['keys']['$get']>['keys'][number];
+/** `read`: GET endpoints and the WebSocket; `admin`: everything but managing keys and changing the access token. */
+export type KeyScope = KeyEntry['scope'];
 
 // Declared by hand: hc infers `{}` for these routes, whose handlers also return untyped Responses (see README).
 export type VerifyResult =
   | { valid: true; message: string; is_first_setup: boolean; token_source: TokenSource; requires_custom_token: boolean }
   | { valid: false; message: string; remaining_attempts?: number };
-export type CheckResult = { authenticated: true; token_source: TokenSource; requires_custom_token: boolean } | { authenticated: false };
+export type CheckResult =
+  | { authenticated: true; token_source: TokenSource; requires_custom_token: boolean; key?: { name: string; scope: KeyScope } }
+  | { authenticated: false };
 export type UpdateTokenResult = { success: true; message: string };
 export type WsTicketResult = { success: true; token: string; expires_in: number } | { success: false; message: string };
 export type BanLiftResult = { success: true; lifted: BanEntry[] };
+/** The answer to createKey: the entry and the key itself, which the server shows only in this answer. */
+export type KeyCreatedResult = KeyEntry & { success: true; key: string; message: string };
+export type KeyRevokedResult = { success: true; revoked: KeyEntry };
+
+export interface CreateKeyOptions {
+  /** 1 to 64 characters: letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
+  name: string;
+  /** Defaults to `read`. */
+  scope?: KeyScope;
+  /** A lifetime such as `90d` (a whole number and s, m, h, d or w); absent or null: never expires. */
+  expires?: string | null;
+}
 
 export interface WebuiClientOptions {
   /** The server's origin, e.g. `http://127.0.0.1:8001` (a trailing `/api/webui` is accepted too). */
   baseUrl: string;
   /** The access token; with it the client logs in again by itself after a 401 (and forgets it once the server refuses it). */
   token?: string;
+  /**
+   * An API key (`wk_...`), sent as `Authorization: Bearer` on every request instead of a session: the client
+   * never logs in and keeps no cookie, and a 401 (a revoked or expired key) is thrown. Not together with `token`.
+   */
+  apiKey?: string;
   /** Defaults to the runtime's fetch. */
   fetch?: FetchLike;
   /** Defaults to globalThis.WebSocket; on Node 20 pass `WebSocket` from the `ws` package. */
@@ -47,14 +71,14 @@ export interface WebuiClientOptions {
 }
 
 export interface WebuiClient {
-  /** hono's typed client of `/api/webui`, sharing the cookie, re-login and retries; non-2xx answers throw WebuiError. */
+  /** hono's typed client of `/api/webui`, sharing the cookie (or the key), re-login and retries; non-2xx answers throw WebuiError. */
   readonly api: WebuiApi;
   /** The token the client logs in with, once known. */
   readonly token: string | undefined;
-  /** Remembers a token for the next re-login (say, read again from webui.json after someone rotated it); does not log in now. */
+  /** Remembers a token for the next re-login (say, read again from webui.json after someone rotated it); does not log in now. A key client throws TypeError. */
   setToken(token: string): void;
   health(): Promise<HealthResult>;
-  /** POST /auth/verify; a wrong token resolves with `valid: false`, a ban throws WebuiError 429. */
+  /** POST /auth/verify; a wrong token resolves with `valid: false`, a ban throws WebuiError 429. A key client throws TypeError. */
   login(token?: string): Promise<VerifyResult>;
   check(): Promise<CheckResult>;
   /** POST /auth/update, then logs in with the new token. A weak token throws WebuiError 400 `weak_token` (`body.violations`). */
@@ -74,17 +98,30 @@ export interface WebuiClient {
    * A target the server cannot read throws WebuiError 400 `invalid_ban_target`; `''`, `.` and `..` throw TypeError.
    */
   liftBan(target: string): Promise<BanEntry[]>;
+  /** GET /keys: every API key with its scope and times, never the keys themselves. */
+  listKeys(): Promise<KeyEntry[]>;
+  /**
+   * POST /keys (the access token's session only: a key client gets WebuiError 403 `insufficient_scope`); resolves
+   * with the entry and `key`, shown only this once. Refusals: 400 `invalid_key_name`, `invalid_expiry`; 409 `key_name_taken`, `too_many_keys`.
+   */
+  createKey(options: CreateKeyOptions): Promise<KeyCreatedResult>;
+  /**
+   * DELETE /keys/{name}, the name percent-encoded here; resolves with the revoked entry, refused from its next request on.
+   * No such key: WebuiError 404 `unknown_key`; `''`, `.` and `..` throw TypeError.
+   */
+  revokeKey(name: string): Promise<KeyEntry>;
   /** GET /ws-token; without a session the client logs in again once if it knows the token. */
   wsTicket(): Promise<WsTicketResult>;
   /** A ticket, then the unified channel at /api/webui/ws, resolved once system/ready arrived. */
   openChannel(options?: ChannelOptions): Promise<WebuiChannel>;
 }
 
-/** A typed client of the WebUI management API for scripts; keeps the session cookie itself. */
+/** A typed client of the WebUI management API for scripts; keeps the session cookie itself, or sends an API key instead. */
 export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
   const origin = serverOrigin(options.baseUrl);
   const send: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const jar = new CookieJar();
+  const apiKey = checkedApiKey(options);
   let token = options.token;
   let relogin: Promise<boolean> | undefined;
 
@@ -106,6 +143,7 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
       jar,
       maxRetries: options.maxRetries ?? 2,
       maxRetryAfter: options.maxRetryAfter ?? 60,
+      bearer: apiKey,
       relogin() {
         const known = token;
         if (known === undefined) return Promise.resolve(false);
@@ -123,6 +161,7 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
   }).api.webui;
 
   const login = async (candidate = token): Promise<VerifyResult> => {
+    if (apiKey !== undefined) throw new TypeError(KEY_CLIENT_LOGIN);
     if (candidate === undefined) throw new TypeError('login() needs a token: pass it here or as createWebuiClient({ token }).');
     const response = await api.auth.verify.$post({ json: { token: candidate } });
     const result = (await response.json()) as VerifyResult;
@@ -151,6 +190,7 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
       return token;
     },
     setToken(newToken) {
+      if (apiKey !== undefined) throw new TypeError(KEY_CLIENT_LOGIN);
       token = newToken;
     },
     health: async () => (await api.health.$get()).json(),
@@ -178,6 +218,16 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
       const response = await api.security.bans[':key'].$delete({ param: { key: banTargetSegment(target) } });
       return ((await response.json()) as BanLiftResult).lifted;
     },
+    listKeys: async () => (await (await api.keys.$get()).json()).keys,
+    async createKey({ name, scope, expires }) {
+      // JSON leaves undefined fields out: the server's defaults (read, never) apply.
+      const response = await api.keys.$post({ json: { name, scope, expires } });
+      return (await response.json()) as KeyCreatedResult;
+    },
+    async revokeKey(name) {
+      const response = await api.keys[':name'].$delete({ param: { name: keyNameSegment(name) } });
+      return ((await response.json()) as KeyRevokedResult).revoked;
+    },
     wsTicket,
     async openChannel(channelOptions) {
       const WebSocketImpl = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
@@ -190,6 +240,17 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
       return connectChannel(url.toString(), WebSocketImpl, channelOptions);
     },
   };
+}
+
+const KEY_CLIENT_LOGIN = 'This client sends an API key on every request and does not log in; create another client with { token } for that.';
+
+/** The API key of the options, refusing what cannot work: a key and a token together, or an empty key. */
+function checkedApiKey(options: WebuiClientOptions): string | undefined {
+  const { apiKey, token } = options;
+  if (apiKey === undefined) return undefined;
+  if (token !== undefined) throw new TypeError('createWebuiClient: pass either `token` (log in with the access token) or `apiKey` (send a key as the bearer), not both.');
+  if (apiKey === '') throw new TypeError('createWebuiClient: `apiKey` is empty; pass the key `POST /api/webui/keys` showed (wk_...).');
+  return apiKey;
 }
 
 /** `http://host:port`, whatever path or trailing slash the caller wrote after it. */

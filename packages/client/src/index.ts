@@ -17,6 +17,11 @@ export {
   type WsTicketResult,
   type BanEntry,
   type BanLiftResult,
+  type KeyEntry,
+  type KeyScope,
+  type KeyCreatedResult,
+  type KeyRevokedResult,
+  type CreateKeyOptions,
 } from './create-webui-client.js';
 export {
   type WebuiChannel,

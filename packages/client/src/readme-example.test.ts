@@ -20,6 +20,32 @@ async function readmeScript(): Promise<void> {
   // readme-example:end
 }
 
+/** The API keys example of README.md, line for line, with its `baseUrl` and `token` given. */
+async function readmeKeyScript(baseUrl: string, token: string): Promise<void> {
+  // readme-keys:start
+  // Once, logged in with the access token: a read-only key for a monitoring script, shown only in this answer.
+  const admin = createWebuiClient({ baseUrl, token });
+  const { key } = await admin.createKey({ name: 'monitor', scope: 'read', expires: '90d' });
+  // In the monitoring script: the key on every request, no login, no cookie.
+  const monitor = createWebuiClient({ baseUrl, apiKey: key, WebSocket });
+  console.log((await monitor.check()).authenticated, (await monitor.listKeys()).map((entry) => `${entry.name} ${entry.scope} ${entry.expires_at ?? 'never'}`));
+  const channel = await monitor.openChannel();
+  await channel.subscribe('logs', 'main', { replay: 0 });
+  // Revoked, the key is refused from its next request on, and its channel closes (4001).
+  await admin.revokeKey('monitor');
+  console.log('channel closed', (await channel.closed).code);
+  // readme-keys:end
+}
+
+/** The ```ts block of the README that holds `marker`, and the lines between `name`:start and `name`:end here. */
+function readmeAndCopy(marker: string, name: string): [string, string] {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '').find((code) => code.includes(marker)) ?? '';
+  const source = readFileSync(new URL(import.meta.url), 'utf8');
+  const copy = new RegExp(`// ${name}:start\n([\\s\\S]*?)// ${name}:end`).exec(source)?.[1] ?? 'missing';
+  return [block, copy];
+}
+
 function codeLines(text: string): string[] {
   return text
     .split('\n')
@@ -40,11 +66,14 @@ describe('the README script', () => {
   });
 
   it('is the code this test runs', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-    const source = readFileSync(new URL(import.meta.url), 'utf8');
-    const copy = /\/\/ readme-example:start\n([\s\S]*?)\/\/ readme-example:end/.exec(source)?.[1] ?? 'missing';
-    expect(codeLines(block)).toEqual(codeLines(copy));
+    for (const [marker, name] of [
+      ['token: process.env.WEBUI_TOKEN', 'readme-example'],
+      ['apiKey: key', 'readme-keys'],
+    ] as const) {
+      const [block, copy] = readmeAndCopy(marker, name);
+      expect(codeLines(block).length, name).toBeGreaterThan(5);
+      expect(codeLines(block), name).toEqual(codeLines(copy));
+    }
   });
 
   it('logs in, checks, completes setup and follows the log stream until the token changes', async () => {
@@ -66,5 +95,13 @@ describe('the README script', () => {
     await rotateTokenBehindTheBack(server);
     await running;
     expect(printed.at(-1)).toBe('log stream closed 4001');
+  });
+
+  it('makes a read key, uses it with no login and no cookie, and revokes it: its channel closes with 4001', async () => {
+    const printed: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void printed.push(args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg))).join(' ')));
+    await readmeKeyScript(server.baseUrl, server.token());
+    expect(printed).toEqual([expect.stringMatching(/^true \["monitor read \d{4}-\d\d-\d\dT[\d:.]+Z"\]$/), 'channel closed 4001']);
+    expect(server.webuiFile()['api_keys']).toEqual([]);
   });
 });

@@ -8,10 +8,10 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 
 /** A fake server answering from a script of responses, recording what it was sent. */
 function scripted(...answers: Array<() => Response>) {
-  const seen: Array<{ url: string; cookie: string | null; body: string }> = [];
+  const seen: Array<{ url: string; cookie: string | null; authorization: string | null; credentials: RequestCredentials; body: string }> = [];
   const fetch: FetchLike = async (input, init) => {
     const request = new Request(input, init);
-    seen.push({ url: new URL(request.url).pathname, cookie: request.headers.get('cookie'), body: await request.text() });
+    seen.push({ url: new URL(request.url).pathname, cookie: request.headers.get('cookie'), authorization: request.headers.get('authorization'), credentials: request.credentials, body: await request.text() });
     const next = answers.shift();
     if (!next) throw new Error('no more scripted answers');
     return next();
@@ -101,6 +101,26 @@ describe('createSessionFetch', () => {
     expect(jar.get('bot_session')).toBe('t');
     await send('http://h/api/webui/auth/logout', { method: 'POST' });
     expect(jar.get('bot_session')).toBeUndefined();
+  });
+
+  it('with a bearer sends it on every request, with no cookie, files no Set-Cookie, and throws a 401 without logging in', async () => {
+    const jar = new CookieJar();
+    jar.storeLine('bot_session=left-over; Path=/');
+    const server = scripted(
+      () => new Response('{}', { headers: { 'set-cookie': 'bot_session=planted; Max-Age=60; Path=/' } }),
+      () => json(401, { detail: 'revoked', code: 'invalid_session' }),
+    );
+    const relogin = vi.fn(async () => true);
+    const send = createSessionFetch({ fetch: server.fetch, jar, maxRetries: 0, maxRetryAfter: 60, relogin, bearer: 'wk_secret' });
+    expect((await send('http://h/api/webui/setup/status', { headers: { cookie: 'bot_session=by-hand' } })).status).toBe(200);
+    await expect(send('http://h/api/webui/setup/status')).rejects.toMatchObject({ status: 401, code: 'invalid_session' });
+    expect(relogin).not.toHaveBeenCalled();
+    expect(server.seen.map(({ cookie, authorization, credentials }) => ({ cookie, authorization, credentials }))).toEqual([
+      { cookie: null, authorization: 'Bearer wk_secret', credentials: 'omit' },
+      { cookie: null, authorization: 'Bearer wk_secret', credentials: 'omit' },
+    ]);
+    // The jar is not the key client's: what it held stays, what the answer set is not filed.
+    expect(jar.get('bot_session')).toBe('left-over');
   });
 });
 

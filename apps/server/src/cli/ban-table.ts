@@ -1,4 +1,5 @@
 import type { BanEntryJson } from '@webui/http-hono';
+import { localTime } from './local-time.js';
 
 const HEADINGS = ['KEY', 'FAILURES', 'BANNED UNTIL', 'LAST ATTEMPT'] as const;
 
@@ -28,11 +29,4 @@ function banEnd(isoTime: string, now: number): string {
 
 function secondsLeft(isoTime: string, now: number): number {
   return Math.max(0, Math.ceil((Date.parse(isoTime) - now) / 1000));
-}
-
-/** YYYY-MM-DD HH:MM:SS in the machine's time zone: what an operator compares with the clock on the wall. */
-function localTime(isoTime: string): string {
-  const at = new Date(isoTime);
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
 }

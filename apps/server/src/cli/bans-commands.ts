@@ -1,13 +1,13 @@
 import type { LoadedSettings } from '@webui/assembly';
-import { InstanceLock } from '@webui/store-json';
 import type { BanEntryJson } from '@webui/http-hono';
-import type * as v from 'valibot';
-import { askControlSocket, CONTROL_ANSWER_TIMEOUT_MS } from '../control/control-client.js';
-import { BansLiftAnswer, BansListAnswer, type ControlRequest } from '../control/control-protocol.js';
-import { controlSocketPlace, type ControlSocketPlace } from '../control/control-socket-place.js';
+import { askServer } from '../control/ask-server.js';
+import { BansLiftAnswer, BansListAnswer } from '../control/control-protocol.js';
 import { banTable, liftedLine } from './ban-table.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exit-codes.js';
+
+// Bans live in the running server's memory: with its socket unreachable, only the HTTP API can reach them.
+const INSTEAD = 'use GET or DELETE /api/webui/security/bans instead';
 
 /** `webui bans list [--json]` and `webui bans lift <address|cidr|all>`, over the running server's control socket. */
 export async function bansCommand(args: string[], loaded: LoadedSettings, io: CliIo): Promise<number> {
@@ -31,7 +31,7 @@ export async function bansCommand(args: string[], loaded: LoadedSettings, io: Cl
 }
 
 async function listBans(loaded: LoadedSettings, io: CliIo, { json }: { json: boolean }): Promise<number> {
-  const reached = await askServer(loaded.dataDir, { op: 'bans.list' }, BansListAnswer);
+  const reached = await askServer(loaded.dataDir, { op: 'bans.list' }, BansListAnswer, INSTEAD);
   if (reached.kind === 'unreachable') {
     io.stderr(`webui bans list: ${reached.message}\n`);
     return EXIT_REFUSED;
@@ -52,7 +52,7 @@ async function listBans(loaded: LoadedSettings, io: CliIo, { json }: { json: boo
 }
 
 async function liftBans(loaded: LoadedSettings, io: CliIo, target: string): Promise<number> {
-  const reached = await askServer(loaded.dataDir, { op: 'bans.lift', target }, BansLiftAnswer);
+  const reached = await askServer(loaded.dataDir, { op: 'bans.lift', target }, BansLiftAnswer, INSTEAD);
   if (reached.kind === 'unreachable') {
     io.stderr(`webui bans lift: ${reached.message}\n`);
     return EXIT_REFUSED;
@@ -74,34 +74,6 @@ async function liftBans(loaded: LoadedSettings, io: CliIo, target: string): Prom
   const now = Date.now();
   io.stdout(answer.lifted.map((entry) => liftedLine(entry, now)).join(''));
   return EXIT_OK;
-}
-
-type Reached<Answer> = { kind: 'answered'; answer: Answer } | { kind: 'stopped' } | { kind: 'unreachable'; message: string };
-
-/** Asks the server of `dataDir`; when its socket is not there, the instance lock tells a stopped server from one that cannot be reached. */
-async function askServer<TSchema extends v.GenericSchema>(dataDir: string, request: ControlRequest, answerSchema: TSchema): Promise<Reached<v.InferOutput<TSchema>>> {
-  const place = controlSocketPlace(dataDir);
-  if (place.kind === 'usable') {
-    const exchange = await askControlSocket(place.path, request, answerSchema);
-    if (exchange.kind === 'answered') return exchange;
-    if (exchange.kind === 'silent') return { kind: 'unreachable', message: `the server does not answer on ${place.path} within ${CONTROL_ANSWER_TIMEOUT_MS / 1000} s` };
-    if (exchange.kind === 'failed') return { kind: 'unreachable', message: exchange.message };
-  }
-  const pid = InstanceLock.holder(dataDir);
-  if (pid === null) return { kind: 'stopped' };
-  return { kind: 'unreachable', message: whyUnreachable(place, pid) };
-}
-
-function whyUnreachable(place: ControlSocketPlace, pid: number): string {
-  const elsewhere = 'use GET or DELETE /api/webui/security/bans instead';
-  switch (place.kind) {
-    case 'unsupported':
-      return `the server (pid ${pid}) runs, but this platform has no control socket for \`webui bans\`; ${elsewhere}`;
-    case 'too-long':
-      return `the server (pid ${pid}) runs without a control socket: ${place.path} is longer than ${place.maxBytes} bytes; use a shorter data directory, or ${elsewhere}`;
-    case 'usable':
-      return `the server (pid ${pid}) holds the data directory but does not listen on ${place.path} (starting, or its log says why); try again, or ${elsewhere}`;
-  }
 }
 
 function usage(io: CliIo, message: string): number {

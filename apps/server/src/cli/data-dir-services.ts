@@ -5,22 +5,24 @@ import { createContainer, TOKENS } from '../container.js';
 
 export interface DataDirServices {
   store: JsonFileStore;
+  core: Core;
   tokens: TokenService;
   setup: SetupState;
   close(): Promise<void>;
 }
 
 /**
- * The core over the data directory, resolved from the server's container, without a server: the CLI
- * writes the file atomically and a running server adopts the change as a hand edit within a second (DESIGN D12). No
- * instance lock is taken for that reason, and the store's notices go to stderr, never into stdout.
+ * The core over the data directory, resolved from the server's container, for the CLI when no server
+ * runs (a running one is asked through its control socket). No instance lock is taken: a server started
+ * meanwhile adopts the write as a hand edit (DESIGN D12). The store's notices go to stderr, never into stdout.
  */
 export async function openDataDir(loaded: LoadedSettings, options: { createIfMissing: boolean }): Promise<DataDirServices | null> {
   const container = createContainer(loaded);
   container.register(TOKENS.LogDestination, { useValue: process.stderr });
   const store = container.resolve<JsonFileStore>(TOKENS.Store);
   await store.open();
-  const { tokens, setup } = container.resolve<Core>(TOKENS.Core);
+  const core = container.resolve<Core>(TOKENS.Core);
+  const { tokens, setup } = core;
   if (!(await store.readRecord())) {
     if (!options.createIfMissing) {
       await store.close();
@@ -29,5 +31,5 @@ export async function openDataDir(loaded: LoadedSettings, options: { createIfMis
     // Only a missing record is bootstrapped: a temporary one must not be renewed by a CLI call.
     await tokens.bootstrap({ secretKeyFingerprint: secretKeyFingerprint(loaded.settings.secretKey) });
   }
-  return { store, tokens, setup, close: () => store.close() };
+  return { store, core, tokens, setup, close: () => store.close() };
 }

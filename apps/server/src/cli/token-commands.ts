@@ -1,11 +1,12 @@
-import { TOKEN_VIOLATION_MESSAGES } from '@webui/core';
 import type { LoadedSettings } from '@webui/assembly';
+import { runAdminRequest } from './admin-request.js';
 import type { CliIo } from './cli-io.js';
 import { openDataDir } from './data-dir-services.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exit-codes.js';
 
 const NO_RECORD = 'no token yet: start the server once, or set one with `webui token set`\n';
 
+/** `webui token show|set|regenerate`: show reads data/webui.json; set and regenerate go through the running server when one runs. */
 export async function tokenCommand(args: string[], loaded: LoadedSettings, io: CliIo): Promise<number> {
   const [action, ...flags] = args;
   switch (action) {
@@ -49,31 +50,25 @@ async function showToken(flags: string[], loaded: LoadedSettings, io: CliIo): Pr
 
 async function setToken(loaded: LoadedSettings, io: CliIo): Promise<number> {
   // One trailing newline is what `echo` and editors add; anything else is part of the token.
-  const newToken = (await io.readStdin()).replace(/\r?\n$/, '');
-  const services = await openDataDir(loaded, { createIfMissing: true });
-  if (!services) return EXIT_REFUSED;
-  try {
-    const result = await services.tokens.update(newToken);
-    if (!result.ok) {
-      io.stderr(`the new token is refused; it needs ${result.error.violations.map((v) => TOKEN_VIOLATION_MESSAGES[v]).join('; ')}\n`);
-      return EXIT_REFUSED;
-    }
-    io.stderr('token updated; sessions under the old token have ended\n');
-    return EXIT_OK;
-  } finally {
-    await services.close();
-  }
+  const token = (await io.readStdin()).replace(/\r?\n$/, '');
+  const outcome = await runAdminRequest(loaded, { op: 'token.set', token }, io);
+  // Neither message can hold the token: the server's refusals name rules, never the value.
+  if (outcome.kind === 'unreachable') return refused(io, 'token set', outcome.message);
+  if (!outcome.answer.ok) return refused(io, 'token set', outcome.answer.detail);
+  io.stderr('token updated; sessions under the old token have ended\n');
+  return EXIT_OK;
 }
 
 async function regenerateToken(loaded: LoadedSettings, io: CliIo): Promise<number> {
-  const services = await openDataDir(loaded, { createIfMissing: true });
-  if (!services) return EXIT_REFUSED;
-  try {
-    const outcome = await services.tokens.regenerate();
-    io.stdout(`${outcome.token}\n`);
-    io.stderr('new token generated; it is shown only now. Sessions under the old token have ended\n');
-    return EXIT_OK;
-  } finally {
-    await services.close();
-  }
+  const outcome = await runAdminRequest(loaded, { op: 'token.regenerate' }, io);
+  if (outcome.kind === 'unreachable') return refused(io, 'token regenerate', outcome.message);
+  if (!outcome.answer.ok) return refused(io, 'token regenerate', outcome.answer.detail);
+  io.stdout(`${outcome.answer.token}\n`);
+  io.stderr('new token generated; it is shown only now. Sessions under the old token have ended\n');
+  return EXIT_OK;
+}
+
+function refused(io: CliIo, command: string, message: string): number {
+  io.stderr(`webui ${command}: ${message}\n`);
+  return EXIT_REFUSED;
 }

@@ -8,13 +8,25 @@ Commands:
   setup status          print whether first setup is completed
   setup complete        mark first setup completed
   setup reset           open first setup again
+  keys create NAME [--scope read|admin] [--expires 90d]
+                        make an API key for scripts and print it once (scope read unless told; no expiry unless told)
+  keys list [--json]    name, scope, created, expires, last used of every key; never the keys themselves
+  keys revoke NAME|--all
+                        revoke a key (or every key) at once
   bans list [--json]    addresses with failures or a ban: failures in the window, banned until, last attempt
   bans lift TARGET      lift bans and clear failures of an address, a CIDR or all, on the running server at once
+  audit [--since WHEN] [--event NAME[,NAME...]] [--json]
+                        print the security events of DATA_DIR/audit.log, oldest first; WHEN is a duration
+                        (30m, 1h, 7d) or a time (2025-01-31T08:00, local unless it ends in Z or an offset)
   config check          validate the config file and print the effective settings and their sources
   help                  print this text
 
-The token and setup commands work on the data directory whether or not the server runs;
-a running server picks the change up within a second. The bans commands need no token: they ask the
-running server through DATA_DIR/webui.sock (bans live in its memory and end when it stops).
+No command needs the token. The keys, setup, token set and token regenerate commands go through the
+running server's control socket, DATA_DIR/webui.sock, so the change is in force at once and in its
+audit log; with no server running they act on DATA_DIR themselves and append to DATA_DIR/audit.log.
+A server that runs but cannot be reached is never written behind: the command refuses (exit 1).
+token show reads DATA_DIR/webui.json in either case. The bans commands ask the running server only
+(bans live in its memory and end when it stops).
+The audit command only reads files: it needs neither the token nor the server.
 Exit codes: 0 ok, 1 refused, 2 usage.
 `;

@@ -1,32 +1,44 @@
-import type { BanPolicy } from '@webui/core';
+import type { Core, SecurityEventSink } from '@webui/core';
 import { banEntryJson, type AppLogger } from '@webui/http-hono';
+import { performAdminOperation } from './admin-operations.js';
 import { parseControlRequest, type ControlAnswer, type ControlRequest } from './control-protocol.js';
 
 const INVALID_TARGET = 'the target must be `all`, an IP address, a CIDR, or a key as `webui bans list` shows it';
 
-/** Answers one request line over the same BanPolicy the HTTP app uses: one implementation of listing and lifting. */
-export async function answerControlLine(line: string, bans: BanPolicy, logger: AppLogger): Promise<ControlAnswer> {
+/** What the server answers control requests over: the core its HTTP app uses, its audit trail and its log. */
+export interface ControlServices {
+  core: Core;
+  audit: SecurityEventSink;
+  logger: AppLogger;
+}
+
+/** Answers one request line over the same core the HTTP app uses: one implementation of every operation. */
+export async function answerControlLine(line: string, services: ControlServices): Promise<ControlAnswer> {
   const parsed = parseControlRequest(line);
   if (!parsed.ok) return { ok: false, code: 'bad_request', detail: parsed.detail };
   try {
-    return await perform(parsed.request, bans, logger);
+    return await perform(parsed.request, services);
   } catch (error) {
-    // The file store keeps bans in memory, so this is a bug, not an outage; the CLI still gets one line.
-    logger.error({ op: parsed.request.op, err: error instanceof Error ? error.message : String(error) }, 'a control request failed');
+    // A failed write of webui.json (disk full) or a bug; the CLI still gets one line, and the log says which (never the request: it may hold a token).
+    services.logger.error({ op: parsed.request.op, err: error instanceof Error ? error.message : String(error) }, 'a control request failed');
     return { ok: false, code: 'internal_error', detail: 'the server could not answer; see its log' };
   }
 }
 
-async function perform(request: ControlRequest, bans: BanPolicy, logger: AppLogger): Promise<ControlAnswer> {
+async function perform(request: ControlRequest, { core, audit, logger }: ControlServices): Promise<ControlAnswer> {
   switch (request.op) {
     case 'bans.list':
-      return { ok: true, bans: (await bans.list()).map(banEntryJson) };
+      return { ok: true, bans: (await core.bans.list()).map(banEntryJson) };
     case 'bans.lift': {
-      const result = await bans.lift(request.target);
+      const result = await core.bans.lift(request.target);
       if (!result.ok) return { ok: false, code: 'invalid_ban_target', detail: INVALID_TARGET };
       const lifted = result.value.map(banEntryJson);
-      logger.info({ target: request.target, lifted: lifted.map((entry) => entry.key), via: 'cli' }, lifted.length > 0 ? 'bans lifted' : 'ban lift matched nothing');
+      const keys = lifted.map((entry) => entry.key);
+      logger.info({ target: request.target, lifted: keys, via: 'cli' }, lifted.length > 0 ? 'bans lifted' : 'ban lift matched nothing');
+      if (keys.length > 0) audit.record({ event: 'ban_lifted', address: null, via: 'cli', target: request.target, lifted: keys });
       return { ok: true, lifted };
     }
+    default:
+      return performAdminOperation(request, { core, audit, via: 'cli', logger });
   }
 }

@@ -1,5 +1,9 @@
 import { schemas, type BanEntryJson } from '@webui/http-hono';
 import * as v from 'valibot';
+import { AdminRequest, type AdminAnswer, type AdminRefusalCode } from './admin-protocol.js';
+import { ControlRefusal as RefusalSchema } from './control-refusal.js';
+
+export { ControlRefusal } from './control-refusal.js';
 
 /** One request per line, one answer per line; a longer line is refused before it is parsed. */
 export const MAX_REQUEST_LINE_BYTES = 16 * 1024;
@@ -8,19 +12,19 @@ export const MAX_REQUEST_LINE_BYTES = 16 * 1024;
 export const ControlRequest = v.variant('op', [
   v.object({ op: v.literal('bans.list') }),
   v.object({ op: v.literal('bans.lift'), target: v.string() }),
+  AdminRequest,
 ]);
 export type ControlRequest = v.InferOutput<typeof ControlRequest>;
 
-export type ControlErrorCode = 'bad_request' | 'invalid_ban_target' | 'internal_error';
+export type ControlErrorCode = 'bad_request' | 'invalid_ban_target' | 'internal_error' | AdminRefusalCode;
 
-export const ControlRefusal = v.object({ ok: v.literal(false), code: v.string(), detail: v.string() });
 export type ControlRefusal = { ok: false; code: ControlErrorCode; detail: string };
 
 /** The answers, in the HTTP API's ban entry shape (banEntryJson), checked by the CLI as it reads them. */
-export const BansListAnswer = v.union([v.object({ ok: v.literal(true), bans: v.array(schemas.BanEntryBody) }), ControlRefusal]);
-export const BansLiftAnswer = v.union([v.object({ ok: v.literal(true), lifted: v.array(schemas.BanEntryBody) }), ControlRefusal]);
+export const BansListAnswer = v.union([v.object({ ok: v.literal(true), bans: v.array(schemas.BanEntryBody) }), RefusalSchema]);
+export const BansLiftAnswer = v.union([v.object({ ok: v.literal(true), lifted: v.array(schemas.BanEntryBody) }), RefusalSchema]);
 
-export type ControlAnswer = { ok: true; bans: BanEntryJson[] } | { ok: true; lifted: BanEntryJson[] } | ControlRefusal;
+export type ControlAnswer = { ok: true; bans: BanEntryJson[] } | { ok: true; lifted: BanEntryJson[] } | AdminAnswer | ControlRefusal;
 
 /** A request line read as JSON and checked, or the one-line reason it was not understood. */
 export function parseControlRequest(line: string): { ok: true; request: ControlRequest } | { ok: false; detail: string } {

@@ -1,3 +1,4 @@
+import type { SecurityEvent } from '@webui/core';
 import { createCoreHarness } from '@webui/core/testing';
 import type { AppLogger } from '@webui/http-hono';
 import { existsSync, lstatSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -35,12 +36,15 @@ function tempDataDir(): string {
   return dir;
 }
 
+const RECORD = { accessToken: 'Initial-Token_2024!', tokenSource: 'configured' as const, firstSetupCompleted: false };
+
 async function openOn(dataDir: string, options: { idleTimeoutMs?: number } = {}) {
-  const core = createCoreHarness();
+  const core = createCoreHarness({ record: RECORD });
   const logger = recordingLogger();
-  const socket = await openControlSocket({ dataDir, bans: core.bans, logger, ...options });
+  const events: SecurityEvent[] = [];
+  const socket = await openControlSocket({ dataDir, core, audit: { record: (event) => void events.push(event) }, logger, ...options });
   if (socket) sockets.push(socket);
-  return { core, logger, socket };
+  return { core, logger, events, socket };
 }
 
 /** Writes `text`, then reads until `lines` answer lines arrived or the server closed; `end` half-closes after writing. */
@@ -89,9 +93,9 @@ describe('the control socket', () => {
     ]);
   });
 
-  it('lists and lifts through the core BanPolicy, logging a lift with via cli', async () => {
+  it('lists and lifts through the core BanPolicy, logging and auditing a lift with via cli', async () => {
     const dataDir = tempDataDir();
-    const { core, logger, socket } = await openOn(dataDir);
+    const { core, logger, events, socket } = await openOn(dataDir);
     for (let n = 0; n < 5; n++) await core.bans.recordFailure('203.0.113.7');
     await core.bans.recordFailure('203.0.113.8');
     const path = socket?.path ?? '';
@@ -111,6 +115,77 @@ describe('the control socket', () => {
     expect(lifted.answers).toEqual([{ ok: true, lifted: [expect.objectContaining({ key: '203.0.113.7' })] }]);
     expect(await core.bans.status('203.0.113.7')).toEqual({ banned: false });
     expect(logger.lines).toContainEqual({ level: 'info', fields: { target: '203.0.113.7', lifted: ['203.0.113.7'], via: 'cli' }, message: 'bans lifted' });
+    expect(events).toEqual([{ event: 'ban_lifted', address: null, via: 'cli', target: '203.0.113.7', lifted: ['203.0.113.7'] }]);
+    // A lift that matched nothing changed nothing: no event.
+    await converse(path, '{"op":"bans.lift","target":"10.0.0.1"}\n');
+    expect(events).toHaveLength(1);
+  });
+
+  it('creates, lists and revokes keys through the core, auditing each change with via cli and never the key', async () => {
+    const { core, logger, events, socket } = await openOn(tempDataDir());
+    const path = socket?.path ?? '';
+    const created = await converse(path, '{"op":"keys.create","name":"backup","scope":"admin","expires":"90d"}\n');
+    expect(created.answers).toEqual([
+      { ok: true, key: expect.stringMatching(/^wk_/), created: { name: 'backup', scope: 'admin', created_at: expect.any(String), expires_at: expect.any(String), last_used_at: null, expired: false } },
+    ]);
+    const [answer] = created.answers as Array<{ key: string; created: { created_at: string; expires_at: string } }>;
+    expect(Date.parse(answer?.created.expires_at ?? '') - Date.parse(answer?.created.created_at ?? '')).toBe(90 * 86_400_000);
+    expect((await core.keys.list()).map((key) => key.name)).toEqual(['backup']);
+
+    const refused = await converse(path, '{"op":"keys.create","name":"backup","scope":"read","expires":null}\n{"op":"keys.create","name":"x","scope":"read","expires":"soon"}\n', { lines: 2 });
+    expect(refused.answers).toEqual([
+      { ok: false, code: 'key_name_taken', detail: expect.stringMatching(/exists/) },
+      { ok: false, code: 'invalid_expiry', detail: expect.stringMatching(/90d/) },
+    ]);
+
+    expect((await converse(path, '{"op":"keys.list"}\n')).answers).toEqual([{ ok: true, keys: [expect.objectContaining({ name: 'backup', scope: 'admin' })] }]);
+    expect((await converse(path, '{"op":"keys.revoke","name":"nope"}\n')).answers).toEqual([{ ok: false, code: 'unknown_key', detail: 'No API key is named "nope".' }]);
+    expect((await converse(path, '{"op":"keys.revoke","name":"backup"}\n')).answers).toEqual([{ ok: true, revoked: [expect.objectContaining({ name: 'backup' })] }]);
+    expect(await core.keys.list()).toEqual([]);
+
+    expect(events).toEqual([
+      { event: 'key_created', address: null, via: 'cli', key: 'backup', scope: 'admin', expires_at: answer?.created.expires_at },
+      { event: 'key_revoked', address: null, via: 'cli', key: 'backup' },
+    ]);
+    expect(JSON.stringify([events, logger.lines])).not.toContain(answer?.key);
+  });
+
+  it('revokes every key with one event each', async () => {
+    const { core, events, socket } = await openOn(tempDataDir());
+    for (const name of ['a', 'b']) await core.keys.create({ name, scope: 'read', lifetimeMs: null });
+    const { answers } = await converse(socket?.path ?? '', '{"op":"keys.revoke","all":true}\n{"op":"keys.revoke","all":true}\n', { lines: 2 });
+    expect(answers).toEqual([{ ok: true, revoked: [expect.objectContaining({ name: 'a' }), expect.objectContaining({ name: 'b' })] }, { ok: true, revoked: [] }]);
+    expect(events.map((event) => event.event === 'key_revoked' && event.key)).toEqual(['a', 'b']);
+  });
+
+  it('sets and regenerates the token and changes first setup, never writing the token to a log line, an event or a refusal', async () => {
+    const { core, logger, events, socket } = await openOn(tempDataDir());
+    const path = socket?.path ?? '';
+    const weak = 'weakweakweak';
+    const strong = 'Socket-Token_2024!';
+    const { answers } = await converse(path, `${JSON.stringify({ op: 'token.set', token: weak })}\n${JSON.stringify({ op: 'token.set', token: strong })}\n`, { lines: 2 });
+    expect(answers).toEqual([{ ok: false, code: 'weak_token', detail: expect.stringMatching(/^The new token needs .*uppercase/) }, { ok: true }]);
+    expect(await core.tokens.verify(strong)).toBe(true);
+
+    const regenerated = await converse(path, '{"op":"token.regenerate"}\n');
+    const [fresh] = regenerated.answers as Array<{ ok: true; token: string }>;
+    expect(fresh?.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(await core.tokens.verify(fresh?.token ?? '')).toBe(true);
+
+    const setup = await converse(path, '{"op":"setup.complete"}\n{"op":"setup.status"}\n{"op":"setup.reset"}\n', { lines: 3 });
+    expect(setup.answers).toEqual([
+      { ok: true, is_first_setup: false, token_source: 'configured' },
+      { ok: true, is_first_setup: false, token_source: 'configured' },
+      { ok: true, is_first_setup: true, token_source: 'configured' },
+    ]);
+    expect(events).toEqual([
+      { event: 'token_changed', address: null, via: 'cli', how: 'update' },
+      { event: 'token_changed', address: null, via: 'cli', how: 'regenerate' },
+      { event: 'setup_completed', address: null, via: 'cli' },
+      { event: 'setup_reset', address: null, via: 'cli' },
+    ]);
+    const said = JSON.stringify([answers[0], events, logger.lines]);
+    for (const secret of [weak, strong, fresh?.token ?? '', RECORD.accessToken]) expect(said).not.toContain(secret);
   });
 
   it('answers a last line without its newline when the client half-closes (nc -U)', async () => {

@@ -1,8 +1,8 @@
-import type { BanPolicy } from '@webui/core';
+import type { Core, SecurityEventSink } from '@webui/core';
 import type { AppLogger } from '@webui/http-hono';
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
-import { answerControlLine } from './control-operations.js';
+import { answerControlLine, type ControlServices } from './control-operations.js';
 import { MAX_REQUEST_LINE_BYTES, type ControlAnswer } from './control-protocol.js';
 import { controlSocketPlace } from './control-socket-place.js';
 
@@ -20,32 +20,35 @@ export interface ControlSocket {
 
 export interface ControlSocketOptions {
   dataDir: string;
-  bans: BanPolicy;
+  /** The server's core: bans, keys, token and first setup are changed through it, as over HTTP. */
+  core: Core;
+  /** The server's audit trail, where what the CLI changed is recorded (via "cli"). */
+  audit: SecurityEventSink;
   logger: AppLogger;
   /** CONTROL_IDLE_TIMEOUT_MS unless a test wants it shorter. */
   idleTimeoutMs?: number;
 }
 
 /**
- * The local control socket `webui bans` talks to: `<dataDir>/webui.sock`, mode 0600 in the 0700 data
- * directory, so whoever can open it can read the token anyway and no token is asked for. Open it
+ * The local control socket the CLI talks to (`webui bans`, `keys`, `token`, `setup`): `<dataDir>/webui.sock`,
+ * mode 0600 in the 0700 data directory, so whoever can open it can read the token anyway and no token is asked for. Open it
  * only while holding the instance lock: a socket file found then was left by a killed server and is
  * replaced. Null when the platform or the path length rules it out, or it cannot be opened (warned once).
  */
-export async function openControlSocket({ dataDir, bans, logger, idleTimeoutMs = CONTROL_IDLE_TIMEOUT_MS }: ControlSocketOptions): Promise<ControlSocket | null> {
+export async function openControlSocket({ dataDir, core, audit, logger, idleTimeoutMs = CONTROL_IDLE_TIMEOUT_MS }: ControlSocketOptions): Promise<ControlSocket | null> {
   const place = controlSocketPlace(dataDir);
   if (place.kind === 'unsupported') return null;
   if (place.kind === 'too-long') {
     logger.warn(
       { path: place.path, bytes: place.bytes, maxBytes: place.maxBytes },
-      'the control socket path is too long for this platform; running without it, so `webui bans` cannot reach this server (use a shorter data directory)',
+      'the control socket path is too long for this platform; running without it, so the CLI cannot reach this server and refuses to change its data (use a shorter data directory)',
     );
     return null;
   }
   const { path } = place;
   const connections = new Set<Socket>();
   // Half-open allowed: `nc -U` ends its side after the request and still reads the answer.
-  const server = createServer({ allowHalfOpen: true }, (socket) => serveConnection(socket, connections, { bans, logger, idleTimeoutMs }));
+  const server = createServer({ allowHalfOpen: true }, (socket) => serveConnection(socket, connections, { core, audit, logger }, idleTimeoutMs));
   server.maxConnections = MAX_CONNECTIONS;
   try {
     await removeLeftoverSocket(path);
@@ -56,7 +59,7 @@ export async function openControlSocket({ dataDir, bans, logger, idleTimeoutMs =
     server.on('error', (error) => logger.warn({ path, err: error.message }, 'the control socket failed to accept a connection'));
   } catch (error) {
     server.close();
-    logger.warn({ path, err: error instanceof Error ? error.message : String(error) }, 'cannot open the control socket; running without it, so `webui bans` cannot reach this server');
+    logger.warn({ path, err: error instanceof Error ? error.message : String(error) }, 'cannot open the control socket; running without it, so the CLI cannot reach this server and refuses to change its data');
     return null;
   }
   return {
@@ -94,7 +97,7 @@ function listen(server: Server, path: string): Promise<void> {
 }
 
 /** Reads request lines one at a time (the socket is paused while one is answered), so answers keep the order of requests. */
-function serveConnection(socket: Socket, connections: Set<Socket>, { bans, logger, idleTimeoutMs }: Required<Omit<ControlSocketOptions, 'dataDir'>>): void {
+function serveConnection(socket: Socket, connections: Set<Socket>, services: ControlServices, idleTimeoutMs: number): void {
   connections.add(socket);
   socket.on('close', () => connections.delete(socket));
   // A peer that hangs up mid-answer is no concern of the server's.
@@ -124,7 +127,7 @@ function serveConnection(socket: Socket, connections: Set<Socket>, { bans, logge
       pending = pending.slice(end + 1);
       if (Buffer.byteLength(line) > MAX_REQUEST_LINE_BYTES) return refuseTooLong();
       // Blank lines (a stray Enter in a hand-typed session) are not requests.
-      if (line.trim() !== '') send(await answerControlLine(line, bans, logger));
+      if (line.trim() !== '') send(await answerControlLine(line, services));
     }
     if (Buffer.byteLength(pending) > MAX_REQUEST_LINE_BYTES) return refuseTooLong();
     answering = false;

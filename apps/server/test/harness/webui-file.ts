@@ -24,10 +24,11 @@ export function modeOf(path: string): number {
 
 /**
  * The data directory's files, without the Node server's control socket (webui.sock, which Bun and
- * Deno do not open): what a test checks for leftover temp files.
+ * Deno do not open) and the audit trail (audit.log and its rotations, written by its own rules):
+ * what a test checks for leftover temp files.
  */
 export function dataDirFiles(dataDir: string): string[] {
   return readdirSync(dataDir)
-    .filter((name) => name !== 'webui.sock')
+    .filter((name) => name !== 'webui.sock' && !/^audit\.log(\.\d+)?$/.test(name))
     .sort();
 }

@@ -3,6 +3,8 @@ import { parse, TomlError } from 'smol-toml';
 import * as v from 'valibot';
 import {
   allowedHostListSchema,
+  auditKeepSchema,
+  auditMaxBytesSchema,
   booleanSchema,
   globalFailureBudgetSchema,
   describeReceived,
@@ -59,6 +61,8 @@ const webuiTableSchema = v.pipe(
       log_level: v.optional(logLevelSchema),
       ban_exempt: v.optional(networkListSchema),
       global_failure_budget: v.optional(globalFailureBudgetSchema),
+      audit_max_bytes: v.optional(auditMaxBytesSchema),
+      audit_keep: v.optional(auditKeepSchema),
     },
     (issue) =>
       issue.expected === 'never' ? `unknown key webui.${String(issue.input)}` : `webui must be a table, got ${describeReceived(issue.input)}`,
@@ -79,6 +83,8 @@ const webuiTableSchema = v.pipe(
       logLevel: table.log_level,
       banExempt: table.ban_exempt,
       globalFailureBudget: table.global_failure_budget,
+      auditMaxBytes: table.audit_max_bytes,
+      auditKeep: table.audit_keep,
     }),
   ),
 );

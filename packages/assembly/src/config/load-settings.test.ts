@@ -59,6 +59,8 @@ describe('loadSettings', () => {
       logLevel: 'info',
       banExempt: [],
       globalFailureBudget: 100,
+      auditMaxBytes: 10485760,
+      auditKeep: 5,
     });
     expect(loaded.configFileFound).toBe(false);
     expect(loaded.configPath).toBe(join(cwd, FILE));
@@ -83,6 +85,8 @@ allowed_hosts = ["example.org:8080"]
 log_level = "debug"
 ban_exempt = ["192.168.1.0/24"]
 global_failure_budget = 500
+audit_max_bytes = 65536
+audit_keep = 10
 `);
     const loaded = load(cwd);
     expect(loaded.configFileFound).toBe(true);
@@ -101,6 +105,8 @@ global_failure_budget = 500
       logLevel: 'debug',
       banExempt: ['192.168.1.0/24'],
       globalFailureBudget: 500,
+      auditMaxBytes: 65536,
+      auditKeep: 10,
     });
     expect(loaded.sources.port).toBe('file');
     expect(loaded.sources.secretKey).toBe('file');
@@ -174,6 +180,8 @@ global_failure_budget = 500
       logLevel: 'default',
       banExempt: 'default',
       globalFailureBudget: 'default',
+      auditMaxBytes: 'default',
+      auditKeep: 'default',
       dataDir: 'default',
       configPath: 'default',
     });
@@ -222,6 +230,20 @@ global_failure_budget = 500
     );
     expect(errorOf(() => load(withConfig('[webui]\nglobal_failure_budget = -1\n')))).toBe(`${FILE}: webui.global_failure_budget must be an integer from 0 to 1000000, got -1`);
     expect(errorOf(() => load(withConfig('[webui]\nglobal_failure_budget = "100"\n')))).toBe(`${FILE}: webui.global_failure_budget must be an integer from 0 to 1000000, got "100"`);
+  });
+
+  it('reads audit_max_bytes from 4096 to 1073741824 and audit_keep from 1 to 100, and refuses the rest', () => {
+    const lowest = load(withConfig('[webui]\naudit_max_bytes = 4096\naudit_keep = 1\n'));
+    expect(lowest.settings).toMatchObject({ auditMaxBytes: 4096, auditKeep: 1 });
+    expect(lowest.sources).toMatchObject({ auditMaxBytes: 'file', auditKeep: 'file' });
+    expect(load(withConfig('[webui]\naudit_max_bytes = 1073741824\naudit_keep = 100\n')).settings).toMatchObject({ auditMaxBytes: 1073741824, auditKeep: 100 });
+    const bytesRange = 'must be an integer from 4096 to 1073741824';
+    expect(errorOf(() => load(withConfig('[webui]\naudit_max_bytes = 4095\n')))).toBe(`${FILE}: webui.audit_max_bytes ${bytesRange}, got 4095`);
+    expect(errorOf(() => load(withConfig('[webui]\naudit_max_bytes = 1073741825\n')))).toBe(`${FILE}: webui.audit_max_bytes ${bytesRange}, got 1073741825`);
+    expect(errorOf(() => load(withConfig('[webui]\naudit_max_bytes = "10M"\n')))).toBe(`${FILE}: webui.audit_max_bytes ${bytesRange}, got "10M"`);
+    expect(errorOf(() => load(withConfig('[webui]\naudit_keep = 0\n')))).toBe(`${FILE}: webui.audit_keep must be an integer from 1 to 100, got 0`);
+    expect(errorOf(() => load(withConfig('[webui]\naudit_keep = 101\n')))).toBe(`${FILE}: webui.audit_keep must be an integer from 1 to 100, got 101`);
+    expect(errorOf(() => load(withConfig('[webui]\naudit_keep = 2.5\n')))).toBe(`${FILE}: webui.audit_keep must be an integer from 1 to 100, got 2.5`);
   });
 
   it('refuses an entry of trusted_proxies or allowed_ips that is not an IP or CIDR, naming the entry', () => {
@@ -320,7 +342,9 @@ describe('describeSettings', () => {
     expect(lines).toContain(`data_dir = ${join(cwd, 'data')} (default)`);
     expect(lines.join('\n')).not.toContain('hunter2');
     expect(lines).toContain('webui.global_failure_budget = 100 (default)');
-    expect(lines.filter((line) => line.startsWith('webui.'))).toHaveLength(14);
+    expect(lines).toContain('webui.audit_max_bytes = 10485760 (default)');
+    expect(lines).toContain('webui.audit_keep = 5 (default)');
+    expect(lines.filter((line) => line.startsWith('webui.'))).toHaveLength(16);
   });
 
   it('says when no secret_key is set', () => {

@@ -117,3 +117,7 @@ export const logLevelSchema = v.picklist(logLevels, (issue) => `must be one of $
 
 // 0 turns the budget off; a million an hour is past any real use, so a larger number is a typo.
 export const globalFailureBudgetSchema = integerRangeSchema(0, 1_000_000);
+
+// 4 KiB still holds a few dozen lines; past 1 GiB a file is no longer one an operator reads through.
+export const auditMaxBytesSchema = integerRangeSchema(4096, 1_073_741_824);
+export const auditKeepSchema = integerRangeSchema(1, 100);

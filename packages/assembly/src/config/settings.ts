@@ -17,6 +17,10 @@ export interface WebuiSettings {
   banExempt: string[];
   /** Failed verifications per hour across all addresses before new clients are slowed down; 0 turns it off. */
   globalFailureBudget: number;
+  /** data/audit.log is rotated before a line would take it past this many bytes. */
+  auditMaxBytes: number;
+  /** Rotated audit files kept (audit.log.1 ... audit.log.N); older ones are deleted. */
+  auditKeep: number;
 }
 
 export type SettingName = keyof WebuiSettings;
@@ -54,6 +58,8 @@ export const settingFileKeys = {
   logLevel: 'log_level',
   banExempt: 'ban_exempt',
   globalFailureBudget: 'global_failure_budget',
+  auditMaxBytes: 'audit_max_bytes',
+  auditKeep: 'audit_keep',
 } as const satisfies Record<SettingName, string>;
 
 // Object.keys loses the key type; the satisfies above guarantees every setting is listed.
@@ -74,6 +80,8 @@ export const defaultSettings: Readonly<WebuiSettings> = Object.freeze({
   logLevel: 'info',
   banExempt: [],
   globalFailureBudget: 100,
+  auditMaxBytes: 10 * 1024 * 1024,
+  auditKeep: 5,
 });
 
 export const defaultConfigPath = 'config/bot_config.toml';

@@ -1,0 +1,197 @@
+import { auditLine, type SecurityEvent, type SecurityEventSink } from '@webui/core';
+import { closeSync, existsSync, fchmodSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { DIRECTORY_MODE, FILE_MODE } from './file-permissions.js';
+import { errorCode } from './file-system.js';
+
+/** The audit trail inside the data directory; rotated copies are audit.log.1 (newest) to audit.log.N. */
+export const AUDIT_LOG_FILE_NAME = 'audit.log';
+export const DEFAULT_AUDIT_MAX_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_AUDIT_KEEP = 5;
+
+export interface AuditLogFileOptions {
+  dataDir: string;
+  /** The live file is rotated before a line would take it past this size. */
+  maxBytes: number;
+  /** How many rotated files are kept; older ones are deleted. */
+  keep: number;
+  now?: () => number;
+  /** Told when a write fails, once until a write succeeds again. */
+  onError?: (error: unknown) => void;
+}
+
+const NEWLINE = 0x0a;
+const NEWLINE_BYTE = Buffer.from([NEWLINE]);
+const ROTATED_NAME = /^audit\.log\.([1-9][0-9]{0,5})$/;
+
+/**
+ * Security events appended as JSON lines to data/audit.log (0600). Each line is one synchronous
+ * write on an O_APPEND descriptor, so lines from this and other processes (the CLI) never interleave
+ * and a kill can tear at most the line being written, which the next opening closes with a newline.
+ */
+export class AuditLogFile implements SecurityEventSink {
+  readonly path: string;
+  private readonly now: () => number;
+  private fd: number | null = null;
+  /** Bytes in the live file: its size when opened, plus our own writes since (others' are counted at the next opening). */
+  private size = 0;
+  /** A write stopped mid-line: the next line starts with a newline so it stays whole. */
+  private torn = false;
+  private failing = false;
+
+  constructor(private readonly options: AuditLogFileOptions) {
+    this.path = join(options.dataDir, AUDIT_LOG_FILE_NAME);
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Opens an existing file now, so its mode and a torn last line are fixed at startup; never throws.
+   * A missing one is left to the first event, so a data directory where nothing happened stays as it was.
+   */
+  open(): void {
+    try {
+      if (existsSync(this.path)) this.openCurrent();
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  /** Appends the event's line; never throws: a failure goes to onError and the next event tries again. */
+  record(event: SecurityEvent): void {
+    try {
+      const line = Buffer.from(`${JSON.stringify(auditLine(event, this.now()))}\n`, 'utf8');
+      let fd = this.openCurrent();
+      let rotationFailure: unknown = null;
+      if (this.size > 0 && this.size + line.length > this.options.maxBytes) {
+        try {
+          this.rotate();
+        } catch (error) {
+          // A line in an oversized file is better than a lost one.
+          rotationFailure = error;
+        }
+        fd = this.openCurrent();
+      }
+      // After a short write the newline that ends the torn line goes with the next one, still in one write.
+      this.append(fd, this.torn ? Buffer.concat([NEWLINE_BYTE, line]) : line);
+      if (rotationFailure !== null) this.report(rotationFailure);
+      else this.failing = false;
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  /** Closes the file; a later record opens it again. */
+  close(): void {
+    if (this.fd === null) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Nothing is buffered: every line was written when recorded.
+    }
+    this.fd = null;
+  }
+
+  /** The descriptor of the file now named audit.log: one rotated by the CLI, by logrotate, or deleted by hand is left for a new one. */
+  private openCurrent(): number {
+    if (this.fd !== null) {
+      if (sameFile(this.fd, this.path)) return this.fd;
+      this.close();
+    }
+    mkdirSync(this.options.dataDir, { recursive: true, mode: DIRECTORY_MODE });
+    // Readable too, to look at the last byte; O_APPEND still sends every write to the end.
+    const fd = openSync(this.path, 'a+', FILE_MODE);
+    try {
+      // A file made by hand or an older version may be readable by others; the mode only applies on creation.
+      fchmodSync(fd, FILE_MODE);
+      this.size = fstatSync(fd).size;
+      this.torn = this.size > 0 && lastByte(fd, this.size) !== NEWLINE;
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    this.fd = fd;
+    // Ended at once, before anyone else appends to the torn line; if this fails, the next line carries it.
+    if (this.torn) this.append(fd, NEWLINE_BYTE);
+    return fd;
+  }
+
+  private append(fd: number, line: Buffer): void {
+    const written = writeSync(fd, line);
+    this.size += written;
+    if (written < line.length) {
+      this.torn = true;
+      throw new Error(`only ${written} of ${line.length} bytes of an audit line reached ${this.path}`);
+    }
+    this.torn = false;
+  }
+
+  /** audit.log becomes audit.log.1, each .N becomes .N+1, and those past `keep` are deleted. */
+  private rotate(): void {
+    this.close();
+    const keep = Math.max(1, this.options.keep);
+    const rotated = rotatedAuditLogNumbers(this.options.dataDir).reverse();
+    for (const n of rotated) if (n >= keep) unlinkIfPresent(rotatedAuditLogPath(this.options.dataDir, n));
+    // Highest first, so no rename lands on a file still to be moved. A file gone meanwhile was moved by
+    // another process rotating at the same moment: its lines are where that process put them.
+    for (const n of rotated) if (n < keep) renameIfPresent(rotatedAuditLogPath(this.options.dataDir, n), rotatedAuditLogPath(this.options.dataDir, n + 1));
+    renameIfPresent(this.path, rotatedAuditLogPath(this.options.dataDir, 1));
+  }
+
+  private report(error: unknown): void {
+    if (this.failing) return;
+    this.failing = true;
+    this.options.onError?.(error);
+  }
+}
+
+/** The numbers N of the audit.log.N files in `dataDir`, lowest (newest) first; none when the directory is missing. */
+export function rotatedAuditLogNumbers(dataDir: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(dataDir);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return [];
+    throw error;
+  }
+  return names
+    .map((name) => ROTATED_NAME.exec(name)?.[1])
+    .filter((digits) => digits !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+export function rotatedAuditLogPath(dataDir: string, n: number): string {
+  return join(dataDir, `${AUDIT_LOG_FILE_NAME}.${n}`);
+}
+
+function lastByte(fd: number, size: number): number | undefined {
+  const byte = Buffer.alloc(1);
+  return readSync(fd, byte, 0, 1, size - 1) === 1 ? byte[0] : undefined;
+}
+
+function sameFile(fd: number, path: string): boolean {
+  try {
+    const open = fstatSync(fd);
+    const named = statSync(path);
+    return open.ino === named.ino && open.dev === named.dev;
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+function renameIfPresent(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') throw error;
+  }
+}
+
+function unlinkIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') throw error;
+  }
+}
