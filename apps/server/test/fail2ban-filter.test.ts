@@ -1,4 +1,4 @@
-import { clientKey, parseIp, type SecurityEvent } from '@webui/core';
+import { formatIp, parseIp, type SecurityEvent } from '@webui/core';
 import { AuditLogFile } from '@webui/store-json';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -29,11 +29,11 @@ function fail2banRegex(args: string[]): string {
   return run.stdout;
 }
 
-/** The key the server logs a client under: the IPv4 address, or an IPv6 client's /64. */
+/** The address as the server logs a client: normalised (IPv6 compressed), never grouped by /64. */
 function keyOf(client: string): string {
   const ip = parseIp(client);
   if (ip === null) throw new Error(`not an address: ${client}`);
-  return clientKey(ip);
+  return formatIp(ip);
 }
 
 const failed = (client: string, how: 'verify' | 'cookie' | 'bearer', fields: Partial<Extract<SecurityEvent, { event: 'login_failed' }>> = {}): SecurityEvent => ({
@@ -98,6 +98,6 @@ describe('the README fail2ban filter', () => {
 
     const addresses = fail2banRegex(['--out', 'ip', log, filter]).trimEnd().split('\n');
     expect(addresses).toEqual(COUNTED_ADDRESSES);
-    expect(addresses).toContain('2001:db8:ffff::/64');
+    expect(addresses).toContain('2001:db8:ffff:0:1::5');
   });
 });

@@ -8,7 +8,7 @@ export type SecurityEventVia = 'api' | 'cli' | 'hand_edit' | 'startup';
 export type CredentialHow = 'verify' | 'cookie' | 'bearer';
 
 interface EventBase {
-  /** The client address (IPv4, or IPv6 as its /64 key where the ban policy counts it), or null for a local action. */
+  /** The client's own address as the edge resolved it (IPv6 compressed, never grouped by /64), or null for a local action. */
   address: string | null;
   via: SecurityEventVia;
 }
