@@ -1,17 +1,15 @@
 import { AuditLogFile, readAuditLog } from '@webui/store-json';
-import { build } from 'esbuild';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleChildScript } from './harness/child-script.js';
 import { cleanupServers, makeTempDir } from './harness/server-process.js';
 
 // data/audit.log under SIGKILL, with real processes (Node only: the writer is store-json's, whatever the runtime).
 afterAll(cleanupServers);
 
 // Where '@webui/store-json' resolves for the script bundled below: apps/server depends on it.
-const SERVER_APP = fileURLToPath(new URL('..', import.meta.url));
 const KEEP = 3;
 // Small files, so kills land during rotations as well as during writes.
 const MAX_BYTES = 16 * 1024;
@@ -21,9 +19,8 @@ let writerScript: string;
 
 beforeAll(async () => {
   writerScript = join(makeTempDir('webui-audit-writer-'), 'record-events.mjs');
-  await build({
-    stdin: {
-      contents: `
+  await bundleChildScript(
+    `
         import { AuditLogFile } from '@webui/store-json';
         const [dataDir, writer, maxBytes, keep] = process.argv.slice(2);
         const audit = new AuditLogFile({ dataDir, maxBytes: Number(maxBytes), keep: Number(keep), onError: (error) => process.stderr.write(String(error) + '\\n') });
@@ -32,16 +29,8 @@ beforeAll(async () => {
           audit.record({ event: 'login_failed', address: '10.0.' + (n % 250) + '.' + writer, via: 'api', how: 'verify', key: 'writer-' + writer + '-' + n, counted: true, remaining: n % 5 });
         }
       `,
-      resolveDir: SERVER_APP,
-      loader: 'js',
-    },
-    bundle: true,
-    conditions: ['source'],
-    platform: 'node',
-    format: 'esm',
-    outfile: writerScript,
-    logLevel: 'silent',
-  });
+    writerScript,
+  );
 });
 
 interface Writer {

@@ -1,9 +1,8 @@
-import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { bundleChildScript } from './harness/child-script.js';
 import { HttpClient } from './harness/http-client.js';
 import { canJudgeOtherProcesses, cleanupServers, makeTempDir, runServerToExit, startServer, type ServerProcess } from './harness/server-process.js';
 import { dataDirFiles, readWebuiFile, webuiFilePath } from './harness/webui-file.js';
@@ -12,7 +11,6 @@ afterAll(cleanupServers);
 
 const RUNTIME = process.env['WEBUI_E2E_RUNTIME'] ?? 'node';
 // Where '@webui/store-json' resolves for the script bundled below: apps/server depends on it.
-const SERVER_APP = fileURLToPath(new URL('..', import.meta.url));
 
 const cookieOf = (token: string) => `bot_session=${encodeURIComponent(token)}`;
 const lockPath = (dataDir: string) => join(dataDir, 'webui.lock');
@@ -184,9 +182,8 @@ describe.skipIf(RUNTIME !== 'node')('the lock under simultaneous starts', () => 
   async function race(stale: boolean): Promise<string[][]> {
     const root = makeTempDir('webui-lock-race-');
     const script = join(root, 'take-locks.mjs');
-    await build({
-      stdin: {
-        contents: `
+    await bundleChildScript(
+      `
           import { InstanceLock } from '@webui/store-json';
           const [root, start, rounds, spacing] = process.argv.slice(2);
           const results = [];
@@ -200,16 +197,8 @@ describe.skipIf(RUNTIME !== 'node')('the lock under simultaneous starts', () => 
           process.stdin.resume();
           process.stdin.on('end', () => process.exit(0));
         `,
-        resolveDir: SERVER_APP,
-        loader: 'js',
-      },
-      bundle: true,
-      conditions: ['source'],
-      platform: 'node',
-      format: 'esm',
-      outfile: script,
-      logLevel: 'silent',
-    });
+      script,
+    );
     for (let round = 0; round < ROUNDS; round++) {
       mkdirSync(join(root, `d${round}`), { mode: 0o700 });
       if (stale) writeFileSync(join(root, `d${round}`, 'webui.lock'), `${deadPid()}\n`);

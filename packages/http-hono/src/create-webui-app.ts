@@ -14,6 +14,7 @@ import { AttemptGate } from './attempt-gate.js';
 import { LoginLog } from './login-log.js';
 import { requestHeader, type RuntimePort } from './runtime-port.js';
 import { NO_AUDIT, RefusalAudit } from './refusal-audit.js';
+import { OperatorActions } from './operator-actions.js';
 import { authRoutes } from './routes/auth.js';
 import { keysRoutes } from './routes/keys.js';
 import { healthRoutes } from './routes/health.js';
@@ -84,6 +85,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const bodyLimit = limitBody();
   const audit = options.audit ?? NO_AUDIT;
   const refusals = new RefusalAudit(audit, now);
+  const actions = new OperatorActions(services, audit, logger);
   const gate = new AttemptGate(services, logger, now, audit);
   const session = sessionGuard(gate, services, isPublic);
   // originGuard, then the body limit, then the session guard, folded into one step: fewer async layers per request.
@@ -126,11 +128,11 @@ export function createWebuiApp(options: WebuiAppOptions) {
 
   const api = new Hono<WebuiEnv>()
     .route('/', healthRoutes(policy.serviceName))
-    .route('/', authRoutes(services, cookie, logger, new LoginLog(logger, now), gate, audit))
-    .route('/', setupRoutes(services, logger, audit))
+    .route('/', authRoutes(services, cookie, new LoginLog(logger, now), gate, audit, actions))
+    .route('/', setupRoutes(services, actions))
     .route('/', wsTokenRoutes(services, gate))
-    .route('/', securityRoutes(services, logger, audit))
-    .route('/', keysRoutes(services, logger, audit))
+    .route('/', securityRoutes(services, actions))
+    .route('/', keysRoutes(services, actions))
     .get('/openapi.json', (c) => c.json(openApi));
   const docs = options.docs;
   if (docs) api.get('/docs', docs).get('/docs/*', docs);

@@ -33,6 +33,8 @@ export class AuditLogFile implements SecurityEventSink {
   readonly path: string;
   private readonly now: () => number;
   private fd: number | null = null;
+  /** Device and inode of the open file, taken when opened: they never change while it is open. */
+  private opened: { dev: number; ino: number } | null = null;
   /** Bytes in the live file: its size when opened, plus our own writes since (others' are counted at the next opening). */
   private size = 0;
   /** A write stopped mid-line: the next line starts with a newline so it stays whole. */
@@ -94,7 +96,9 @@ export class AuditLogFile implements SecurityEventSink {
   /** The descriptor of the file now named audit.log: one rotated by the CLI, by logrotate, or deleted by hand is left for a new one. */
   private openCurrent(): number {
     if (this.fd !== null) {
-      if (sameFile(this.fd, this.path)) return this.fd;
+      // One stat of the name per line: the open descriptor's identity was taken when it was opened.
+      const named = statSync(this.path, { throwIfNoEntry: false });
+      if (named && this.opened && named.ino === this.opened.ino && named.dev === this.opened.dev) return this.fd;
       this.close();
     }
     mkdirSync(this.options.dataDir, { recursive: true, mode: DIRECTORY_MODE });
@@ -103,7 +107,9 @@ export class AuditLogFile implements SecurityEventSink {
     try {
       // A file made by hand or an older version may be readable by others; the mode only applies on creation.
       fchmodSync(fd, FILE_MODE);
-      this.size = fstatSync(fd).size;
+      const stats = fstatSync(fd);
+      this.opened = { dev: stats.dev, ino: stats.ino };
+      this.size = stats.size;
       this.torn = this.size > 0 && lastByte(fd, this.size) !== NEWLINE;
     } catch (error) {
       closeSync(fd);
@@ -167,17 +173,6 @@ export function rotatedAuditLogPath(dataDir: string, n: number): string {
 function lastByte(fd: number, size: number): number | undefined {
   const byte = Buffer.alloc(1);
   return readSync(fd, byte, 0, 1, size - 1) === 1 ? byte[0] : undefined;
-}
-
-function sameFile(fd: number, path: string): boolean {
-  try {
-    const open = fstatSync(fd);
-    const named = statSync(path);
-    return open.ino === named.ino && open.dev === named.dev;
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return false;
-    throw error;
-  }
 }
 
 function renameIfPresent(from: string, to: string): void {

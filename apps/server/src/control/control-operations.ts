@@ -1,5 +1,5 @@
 import type { Core, SecurityEventSink } from '@webui/core';
-import { banEntryJson, type AppLogger } from '@webui/http-hono';
+import { banEntryJson, OperatorActions, type AppLogger } from '@webui/http-hono';
 import { performAdminOperation } from './admin-operations.js';
 import { parseControlRequest, type ControlAnswer, type ControlRequest } from './control-protocol.js';
 
@@ -30,13 +30,9 @@ async function perform(request: ControlRequest, { core, audit, logger }: Control
     case 'bans.list':
       return { ok: true, bans: (await core.bans.list()).map(banEntryJson) };
     case 'bans.lift': {
-      const result = await core.bans.lift(request.target);
+      const result = await new OperatorActions(core, audit, logger).liftBans(request.target, { address: null, via: 'cli' });
       if (!result.ok) return { ok: false, code: 'invalid_ban_target', detail: INVALID_TARGET };
-      const lifted = result.value.map(banEntryJson);
-      const keys = lifted.map((entry) => entry.key);
-      logger.info({ target: request.target, lifted: keys, via: 'cli' }, lifted.length > 0 ? 'bans lifted' : 'ban lift matched nothing');
-      if (keys.length > 0) audit.record({ event: 'ban_lifted', address: null, via: 'cli', target: request.target, lifted: keys });
-      return { ok: true, lifted };
+      return { ok: true, lifted: result.value };
     }
     default:
       return performAdminOperation(request, { core, audit, via: 'cli', logger });

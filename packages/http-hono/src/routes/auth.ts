@@ -1,11 +1,12 @@
-import { TOKEN_VIOLATION_MESSAGES, type SecurityEventSink } from '@webui/core';
+import type { SecurityEventSink } from '@webui/core';
 import { Hono } from 'hono';
-import type { AppLogger, WebuiEnv, WebuiServices } from '../app-env.js';
+import type { WebuiEnv, WebuiServices } from '../app-env.js';
 import type { AttemptGate } from '../attempt-gate.js';
 import { requires } from '../middleware/session-guard.js';
 import { attemptClientOf, presentedCredentials } from '../request-session.js';
 import { errorBody, tooManyAttempts } from '../error-body.js';
 import { readJsonBody } from '../json-body.js';
+import { apiActor, weakTokenDetail, type OperatorActions } from '../operator-actions.js';
 import { answerSessionCheck } from '../session-check.js';
 import { UpdateTokenRequest, VerifyRequest } from '../schemas.js';
 import type { SessionCookie } from '../session-cookie.js';
@@ -14,7 +15,7 @@ import type { LoginLog } from '../login-log.js';
 export const LOGOUT_MESSAGE = '已成功登出';
 
 /** /auth/*: login, session check, token rotation and logout. */
-export function authRoutes(services: WebuiServices, cookie: SessionCookie, logger: AppLogger, loginLog: LoginLog, gate: AttemptGate, audit: SecurityEventSink) {
+export function authRoutes(services: WebuiServices, cookie: SessionCookie, loginLog: LoginLog, gate: AttemptGate, audit: SecurityEventSink, actions: OperatorActions) {
   const { tokens, setup } = services;
 
   return new Hono<WebuiEnv>()
@@ -68,24 +69,19 @@ export function authRoutes(services: WebuiServices, cookie: SessionCookie, logge
     .post('/auth/update', requires('change_token'), async (c) => {
       const body = await readJsonBody(c, UpdateTokenRequest);
       if (!body.ok) return body.response;
-      const result = await tokens.update(body.value.new_token);
+      const result = await actions.updateToken(body.value.new_token, apiActor(c));
       if (!result.ok) {
-        const rules = result.error.violations.map((violation) => TOKEN_VIOLATION_MESSAGES[violation]);
-        const message = `The new token needs ${rules.join('; ')}.`;
-        return errorBody(c, 400, 'weak_token', message, { success: false, message, violations: result.error.violations });
+        const message = weakTokenDetail(result.error);
+        return errorBody(c, 400, 'weak_token', message, { success: false, message, violations: result.error });
       }
       cookie.clear(c);
-      logger.info({ ip: c.get('clientIp'), tokenSource: 'configured', how: 'update' }, 'access token changed');
-      audit.record({ event: 'token_changed', address: c.get('clientIp'), via: 'api', how: 'update' });
       return c.json({ success: true, message: 'Token updated. Log in again with the new token.' });
     })
 
     .post('/auth/regenerate', requires('change_token'), async (c) => {
-      const outcome = await tokens.regenerate();
+      const token = await actions.regenerateToken(apiActor(c));
       cookie.clear(c);
-      logger.info({ ip: c.get('clientIp'), tokenSource: 'configured', how: 'regenerate' }, 'access token changed');
-      audit.record({ event: 'token_changed', address: c.get('clientIp'), via: 'api', how: 'regenerate' });
-      return c.json({ success: true, token: outcome.token, message: 'New token generated. It is shown only in this response; log in again with it.' });
+      return c.json({ success: true, token, message: 'New token generated. It is shown only in this response; log in again with it.' });
     })
 
     .post('/auth/logout', (c) => {
