@@ -6,6 +6,7 @@ const REQUIRED = [
   { command: 'chromium', debianPackage: 'chromium' },
   { command: 'nginx', debianPackage: 'nginx-light' },
   { command: 'fail2ban-regex', debianPackage: 'fail2ban' },
+  { command: 'redis-server', debianPackage: 'redis-server' },
 ];
 
 function has(command) {

@@ -5,6 +5,7 @@ import type { Store } from './ports/store.js';
 import { err, ok } from './result.js';
 import { createCoreHarness } from './testing/core-harness.js';
 import { tokenFingerprint } from './token-fingerprint.js';
+import { overwriteRecord } from './testing/overwrite-record.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -329,7 +330,7 @@ describe('BanPolicy: stale sessions after a token change', () => {
 
   it('a token replaced by someone else writing the store (a hand edit) is stale too', async () => {
     const { bans, store } = rotatingHarness();
-    await store.writeRecord({ accessToken: 'Hand-Edited-Token-2026!', tokenSource: 'configured', firstSetupCompleted: true });
+    await overwriteRecord(store, { accessToken: 'Hand-Edited-Token-2026!', tokenSource: 'configured', firstSetupCompleted: true });
     expect(await bans.recordFailure(IP, staleCookie(OLD_TOKEN))).toMatchObject({ counted: false, reason: 'stale_session' });
   });
 
@@ -371,7 +372,7 @@ describe('BanPolicy: stale sessions after a token change', () => {
   it('the store keeps only a fingerprint of the retired token and is never handed the token itself', async () => {
     const { bans, tokens, store, clock } = rotatingHarness();
     // Every Store method BanPolicy calls; the record and ticket methods hold the token by design.
-    const banMethods = ['readAttempts', 'writeAttempts', 'deleteAttempts', 'listAttempts', 'addGlobalFailures', 'readGlobalFailures', 'rememberSuccess', 'hasRecentSuccess', 'retireToken', 'isRetiredToken'] as const satisfies ReadonlyArray<keyof Store>;
+    const banMethods = ['readAttempts', 'countFailure', 'clearFailures', 'deleteAttempts', 'listAttempts', 'addGlobalFailures', 'readGlobalFailures', 'rememberSuccess', 'hasRecentSuccess', 'retireToken', 'isRetiredToken'] as const satisfies ReadonlyArray<keyof Store>;
     const spies = banMethods.map((name) => ({ name, spy: vi.spyOn(store, name) }));
     const rotatedAt = clock.now();
 

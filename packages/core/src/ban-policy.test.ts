@@ -326,11 +326,11 @@ describe('BanPolicy options', () => {
     const clock = new FakeClock(0);
     const store = new MemoryStore(clock);
     const bans = new BanPolicy(store, clock);
-    const readAttempts = store.readAttempts.bind(store);
+    const countFailure = store.countFailure.bind(store);
     let fail = true;
-    store.readAttempts = async (key) => {
+    store.countFailure = async (key, failure) => {
       if (fail) throw new Error('store down');
-      return readAttempts(key);
+      return countFailure(key, failure);
     };
     await expect(bans.recordFailure(IP)).rejects.toThrow('store down');
     fail = false;

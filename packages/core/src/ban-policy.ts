@@ -3,9 +3,8 @@ import type { Cidr } from './cidr.js';
 import { budgetBucket, bucketExpiry, budgetVerdict, oldestLiveBucket, type BudgetVerdict } from './global-failure-budget.js';
 import { clientKey, parseIp } from './ip-address.js';
 import type { Clock } from './ports/clock.js';
-import type { AttemptRecord, Store } from './ports/store.js';
+import type { AttemptRecord, FailureTally, Store } from './ports/store.js';
 import { err, ok, type Result } from './result.js';
-import { SerialQueue } from './serial-queue.js';
 import { tokenFingerprint } from './token-fingerprint.js';
 
 export interface BanPolicyOptions {
@@ -78,8 +77,6 @@ export interface BanEntry {
  */
 export class BanPolicy {
   private readonly options: BanPolicyOptions;
-  // Read-modify-write of attempt records runs one at a time, so concurrent guesses cannot overwrite each other's count.
-  private readonly queue = new SerialQueue();
   // Retirements not yet in the store (callers such as createCore's record listener do not wait for them): a stale cookie checked meanwhile waits too.
   private readonly retiring = new Set<Promise<void>>();
 
@@ -135,7 +132,7 @@ export class BanPolicy {
       if (reason !== 'unattributed' && failure.hold != null) await this.release(failure.hold);
       return { banned: false, remainingAttempts: this.options.threshold, remind: false, counted: false, reason };
     }
-    const outcome = await this.queue.run(() => this.countFailure(keyOf(clientIp), failure.cookie));
+    const outcome = await this.countFailure(keyOf(clientIp), failure.cookie);
     // The failure that starts a ban was counted like any guess, so it stays in the budget; one recorded while a ban runs counts nowhere.
     const guessed = outcome.banned ? outcome.justBanned : outcome.counted;
     if (!guessed) {
@@ -155,11 +152,7 @@ export class BanPolicy {
     if (this.options.globalFailureBudget > 0 && source.attributable !== false) {
       await this.store.rememberSuccess(key, this.clock.now() + this.options.sessionLifetimeMs);
     }
-    // Most logins come from clients with no failure on record: nothing to clear, no need to queue.
-    if ((await this.store.readAttempts(key)) === null) return;
-    return this.queue.run(async () => {
-      if (!this.banStatus(await this.store.readAttempts(key), this.clock.now()).banned) await this.store.deleteAttempts(key);
-    });
+    await this.store.clearFailures(key, this.clock.now());
   }
 
   /** Remembers a token that stopped being the access token, by fingerprint only, for the session lifetime from now. */
@@ -190,17 +183,14 @@ export class BanPolicy {
   async lift(target: string): Promise<Result<BanEntry[], 'invalid_target'>> {
     const parsed = parseBanTarget(target);
     if (!parsed) return err('invalid_target');
-    const lifted = await this.queue.run(async () => {
-      const now = this.clock.now();
-      const matched: BanEntry[] = [];
-      for (const { key, record } of await this.store.listAttempts()) {
-        if (!banTargetMatches(parsed, key)) continue;
-        const entry = this.entryOf(key, record, now);
-        await this.store.deleteAttempts(key);
-        if (entry.failures > 0 || entry.bannedUntil !== null) matched.push(entry);
-      }
-      return matched;
-    });
+    const now = this.clock.now();
+    const lifted: BanEntry[] = [];
+    for (const { key, record } of await this.store.listAttempts()) {
+      if (!banTargetMatches(parsed, key)) continue;
+      const entry = this.entryOf(key, record, now);
+      await this.store.deleteAttempts(key);
+      if (entry.failures > 0 || entry.bannedUntil !== null) lifted.push(entry);
+    }
     return ok(lifted.sort((a, b) => a.key.localeCompare(b.key)));
   }
 
@@ -214,26 +204,25 @@ export class BanPolicy {
 
   private async countFailure(key: string, cookie: string | undefined): Promise<FailureOutcome> {
     const now = this.clock.now();
-    const record = (await this.store.readAttempts(key)) ?? { failures: [] };
-    const ban = this.banStatus(record, now);
-    if (ban.banned) return { ...ban, justBanned: false };
+    const { windowMs, threshold, banMs } = this.options;
+    // Kept until the newest failure leaves the window: the window slides, older failures are dropped as it does.
+    const tally = await this.store.countFailure(key, { at: now, ...(cookie === undefined ? {} : { cookie }), windowStart: now - windowMs, threshold, banUntil: now + banMs, keepUntil: now + windowMs });
+    return this.outcomeOf(tally, now);
+  }
 
-    const failures = record.failures.filter((entry) => entry.at > now - this.options.windowMs);
-    const repeated = cookie !== undefined && failures.some((entry) => entry.cookie === cookie);
-    if (repeated) {
-      return { banned: false, remainingAttempts: this.options.threshold - failures.length, remind: false, counted: false, reason: 'repeated_cookie' };
+  private outcomeOf(tally: FailureTally, now: number): FailureOutcome {
+    switch (tally.kind) {
+      case 'already_banned':
+        return { banned: true, retryAfterSeconds: Math.ceil((tally.bannedUntil - now) / 1000), justBanned: false };
+      case 'banned':
+        return { banned: true, retryAfterSeconds: Math.ceil((tally.bannedUntil - now) / 1000), justBanned: true };
+      case 'repeated':
+        return { banned: false, remainingAttempts: this.options.threshold - tally.failures, remind: false, counted: false, reason: 'repeated_cookie' };
+      case 'counted': {
+        const remainingAttempts = this.options.threshold - tally.failures;
+        return { banned: false, remainingAttempts, remind: remainingAttempts <= this.options.reminderAt, counted: true };
+      }
     }
-    failures.push(cookie === undefined ? { at: now } : { at: now, cookie });
-
-    if (failures.length >= this.options.threshold) {
-      const bannedUntil = now + this.options.banMs;
-      await this.store.writeAttempts(key, { failures: [], bannedUntil, lastFailureAt: now }, bannedUntil);
-      return { banned: true, retryAfterSeconds: Math.ceil(this.options.banMs / 1000), justBanned: true };
-    }
-    // Kept until the newest failure leaves the window: the window slides, older failures are filtered above.
-    await this.store.writeAttempts(key, { failures, lastFailureAt: now }, now + this.options.windowMs);
-    const remainingAttempts = this.options.threshold - failures.length;
-    return { banned: false, remainingAttempts, remind: remainingAttempts <= this.options.reminderAt, counted: true };
   }
 
   private release(bucket: number): Promise<void> {

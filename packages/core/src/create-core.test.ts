@@ -3,6 +3,7 @@ import { createCore } from './create-core.js';
 import { MemoryStore } from './memory-store.js';
 import { FakeClock } from './testing/fake-clock.js';
 import { SeededRandom } from './testing/seeded-random.js';
+import { overwriteRecord } from './testing/overwrite-record.js';
 
 const STRONG = 'Strong-Token-2026!';
 
@@ -36,7 +37,7 @@ describe('createCore', () => {
     const issued = await core.tickets.issue(token);
     if (!issued.ok) throw new Error('no ticket');
     const record = await store.readRecord();
-    await store.writeRecord({ ...record!, accessToken: STRONG, tokenSource: 'configured' });
+    await overwriteRecord(store, { ...record!, accessToken: STRONG, tokenSource: 'configured' });
     expect(await core.tickets.redeem(issued.value.ticket)).toEqual({ ok: false, error: 'unknown_ticket' });
   });
 

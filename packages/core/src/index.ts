@@ -1,6 +1,8 @@
 export type { Clock } from './ports/clock.js';
 export type { RandomSource } from './ports/random-source.js';
-export type { ApiKeyRecord, ApiKeyScope, AttemptEntry, AttemptRecord, RecordChangeListener, RecordChangeOrigin, Store, TicketGrant, TokenRecord, TokenSource } from './ports/store.js';
+export { StoreUnavailableError, type ApiKeyRecord, type ApiKeyScope, type AttemptEntry, type AttemptRecord, type FailureTally, type FailureToCount, type RecordChangeListener, type RecordChangeOrigin, type RecordSwap, type Store, type TicketGrant, type TokenRecord, type TokenSource } from './ports/store.js';
+export { tallyFailure, clearable, type TalliedFailure } from './failure-tally.js';
+export { sameTokenRecord } from './same-token-record.js';
 export { createCore, type Core, type CorePorts } from './create-core.js';
 export { BanPolicy, DEFAULT_BAN_POLICY, type Admission, type AttemptSource, type BanEntry, type BanPolicyOptions, type BanStatus, type FailureOutcome, type UncountedReason } from './ban-policy.js';
 export { parseBanTarget, banTargetMatches, type BanTarget } from './ban-target.js';

@@ -1,6 +1,8 @@
 import type { Clock } from './ports/clock.js';
-import type { AttemptEntry, AttemptRecord, RecordChangeListener, Store, TicketGrant, TokenRecord } from './ports/store.js';
+import { clearable, tallyFailure } from './failure-tally.js';
+import type { AttemptEntry, AttemptRecord, FailureTally, FailureToCount, RecordChangeListener, RecordSwap, Store, TicketGrant, TokenRecord } from './ports/store.js';
 import { RecordChangeListeners } from './record-change-listeners.js';
+import { sameTokenRecord } from './same-token-record.js';
 import { copyTokenRecord } from './token-record-copy.js';
 
 /** Caps that keep the short-lived state bounded whatever clients do (DESIGN D14). */
@@ -60,10 +62,12 @@ export class MemoryStore implements Store {
     return this.record ? copyTokenRecord(this.record) : null;
   }
 
-  async writeRecord(record: TokenRecord): Promise<void> {
+  async swapRecord(expected: TokenRecord | null, next: TokenRecord): Promise<RecordSwap> {
+    if (!sameTokenRecord(this.record, expected)) return { swapped: false, current: this.record ? copyTokenRecord(this.record) : null };
     const previous = this.record;
-    this.record = copyTokenRecord(record);
+    this.record = copyTokenRecord(next);
     this.listeners.notify(this.record, previous, this.onListenerError);
+    return { swapped: true };
   }
 
   onRecordChanged(listener: RecordChangeListener): () => void {
@@ -71,20 +75,24 @@ export class MemoryStore implements Store {
   }
 
   async readAttempts(key: string): Promise<AttemptRecord | null> {
-    const entry = this.attempts.get(key);
-    if (!entry) return null;
-    if (entry.expiresAt <= this.clock.now()) {
-      this.attempts.delete(key);
-      return null;
-    }
-    return structuredCopy(entry.value);
+    const record = this.liveAttempts(key, this.clock.now());
+    return record ? structuredCopy(record) : null;
   }
 
-  async writeAttempts(key: string, record: AttemptRecord, expiresAt: number): Promise<void> {
-    // Delete first so the key moves to the end: the map stays ordered by last write.
-    this.attempts.delete(key);
-    if (this.attempts.size >= this.limits.maxAttemptKeys) this.evictAttempts();
-    this.attempts.set(key, { value: structuredCopy(record), expiresAt });
+  async countFailure(key: string, failure: FailureToCount): Promise<FailureTally> {
+    // Synchronous from read to write: nothing else runs in between, which makes the step atomic.
+    const { tally, keep } = tallyFailure(this.liveAttempts(key, failure.at), failure);
+    if (keep) {
+      // Delete first so the key moves to the end: the map stays ordered by last write.
+      this.attempts.delete(key);
+      if (this.attempts.size >= this.limits.maxAttemptKeys) this.evictAttempts();
+      this.attempts.set(key, { value: keep.record, expiresAt: keep.until });
+    }
+    return tally;
+  }
+
+  async clearFailures(key: string, now: number): Promise<void> {
+    if (clearable(this.liveAttempts(key, now), now)) this.attempts.delete(key);
   }
 
   async deleteAttempts(key: string): Promise<void> {
@@ -171,6 +179,14 @@ export class MemoryStore implements Store {
   /** Sizes, for tests and the memory benchmark. */
   get size(): { attempts: number; tickets: number } {
     return { attempts: this.attempts.size, tickets: this.tickets.size };
+  }
+
+  private liveAttempts(key: string, now: number): AttemptRecord | null {
+    const entry = this.attempts.get(key);
+    if (!entry) return null;
+    if (entry.expiresAt > now) return entry.value;
+    this.attempts.delete(key);
+    return null;
   }
 
   private sweepExpiredTickets(): void {

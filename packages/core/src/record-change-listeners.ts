@@ -1,4 +1,5 @@
-import type { ApiKeyRecord, RecordChangeListener, RecordChangeOrigin, TokenRecord } from './ports/store.js';
+import type { RecordChangeListener, RecordChangeOrigin, TokenRecord } from './ports/store.js';
+import { sameTokenRecord } from './same-token-record.js';
 import { copyTokenRecord } from './token-record-copy.js';
 
 /** The subscribers of a Store's record-change event; every Store adapter notifies through one of these. */
@@ -15,7 +16,7 @@ export class RecordChangeListeners {
    * and never stops the others or the change itself.
    */
   notify(record: TokenRecord | null, previous: TokenRecord | null, onError: (error: unknown) => void = () => undefined, origin: RecordChangeOrigin = 'this_process'): void {
-    if (sameRecord(record, previous)) return;
+    if (sameTokenRecord(record, previous)) return;
     for (const listener of this.listeners) {
       try {
         listener(record ? copyTokenRecord(record) : null, previous ? copyTokenRecord(previous) : null, origin);
@@ -24,25 +25,4 @@ export class RecordChangeListeners {
       }
     }
   }
-}
-
-function sameRecord(a: TokenRecord | null, b: TokenRecord | null): boolean {
-  if (a === null || b === null) return a === b;
-  return (
-    a.accessToken === b.accessToken &&
-    a.tokenSource === b.tokenSource &&
-    a.firstSetupCompleted === b.firstSetupCompleted &&
-    a.secretKeyFingerprint === b.secretKeyFingerprint &&
-    sameKeys(a.apiKeys ?? [], b.apiKeys ?? [])
-  );
-}
-
-function sameKeys(a: readonly ApiKeyRecord[], b: readonly ApiKeyRecord[]): boolean {
-  return (
-    a.length === b.length &&
-    a.every((key, i) => {
-      const other = b[i] as ApiKeyRecord;
-      return key.name === other.name && key.scope === other.scope && key.keyHash === other.keyHash && key.createdAt === other.createdAt && key.expiresAt === other.expiresAt && key.lastUsedAt === other.lastUsedAt;
-    })
-  );
 }

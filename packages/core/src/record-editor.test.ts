@@ -46,4 +46,23 @@ describe('RecordEditor', () => {
     await expect(failing).rejects.toThrow('boom');
     expect(await next).toBe(RECORD.accessToken);
   });
+
+  it('editors of two processes sharing a store both land: the one that lost the compare-and-set runs again on the winner', async () => {
+    const store = new MemoryStore(new FakeClock(), { record: RECORD });
+    // Two editors stand for two processes: neither waits for the other's queue.
+    const [first, second] = [new RecordEditor(store), new RecordEditor(store)];
+    const runs: string[] = [];
+    await Promise.all([
+      first.edit((current) => {
+        runs.push(`token on ${current?.firstSetupCompleted}`);
+        return { next: { ...requireRecord(current), accessToken: 'Token-From-First-1!' }, result: undefined };
+      }),
+      second.edit((current) => {
+        runs.push(`setup on ${current?.accessToken}`);
+        return { next: { ...requireRecord(current), firstSetupCompleted: true }, result: undefined };
+      }),
+    ]);
+    expect(await store.readRecord()).toEqual({ ...RECORD, accessToken: 'Token-From-First-1!', firstSetupCompleted: true });
+    expect(runs).toEqual(['token on false', `setup on ${RECORD.accessToken}`, 'setup on Token-From-First-1!']);
+  });
 });

@@ -2,8 +2,8 @@ import type { Store, TokenRecord } from './ports/store.js';
 import { SerialQueue } from './serial-queue.js';
 
 /**
- * Serialises read-modify-write of the durable record, so a token update and a setup change
- * arriving together never overwrite each other.
+ * Read-modify-write of the durable record: one at a time in this process, and compare-and-set in the
+ * store, so a change made meanwhile by another process is never overwritten: the change runs again on it.
  */
 export class RecordEditor {
   private readonly queue = new SerialQueue();
@@ -17,9 +17,14 @@ export class RecordEditor {
   /** Runs `change` on the current record; when it returns a record, that record is written. */
   edit<T>(change: (current: TokenRecord | null) => { next: TokenRecord | null; result: T }): Promise<T> {
     return this.queue.run(async () => {
-      const { next, result } = change(await this.store.readRecord());
-      if (next) await this.store.writeRecord(next);
-      return result;
+      let current = await this.store.readRecord();
+      for (;;) {
+        const { next, result } = change(current);
+        if (!next) return result;
+        const swap = await this.store.swapRecord(current, next);
+        if (swap.swapped) return result;
+        current = swap.current;
+      }
     });
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { MemoryStore } from './memory-store.js';
-import type { TokenRecord } from './ports/store.js';
+import type { RecordSwap, TokenRecord } from './ports/store.js';
 import { RecordEditor } from './record-editor.js';
 import { SetupState } from './setup-state.js';
 import { createCoreHarness } from './testing/core-harness.js';
@@ -24,9 +24,9 @@ class SlowStore extends MemoryStore {
     return record;
   }
 
-  override async writeRecord(record: TokenRecord): Promise<void> {
+  override async swapRecord(expected: TokenRecord | null, record: TokenRecord): Promise<RecordSwap> {
     await new Promise((resolve) => setTimeout(resolve, 2));
-    await super.writeRecord(record);
+    return super.swapRecord(expected, record);
   }
 }
 
@@ -53,7 +53,7 @@ describe('SetupState (First setup table)', () => {
 
   it('complete and reset are idempotent and write nothing when nothing changes', async () => {
     const { setup, store } = await bootedHarness();
-    const write = vi.spyOn(store, 'writeRecord');
+    const write = vi.spyOn(store, 'swapRecord');
     expect(await setup.reset()).toBe(true);
     expect(write).not.toHaveBeenCalled();
     expect(await setup.complete()).toBe(false);

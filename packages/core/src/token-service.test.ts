@@ -7,6 +7,7 @@ import { createCoreHarness } from './testing/core-harness.js';
 import { FakeClock } from './testing/fake-clock.js';
 import { SeededRandom } from './testing/seeded-random.js';
 import { TokenService } from './token-service.js';
+import { overwriteRecord } from './testing/overwrite-record.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const STRONG = 'Strong-Token-2026!';
@@ -42,7 +43,7 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
 
   it('temporary record at startup: a fresh, different temporary token; the old one stops working (D11)', async () => {
     const { tokens, store, outcome: first } = await bootedHarness();
-    await store.writeRecord({ ...(await store.readRecord())!, firstSetupCompleted: true });
+    await overwriteRecord(store, { ...(await store.readRecord())!, firstSetupCompleted: true });
 
     const second = await tokens.bootstrap();
 
@@ -58,7 +59,7 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
 
   it('configured record: kept as is, nothing to print, nothing written', async () => {
     const { tokens, store } = createCoreHarness({ record: CONFIGURED });
-    const write = vi.spyOn(store, 'writeRecord');
+    const write = vi.spyOn(store, 'swapRecord');
 
     const outcome = await tokens.bootstrap();
 
@@ -104,7 +105,7 @@ describe('TokenService.bootstrap with the secret-key fingerprint (D10)', () => {
 
   it('same fingerprint again: kept, nothing written', async () => {
     const { tokens, store } = createCoreHarness({ record: { ...CONFIGURED, secretKeyFingerprint: 'aa' } });
-    const write = vi.spyOn(store, 'writeRecord');
+    const write = vi.spyOn(store, 'swapRecord');
 
     const outcome = await tokens.bootstrap({ secretKeyFingerprint: 'aa' });
 
@@ -232,7 +233,7 @@ describe('TokenService.update (Token source: temporary -> configured)', () => {
   it('a weak token changes nothing', async () => {
     const { tokens, store, outcome } = await bootedHarness();
     const before = await store.readRecord();
-    const write = vi.spyOn(store, 'writeRecord');
+    const write = vi.spyOn(store, 'swapRecord');
     const revoke = vi.spyOn(store, 'revokeTickets');
 
     expect((await tokens.update('weak')).ok).toBe(false);

@@ -5,6 +5,7 @@ import { createCoreHarness } from './testing/core-harness.js';
 import { FakeClock } from './testing/fake-clock.js';
 import { SeededRandom } from './testing/seeded-random.js';
 import { TICKET_TTL_SECONDS } from './ws-ticket-issuer.js';
+import { overwriteRecord } from './testing/overwrite-record.js';
 
 const TICKET = /^[A-Za-z0-9_-]{43}$/;
 
@@ -113,7 +114,7 @@ describe('WsTicketIssuer: issued -> consumed / rejected / expired', () => {
     const harness = await bootedHarness();
     const ticket = await issued(harness);
     const record = await harness.store.readRecord();
-    await harness.store.writeRecord({ ...record!, accessToken: 'Edited-By-Hand-1!' });
+    await overwriteRecord(harness.store, { ...record!, accessToken: 'Edited-By-Hand-1!' });
     expect(await harness.tickets.redeem(ticket)).toEqual({ ok: false, error: 'unknown_ticket' });
   });
 
@@ -130,7 +131,7 @@ describe('WsTicketIssuer: issued -> consumed / rejected / expired', () => {
     const token = (await core.tokens.bootstrap()).temporaryToken as string;
     const ticket = await core.tickets.issue(token);
     if (!ticket.ok) throw new Error('no ticket');
-    await store.writeRecord({ ...(await store.readRecord())!, accessToken: 'Edited-By-Hand-1!' });
+    await overwriteRecord(store, { ...(await store.readRecord())!, accessToken: 'Edited-By-Hand-1!' });
     expect(await core.tickets.redeem(ticket.value.ticket)).toEqual({ ok: false, error: 'session_revoked' });
   });
 

@@ -14,6 +14,8 @@ describe('JsonFileStore conformance', () => {
     return {
       store,
       clock,
+      // The instance lock lets one process own a data directory: its clients are the store itself.
+      clients: async (count) => Array.from({ length: count }, () => store),
       cleanup: async () => {
         await store.close();
         rmSync(root, { recursive: true, force: true });

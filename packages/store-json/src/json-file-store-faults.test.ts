@@ -1,5 +1,5 @@
 import type { TokenRecord } from '@webui/core';
-import { FakeClock } from '@webui/core/testing';
+import { FakeClock, overwriteRecord } from '@webui/core/testing';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -67,7 +67,7 @@ describe('a failing write', () => {
     await store.open();
     const changes: unknown[] = [];
     store.onRecordChanged((record) => changes.push(record));
-    await expect(store.writeRecord(NEW)).rejects.toThrow(/simulated failure/);
+    await expect(overwriteRecord(store, NEW)).rejects.toThrow(/simulated failure/);
     expect(await store.readRecord()).toEqual(OLD);
     expect(readFileSync(file, 'utf8')).toBe(OLD_CONTENT);
     expect(readdirSync(dataDir)).toEqual(['webui.json']);
@@ -88,7 +88,7 @@ describe('a failing write', () => {
     };
     const store = new JsonFileStore({ dataDir, clock: new FakeClock(), fs });
     await store.open();
-    const [first, second] = await Promise.allSettled([store.writeRecord({ ...NEW, accessToken: 'lost-token-1' }), store.writeRecord(NEW)]);
+    const [first, second] = await Promise.allSettled([overwriteRecord(store, { ...NEW, accessToken: 'lost-token-1' }), overwriteRecord(store, NEW)]);
     expect(first.status).toBe('rejected');
     expect(second.status).toBe('fulfilled');
     expect(await store.readRecord()).toEqual(NEW);
@@ -106,7 +106,7 @@ describe('a failing write', () => {
     };
     const store = new JsonFileStore({ dataDir, clock: new FakeClock(), fs });
     await store.open();
-    await expect(store.writeRecord(NEW)).rejects.toThrow(/EIO/);
+    await expect(overwriteRecord(store, NEW)).rejects.toThrow(/EIO/);
     expect(await store.readRecord()).toEqual(NEW);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ access_token: 'new-token-456' });
   });

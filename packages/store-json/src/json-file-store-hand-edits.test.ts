@@ -1,5 +1,5 @@
 import type { TokenRecord } from '@webui/core';
-import { FakeClock } from '@webui/core/testing';
+import { FakeClock, overwriteRecord } from '@webui/core/testing';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ beforeEach(async () => {
   changes = [];
   store = new JsonFileStore({ dataDir, clock: new FakeClock(), onEvent: (event) => events.push(event) });
   await store.open();
-  await store.writeRecord(FIRST);
+  await overwriteRecord(store, FIRST);
   store.onRecordChanged((record, previous) => changes.push({ record, previous }));
   store.watch();
 });
@@ -47,7 +47,7 @@ describe('hand edits while running', () => {
     await vi.waitFor(async () => expect(await store.readRecord()).toEqual(edited), { timeout: 2000, interval: 50 });
     expect(events).toEqual([{ kind: 'reloaded', path: file }]);
     expect(changes).toEqual([{ record: edited, previous: FIRST }]);
-    await store.writeRecord({ ...edited, firstSetupCompleted: true });
+    await overwriteRecord(store, { ...edited, firstSetupCompleted: true });
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ note: 'by hand' });
   });
 
@@ -76,13 +76,13 @@ describe('hand edits while running', () => {
     unlinkSync(file);
     await vi.waitFor(() => expect(events).toEqual([{ kind: 'reload-refused', path: file, reason: expect.stringMatching(/removed/) }]), { timeout: 2000, interval: 50 });
     expect(await store.readRecord()).toEqual(FIRST);
-    await store.writeRecord({ ...FIRST, firstSetupCompleted: false });
+    await overwriteRecord(store, { ...FIRST, firstSetupCompleted: false });
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ first_setup_completed: false });
   });
 
   it('does not report its own writes as hand edits', async () => {
     for (let i = 0; i < 5; i++) {
-      await store.writeRecord({ ...FIRST, accessToken: `own-write-${i}-token` });
+      await overwriteRecord(store, { ...FIRST, accessToken: `own-write-${i}-token` });
       await sleep(100);
     }
     await sleep(QUIET_PERIOD_MS);

@@ -1,5 +1,5 @@
 import type { TokenRecord } from '@webui/core';
-import { FakeClock } from '@webui/core/testing';
+import { FakeClock, overwriteRecord } from '@webui/core/testing';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,7 +50,7 @@ describe('permissions and atomicity', () => {
   it('creates the data directory 0700 and the file 0600', async () => {
     const store = await openStore();
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
-    await store.writeRecord(RECORD);
+    await overwriteRecord(store, RECORD);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(events).toEqual([]);
   });
@@ -73,7 +73,7 @@ describe('permissions and atomicity', () => {
 
   it('writes in the snake_case format and leaves no temp file behind', async () => {
     const store = await openStore();
-    await store.writeRecord({ ...RECORD, secretKeyFingerprint: 'f'.repeat(64) });
+    await overwriteRecord(store, { ...RECORD, secretKeyFingerprint: 'f'.repeat(64) });
     expect(readJson()).toEqual({ access_token: 'configured-token-1', token_source: 'configured', first_setup_completed: true, secret_key_fingerprint: 'f'.repeat(64) });
     expect(readdirSync(dataDir)).toEqual(['webui.json']);
   });
@@ -81,7 +81,7 @@ describe('permissions and atomicity', () => {
   it('ends 50 concurrent writes with a valid file equal to one of the written records', async () => {
     const store = await openStore();
     const records: TokenRecord[] = Array.from({ length: 50 }, (_, i) => ({ accessToken: `token-${i}-${'x'.repeat(i)}`, tokenSource: 'configured', firstSetupCompleted: i % 2 === 0 }));
-    await Promise.all(records.map((record) => store.writeRecord(record)));
+    await Promise.all(records.map((record) => overwriteRecord(store, record)));
     const onDisk = readJson();
     const written = records.map((r) => ({ access_token: r.accessToken, token_source: r.tokenSource, first_setup_completed: r.firstSetupCompleted }));
     expect(written).toContainEqual(onDisk);
@@ -113,7 +113,7 @@ describe('permissions and atomicity', () => {
   it('refuses to be used before open()', async () => {
     const store = makeStore();
     await expect(store.readRecord()).rejects.toThrow(/call open\(\) before use/);
-    await expect(store.writeRecord(RECORD)).rejects.toThrow(/call open\(\) before use/);
+    await expect(overwriteRecord(store, RECORD)).rejects.toThrow(/call open\(\) before use/);
   });
 });
 
@@ -121,17 +121,17 @@ describe('file format', () => {
   it('keeps unknown fields across writes, including ones added by hand just before a write', async () => {
     writeFileByHand({ access_token: 'old-token-123', token_source: 'configured', first_setup_completed: true, created_at: '2025-01-01', nested: { list: [1, 'two'] } });
     const store = await openStore();
-    await store.writeRecord({ accessToken: 'new-token-456', tokenSource: 'configured', firstSetupCompleted: true });
+    await overwriteRecord(store, { accessToken: 'new-token-456', tokenSource: 'configured', firstSetupCompleted: true });
     expect(readJson()).toEqual({ access_token: 'new-token-456', token_source: 'configured', first_setup_completed: true, created_at: '2025-01-01', nested: { list: [1, 'two'] } });
     writeFileByHand({ ...(readJson() as object), added_by_hand: true });
-    await store.writeRecord({ accessToken: 'newer-token-789', tokenSource: 'configured', firstSetupCompleted: false });
+    await overwriteRecord(store, { accessToken: 'newer-token-789', tokenSource: 'configured', firstSetupCompleted: false });
     expect(readJson()).toMatchObject({ access_token: 'newer-token-789', created_at: '2025-01-01', added_by_hand: true });
   });
 
   it('drops a known optional field the new record no longer has', async () => {
     writeFileByHand({ access_token: 'old-token-123', first_setup_completed: true, secret_key_fingerprint: 'abc' });
     const store = await openStore();
-    await store.writeRecord({ accessToken: 'old-token-123', tokenSource: 'temporary', firstSetupCompleted: true });
+    await overwriteRecord(store, { accessToken: 'old-token-123', tokenSource: 'temporary', firstSetupCompleted: true });
     expect(readJson()).toEqual({ access_token: 'old-token-123', token_source: 'temporary', first_setup_completed: true });
   });
 
@@ -199,7 +199,7 @@ describe('corrupt files at startup', () => {
   it('lets the first write after a moved-aside file create a fresh one', async () => {
     writeFileByHand('garbage');
     const store = await openStore();
-    await store.writeRecord(RECORD);
+    await overwriteRecord(store, RECORD);
     expect(readJson()).toEqual({ access_token: 'configured-token-1', token_source: 'configured', first_setup_completed: true });
   });
 });

@@ -1,4 +1,4 @@
-import { copyTokenRecord, MemoryStore, RecordChangeListeners, SerialQueue, type AttemptEntry, type AttemptRecord, type Clock, type MemoryStoreLimits, type RecordChangeListener, type RecordChangeOrigin, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
+import { copyTokenRecord, MemoryStore, RecordChangeListeners, sameTokenRecord, SerialQueue, type AttemptEntry, type AttemptRecord, type Clock, type FailureTally, type FailureToCount, type MemoryStoreLimits, type RecordChangeListener, type RecordChangeOrigin, type RecordSwap, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
 import { join } from 'node:path';
 import { removeAbandonedTempFiles } from './abandoned-temp-files.js';
 import { replaceFile, syncDirectory } from './atomic-write.js';
@@ -96,11 +96,13 @@ export class JsonFileStore implements Store {
     return this.record ? copyTokenRecord(this.record) : null;
   }
 
-  async writeRecord(record: TokenRecord): Promise<void> {
+  async swapRecord(expected: TokenRecord | null, record: TokenRecord): Promise<RecordSwap> {
     this.requireOpen();
     // Copied now: a caller mutating its object while the write waits its turn must not change it.
     const next = copyTokenRecord(record);
-    return this.queue.run(async () => {
+    return this.queue.run(async (): Promise<RecordSwap> => {
+      // Compared in the queue, after any write or hand edit that came first.
+      if (!sameTokenRecord(this.record, expected)) return { swapped: false, current: this.record ? copyTokenRecord(this.record) : null };
       const unknownFields = await this.newestUnknownFields();
       const content = serializeRecordFile(next, unknownFields);
       await replaceFile(this.fs, this.path, content, FILE_MODE);
@@ -109,6 +111,7 @@ export class JsonFileStore implements Store {
       this.unknownFields = unknownFields;
       this.adopt(next, 'this_process');
       await syncDirectory(this.fs, this.dataDir);
+      return { swapped: true };
     });
   }
 
@@ -116,8 +119,12 @@ export class JsonFileStore implements Store {
     return this.shortLived.readAttempts(key);
   }
 
-  writeAttempts(key: string, record: AttemptRecord, expiresAt: number): Promise<void> {
-    return this.shortLived.writeAttempts(key, record, expiresAt);
+  countFailure(key: string, failure: FailureToCount): Promise<FailureTally> {
+    return this.shortLived.countFailure(key, failure);
+  }
+
+  clearFailures(key: string, now: number): Promise<void> {
+    return this.shortLived.clearFailures(key, now);
   }
 
   deleteAttempts(key: string): Promise<void> {

@@ -6,7 +6,8 @@ import { describe, it } from 'vitest';
 describe('MemoryStore conformance', () => {
   for (const c of storeConformanceCases(async () => {
     const clock = new FakeClock();
-    return { store: new MemoryStore(clock), clock };
+    const store = new MemoryStore(clock);
+    return { store, clock, clients: async (count) => Array.from({ length: count }, () => store) };
   })) {
     it(c.name, c.run);
   }

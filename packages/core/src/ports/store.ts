@@ -56,23 +56,59 @@ export type RecordChangeOrigin = 'this_process' | 'elsewhere';
 export type RecordChangeListener = (record: TokenRecord | null, previous: TokenRecord | null, origin: RecordChangeOrigin) => void;
 
 /**
- * Everything the core keeps. Async throughout and with an atomic consume so that a shared
- * store (Redis, a database) can implement it; `MemoryStore` keeps it in memory (quick starts, tests, short-lived state).
+ * One failed verification to count, with the numbers to count it by: BanPolicy decides them, the
+ * store applies them in one atomic step, so processes sharing a store never lose a failure.
+ */
+export interface FailureToCount {
+  at: number;
+  /** A wrong cookie value: not counted again while a failure with the same value is in the window. */
+  cookie?: string;
+  /** Failures at or before this time have left the window. */
+  windowStart: number;
+  /** Failures in the window, this one included, that start a ban. */
+  threshold: number;
+  /** When a ban started by this failure ends. */
+  banUntil: number;
+  /** Until when a record without a ban is kept: its newest failure leaving the window. */
+  keepUntil: number;
+}
+
+/** What counting a failure did. */
+export type FailureTally =
+  | { kind: 'already_banned'; bannedUntil: number }
+  | { kind: 'repeated'; failures: number }
+  | { kind: 'counted'; failures: number }
+  | { kind: 'banned'; bannedUntil: number };
+
+/** The outcome of a compare-and-set of the durable record: on a lost race, the record that won. */
+export type RecordSwap = { swapped: true } | { swapped: false; current: TokenRecord | null };
+
+/**
+ * Everything the core keeps. Every step that must be atomic is one call (count a failure, clear
+ * them, consume a ticket, compare-and-set the record), so several processes can share one store
+ * (Redis) without losing a failure or spending a ticket twice (DESIGN D16). `MemoryStore` keeps it in memory.
  */
 export interface Store {
-  /** The durable record, or null when none was ever written. */
+  /** The durable record, or null when none was ever written; a shared store may answer from the last record it heard of. */
   readRecord(): Promise<TokenRecord | null>;
-  /** Replaces the durable record atomically: a reader sees the old or the new one, never a mix. */
-  writeRecord(record: TokenRecord): Promise<void>;
+  /**
+   * Replaces the durable record with `next` if it is still `expected` (compared by value), atomically:
+   * a reader sees the old or the new one, never a mix, and two concurrent swaps from one record cannot both win.
+   */
+  swapRecord(expected: TokenRecord | null, next: TokenRecord): Promise<RecordSwap>;
   /**
    * Subscribes to changes of the durable record, whoever made them, once the change is in force;
    * returns the unsubscribe. A listener that throws never undoes the change.
    */
   onRecordChanged(listener: RecordChangeListener): () => void;
 
+  /** Counts a failure of a client key (and starts the ban it may lead to) in one atomic step. */
+  countFailure(key: string, failure: FailureToCount): Promise<FailureTally>;
+  /** Forgets a client key's failures, in one step, unless a ban runs at `now` (a ban ends only when its time is up). */
+  clearFailures(key: string, now: number): Promise<void>;
+  /** A client key's failures and ban, or null when it has none. */
   readAttempts(key: string): Promise<AttemptRecord | null>;
-  /** Keeps the record until `expiresAt`; the store may drop the least recently written when full. */
-  writeAttempts(key: string, record: AttemptRecord, expiresAt: number): Promise<void>;
+  /** Forgets a client key's failures and ban (an operator's lift). */
   deleteAttempts(key: string): Promise<void>;
   /** Every attempt record not expired yet, in no particular order. */
   listAttempts(): Promise<AttemptEntry[]>;
@@ -93,8 +129,16 @@ export interface Store {
 
   /** Keeps a ticket until its grant expires; the store may drop the oldest of a session or overall when full. */
   putTicket(ticket: string, grant: TicketGrant): Promise<void>;
-  /** Returns and removes the grant in one step, so a ticket is spent at most once. */
+  /** Returns and removes the grant in one step, so a ticket is spent at most once, by whichever process asks first. */
   consumeTicket(ticket: string): Promise<TicketGrant | null>;
-  /** Drops every ticket issued from this session token. */
+  /** Drops every ticket issued from this session token, by any process sharing the store. */
   revokeTickets(sessionToken: string): Promise<void>;
+}
+
+/** Thrown by a Store that cannot reach its backing service; the server answers 503 store_unavailable and keeps running. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
 }

@@ -3,3 +3,4 @@ export { SeededRandom } from './seeded-random.js';
 export { MemoryStore } from '../memory-store.js';
 export { createCoreHarness } from './core-harness.js';
 export { storeConformanceCases, type StoreConformanceHarness } from './store-conformance.js';
+export { overwriteRecord } from './overwrite-record.js';

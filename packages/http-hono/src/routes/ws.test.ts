@@ -1,4 +1,4 @@
-import { createCoreHarness } from '@webui/core/testing';
+import { createCoreHarness, overwriteRecord } from '@webui/core/testing';
 import type { Context } from 'hono';
 import type { WSContext, WSEvents } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
@@ -169,7 +169,7 @@ describe('GET /ws: refused handshakes get 401 and no upgrade', () => {
     const t = await createWsApp();
     const ticket = await t.ticket();
     const record = await t.harness.store.readRecord();
-    await t.harness.store.writeRecord({ ...record!, accessToken: 'Edited-By-Hand-1!' });
+    await overwriteRecord(t.harness.store, { ...record!, accessToken: 'Edited-By-Hand-1!' });
     await expectErrorBody(await t.handshake(ticket), 401, 'unknown_ticket');
     expect(t.upgraded).toEqual([]);
   });
