@@ -6,7 +6,7 @@ export { sameTokenRecord } from './same-token-record.js';
 export { createCore, type Core, type CorePorts } from './create-core.js';
 export { BanPolicy, DEFAULT_BAN_POLICY, type Admission, type AttemptSource, type BanEntry, type BanPolicyOptions, type BanStatus, type FailureOutcome, type UncountedReason } from './ban-policy.js';
 export { parseBanTarget, banTargetMatches, type BanTarget } from './ban-target.js';
-export { TokenService, type BootstrapOutcome, type BootstrapReason, type RotationOutcome, type TokenStatus } from './token-service.js';
+export { TokenService, type BootstrapOptions, type BootstrapOutcome, type BootstrapReason, type RotationOutcome, type TokenStatus } from './token-service.js';
 export { SetupState } from './setup-state.js';
 export { WsTicketIssuer, TICKET_TTL_SECONDS, type TicketRefusal } from './ws-ticket-issuer.js';
 export { RecordChangeListeners } from './record-change-listeners.js';

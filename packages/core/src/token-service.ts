@@ -12,12 +12,23 @@ export interface TokenStatus {
   requiresCustomToken: boolean;
 }
 
-export type BootstrapReason = 'created' | 'temporary_renewed' | 'secret_key_changed' | 'kept';
+export type BootstrapReason = 'created' | 'temporary_renewed' | 'temporary_shared' | 'secret_key_changed' | 'kept';
 
 export interface BootstrapOutcome extends TokenStatus {
   reason: BootstrapReason;
   /** The token to print at startup; only ever a temporary one (DESIGN D11). */
   temporaryToken: string | null;
+  /** With `temporary_shared`: how many other running instances use the kept temporary token. */
+  sharedWith?: number;
+}
+
+export interface BootstrapOptions {
+  secretKeyFingerprint?: string;
+  /**
+   * Other instances running on the same shared store right now. While any runs, a temporary token is
+   * kept rather than renewed, so the token each of them printed stays the one in force.
+   */
+  liveInstances?: number;
 }
 
 export interface RotationOutcome extends TokenStatus {
@@ -34,24 +45,32 @@ export class TokenService {
   ) {}
 
   /**
-   * Runs once at startup: no record -> a temporary token; a temporary record -> a fresh one;
+   * Runs once at startup: no record -> a temporary token; a temporary record -> a fresh one, unless
+   * other instances on the same store are running with it (then it is kept and printed again);
    * a changed secret-key fingerprint -> a fresh temporary token, revoking every session (DESIGN D10).
    */
-  bootstrap(options: { secretKeyFingerprint?: string } = {}): Promise<BootstrapOutcome> {
+  bootstrap(options: BootstrapOptions = {}): Promise<BootstrapOutcome> {
     const fingerprint = options.secretKeyFingerprint;
+    const liveInstances = options.liveInstances ?? 0;
     return this.editor.edit<BootstrapOutcome>((current) => {
       const keyChanged = current !== null && current.secretKeyFingerprint !== undefined && current.secretKeyFingerprint !== fingerprint;
       const reason: BootstrapReason = !current
         ? 'created'
         : keyChanged
           ? 'secret_key_changed'
-          : resolveTokenSource(current) === 'temporary'
-            ? 'temporary_renewed'
-            : 'kept';
+          : resolveTokenSource(current) !== 'temporary'
+            ? 'kept'
+            : liveInstances > 0
+              ? 'temporary_shared'
+              : 'temporary_renewed';
       if (reason === 'kept' && current) {
         const next: TokenRecord = { ...current, tokenSource: 'configured', ...fingerprintField(fingerprint) };
         const changed = current.tokenSource !== 'configured' || current.secretKeyFingerprint !== fingerprint;
         return { next: changed ? next : null, result: { reason, temporaryToken: null, ...status('configured') } };
+      }
+      if (reason === 'temporary_shared' && current) {
+        const next = current.secretKeyFingerprint === fingerprint ? null : { ...current, ...fingerprintField(fingerprint) };
+        return { next, result: { reason, temporaryToken: current.accessToken, sharedWith: liveInstances, ...status('temporary') } };
       }
       const temporaryToken = this.generate();
       const next: TokenRecord = {

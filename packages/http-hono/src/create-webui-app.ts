@@ -54,6 +54,8 @@ export interface WebuiAppOptions {
   version?: string;
   /** Where security events go (the audit file, the `security` WebSocket domain); none by default. */
   audit?: SecurityEventSink;
+  /** Whether the state store answers right now (a shared store can be lost); /health says degraded when not. */
+  storeAvailable?: () => boolean;
   /** Extra route groups mounted under the prefix behind the session guard (e.g. /config/*). */
   protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>;
 }
@@ -127,7 +129,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
   };
 
   const api = new Hono<WebuiEnv>()
-    .route('/', healthRoutes(policy.serviceName))
+    .route('/', healthRoutes(policy.serviceName, options.storeAvailable))
     .route('/', authRoutes(services, cookie, new LoginLog(logger, now), gate, audit, actions))
     .route('/', setupRoutes(services, actions))
     .route('/', wsTokenRoutes(services, gate))

@@ -1,3 +1,4 @@
+import { StoreUnavailableError } from '@webui/core';
 import type { AppLogger } from './app-env.js';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -33,8 +34,23 @@ export function tooManyAttempts(c: Context, retryAfterSeconds: number, extra: Re
   return c.json(tooManyAttemptsFields(retryAfterSeconds, extra, scope), 429);
 }
 
-/** An unexpected failure: logged with where it happened (never the request's secrets), answered 500 with a generic D1 body. */
+/** Seconds a client waits before trying again while the state store is unreachable. */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
+/** 503 store_unavailable (DESIGN D16): the store cannot be reached, so nothing is decided, counted or changed. */
+export function storeUnavailableAnswer(): JsonAnswer {
+  return jsonAnswer(503, errorFields('store_unavailable', 'The state store cannot be reached; nothing was changed. Try again shortly.', { retry_after: STORE_RETRY_AFTER_SECONDS }), { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) });
+}
+
+/**
+ * A request that could not complete: an unreachable store fails closed with 503 (the store logs the
+ * outage itself); anything else is logged with where it happened (never the request's secrets) and answered 500 with a generic D1 body.
+ */
 export function requestFailureAnswer(logger: AppLogger, error: unknown, path: string): JsonAnswer {
+  if (error instanceof StoreUnavailableError) {
+    logger.debug({ path }, 'request refused: the state store is unreachable');
+    return storeUnavailableAnswer();
+  }
   const { message, name } = error instanceof Error ? error : { message: String(error), name: 'Error' };
   logger.error({ err: { message, name }, path }, 'request failed');
   return jsonAnswer(500, errorFields('internal_error', 'The server could not complete the request; see its log.'));

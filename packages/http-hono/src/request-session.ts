@@ -1,4 +1,4 @@
-import type { Core, Principal } from '@webui/core';
+import { StoreUnavailableError, type Admission, type Core, type Principal } from '@webui/core';
 import type { Context } from 'hono';
 import type { WebuiEnv } from './app-env.js';
 import type { AttemptClient, AttemptGate, AttemptRefusal } from './attempt-gate.js';
@@ -56,18 +56,20 @@ export async function checkRequestSession(presented: PresentedCredentials, clien
     return checkBearer(bearer, client, gate, authority);
   }
   if (cookies.length === 0) return { kind: 'none' };
-  const { admission, refusal } = await gate.admit(client);
+  let admitted: { admission: Admission; refusal: AttemptRefusal | null };
+  try {
+    admitted = await gate.admit(client);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) return sessionFromLastKnownRecord(cookies, authority, error);
+    throw error;
+  }
+  const { admission, refusal } = admitted;
   if (refusal) return { kind: 'refused', ...refusal };
-  for (const cookie of cookies) {
-    for (const candidate of cookie.tokens) {
-      // The status comes with the check: /auth/check needs it, and it costs no second read.
-      const status = await authority.tokens.statusFor(candidate);
-      if (status) {
-        // Only an attempt that held a place in the global budget has anything to give back or remember.
-        if (admission.hold !== null) await gate.succeeded(client, admission);
-        return { kind: 'valid', principal: { kind: 'token', session: candidate, status }, via: 'cookie' };
-      }
-    }
+  const valid = await validCookieSession(cookies, authority);
+  if (valid) {
+    // Only an attempt that held a place in the global budget has anything to give back or remember.
+    if (admission.hold !== null) await gate.succeeded(client, admission);
+    return valid;
   }
   // Each distinct wrong value counts, so a request carrying many bot_session cookies is as many guesses.
   const distinct = [...new Map(cookies.map((cookie) => [cookie.raw, cookie])).values()];
@@ -95,4 +97,27 @@ async function checkBearer(bearer: string, client: AttemptClient, gate: AttemptG
   const outcome = await gate.failed(client, admission, 'bearer', { raw: bearer, tokens: [bearer] }, authentication.expiredKey);
   if (outcome.banned) return { kind: 'refused', retryAfterSeconds: outcome.retryAfterSeconds, scope: 'address' };
   return { kind: 'invalid', via: 'bearer' };
+}
+
+/**
+ * While a shared store is lost, a cookie the last known record accepts keeps its session (the dashboard
+ * polls /auth/check and would log its user out on a 503); state changes still fail at the store. A cookie
+ * it does not accept could not be counted as a guess, so the request is refused with the store's error (503).
+ */
+async function sessionFromLastKnownRecord(cookies: ReadonlyArray<{ tokens: readonly string[] }>, authority: SessionAuthority, lost: StoreUnavailableError): Promise<RequestSession> {
+  const valid = await validCookieSession(cookies, authority);
+  if (valid) return valid;
+  throw lost;
+}
+
+/** The session of the first cookie value that is the access token, or null. */
+async function validCookieSession(cookies: ReadonlyArray<{ tokens: readonly string[] }>, authority: SessionAuthority): Promise<RequestSession | null> {
+  for (const cookie of cookies) {
+    for (const candidate of cookie.tokens) {
+      // The status comes with the check: /auth/check needs it, and it costs no second read.
+      const status = await authority.tokens.statusFor(candidate);
+      if (status) return { kind: 'valid', principal: { kind: 'token', session: candidate, status }, via: 'cookie' };
+    }
+  }
+  return null;
 }

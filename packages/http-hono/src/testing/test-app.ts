@@ -100,7 +100,7 @@ const testRuntime: RuntimePort = {
 
 /** The app over a fresh core harness, with a bootstrapped temporary token and a recording logger. */
 export async function createTestApp(
-  options: { policy?: TestPolicyOptions; protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>; logger?: RecordingLogger; banPolicy?: Partial<BanPolicyOptions> } = {},
+  options: { policy?: TestPolicyOptions; protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>; logger?: RecordingLogger; banPolicy?: Partial<BanPolicyOptions>; storeAvailable?: () => boolean } = {},
 ) {
   const harness = createCoreHarness(options.banPolicy ? { banPolicy: options.banPolicy } : {});
   const boot = await harness.tokens.bootstrap();
@@ -129,6 +129,7 @@ export async function createTestApp(
     now: () => harness.clock.now(),
     audit,
     ...(options.protectedRoutes ? { protectedRoutes: options.protectedRoutes } : {}),
+    ...(options.storeAvailable ? { storeAvailable: options.storeAvailable } : {}),
   });
 
   /** A request to `path` (under /api/webui unless it starts with //, which means "from the root"). */

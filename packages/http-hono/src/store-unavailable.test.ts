@@ -1,0 +1,55 @@
+import { StoreUnavailableError, type Store } from '@webui/core';
+import { describe, expect, it } from 'vitest';
+import { createTestApp, expectErrorBody, json, sessionSetCookies, type TestApp } from './testing/test-app.js';
+
+/** Plays a shared store that was lost: every call fails as an unreachable Redis does, except reading the last known record. */
+function loseStore(t: TestApp): { restore(): void } {
+  const store = t.harness.store as unknown as Record<keyof Store, unknown>;
+  const originals = new Map<keyof Store, unknown>();
+  const methods: Array<keyof Store> = ['swapRecord', 'countFailure', 'clearFailures', 'readAttempts', 'deleteAttempts', 'listAttempts', 'addGlobalFailures', 'readGlobalFailures', 'rememberSuccess', 'hasRecentSuccess', 'retireToken', 'isRetiredToken', 'putTicket', 'consumeTicket', 'revokeTickets'];
+  for (const method of methods) {
+    originals.set(method, store[method]);
+    store[method] = () => Promise.reject(new StoreUnavailableError('cannot reach Redis at redis://127.0.0.1:6379/0'));
+  }
+  return { restore: () => originals.forEach((original, method) => (store[method] = original)) };
+}
+
+async function expectStoreUnavailable(res: Response): Promise<void> {
+  const body = await expectErrorBody(res, 503, 'store_unavailable');
+  expect(res.headers.get('retry-after')).toBe('5');
+  expect(body.retry_after).toBe(5);
+  expect(sessionSetCookies(res)).toEqual([]);
+}
+
+describe('a lost store fails closed (DESIGN D16)', () => {
+  it('logins, wrong cookies, state changes and tickets answer 503 store_unavailable; nothing is accepted, changed or logged as an error', async () => {
+    let available = true;
+    const t = await createTestApp({ storeAvailable: () => available });
+    const cookie = await t.login();
+    const lost = loseStore(t);
+    available = false;
+
+    // The right token is not accepted while its failure could not have been counted.
+    await expectStoreUnavailable(await t.verify(t.token));
+    await expectStoreUnavailable(await t.verify('wrong-token'));
+    await expectStoreUnavailable(await t.request('/auth/check', { cookie: 'wrong-cookie' }));
+    await expectStoreUnavailable(await t.request('/setup/complete', { method: 'POST', cookie }));
+    await expectStoreUnavailable(await t.request('/auth/update', { method: 'POST', cookie, json: { new_token: 'Another-Strong-Token-9!' } }));
+    await expectStoreUnavailable(await t.request('/ws-token', { cookie }));
+
+    // A session already checked reads from the last known record.
+    expect(await json(await t.request('/auth/check', { cookie }))).toMatchObject({ authenticated: true });
+    expect((await t.request('/setup/status', { cookie })).status).toBe(200);
+
+    const health = await t.request('/health');
+    expect(health.status).toBe(503);
+    expect(await json(health)).toMatchObject({ status: 'degraded', service: 'webui-test', code: 'store_unavailable' });
+    expect(t.logger.at('error')).toEqual([]);
+
+    lost.restore();
+    available = true;
+    expect((await t.request('/health')).status).toBe(200);
+    expect((await t.verify(t.token)).status).toBe(200);
+    expect((await t.harness.store.readRecord())?.firstSetupCompleted).toBe(false);
+  });
+});
