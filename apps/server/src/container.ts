@@ -1,6 +1,5 @@
-import { banPolicyFrom, createFileStore, createLogger, fileStorage, LogFeed, systemClock, systemRandom, type LoadedSettings, type Storage } from '@webui/assembly';
+import { banPolicyFrom, configuredStorage, createLogger, LogFeed, systemClock, systemRandom, type LoadedSettings, type Storage } from '@webui/assembly';
 import { createCore, type Clock, type RandomSource } from '@webui/core';
-import type { JsonFileStore } from '@webui/store-json';
 import type { Logger } from 'pino';
 import { container as rootContainer, instancePerContainerCachingFactory, type DependencyContainer } from 'tsyringe';
 import { WebSocketChannel } from './websocket-channel.js';
@@ -14,7 +13,6 @@ export const TOKENS = {
   Settings: Symbol('LoadedSettings'),
   Clock: Symbol('Clock'),
   Random: Symbol('RandomSource'),
-  Store: Symbol('Store'),
   Storage: Symbol('Storage'),
   Core: Symbol('Core'),
   LogFeed: Symbol('LogFeed'),
@@ -27,7 +25,7 @@ export const TOKENS = {
 const HEARTBEAT_INTERVAL_MS = 30_000;
 
 /**
- * The Node composition root: the core's ports (Clock, RandomSource, Store), the log, the settings and
+ * The Node composition root: the core's ports (Clock, RandomSource, and the Store inside Storage), the log, the settings and
  * the Node WebSocket channel. A test swaps any of them by registering another in a child container;
  * singletons are made once per container that resolves them, so a child's replacement reaches them.
  */
@@ -45,16 +43,8 @@ export function createContainer(loaded: LoadedSettings): DependencyContainer {
     TOKENS.Logger,
     single((r) => createLogger(loaded.settings.logLevel, r.resolve<LogFeed>(TOKENS.LogFeed), r.resolve<NodeJS.WritableStream>(TOKENS.LogDestination))),
   );
-  c.register(TOKENS.Store, single((r) => createFileStore(loaded.dataDir, r.resolve<Clock>(TOKENS.Clock), r.resolve<Logger>(TOKENS.Logger))));
-  c.register(
-    TOKENS.Storage,
-    single((r) =>
-      fileStorage(r.resolve<JsonFileStore>(TOKENS.Store), loaded.dataDir, {
-        audit: { maxBytes: loaded.settings.auditMaxBytes, keep: loaded.settings.auditKeep },
-        logger: r.resolve<Logger>(TOKENS.Logger),
-      }),
-    ),
-  );
+  // The store `[webui] store` names (data_dir/webui.json or a shared Redis), with the data directory's lock and audit trail.
+  c.register(TOKENS.Storage, single((r) => configuredStorage(loaded, r.resolve<Clock>(TOKENS.Clock), r.resolve<Logger>(TOKENS.Logger))));
   c.register(
     TOKENS.Core,
     single((r) =>

@@ -69,7 +69,9 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
   const { settings } = loaded;
   let bootstrap: BootstrapOutcome;
   try {
-    bootstrap = await core.tokens.bootstrap({ secretKeyFingerprint: secretKeyFingerprint(settings.secretKey) });
+    // Instances already running on a shared store keep their temporary token: this start prints the same one (D11 with several instances).
+    const liveInstances = await storage.liveInstances();
+    bootstrap = await core.tokens.bootstrap({ secretKeyFingerprint: secretKeyFingerprint(settings.secretKey), liveInstances });
   } catch (error) {
     throw new StartupError(`cannot write ${storage.where}: ${(error as Error).message}`);
   }
@@ -97,6 +99,7 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
     audit,
     site: createSetupSite({ logger: logger.child({ module: 'site' }) }),
     docs: createApiDocs(),
+    storeAvailable: () => storage.available(),
   });
   const sweeper = setInterval(() => storage.sweep(), SWEEP_INTERVAL_MS);
   // Node and Bun hand out timer objects that can be unref'd; the upkeep must never keep a process alive.
@@ -112,7 +115,7 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
     announce(out = process.stderr) {
       const wide = wideBanExemptions(settings);
       const warnings = wide.map((entry) => `webui.ban_exempt ${entry} is wider than a /24 (IPv4) or /48 (IPv6): nobody there is ever banned`);
-      printBanner(out, origins(), storage.where, bootstrap, warnings);
+      printBanner(out, origins(), storage, bootstrap, warnings);
       if (wide.length > 0) logger.warn({ banExempt: wide }, 'webui.ban_exempt covers more than a /24 (IPv4) or /48 (IPv6): nobody in it is ever banned');
       logger.info({ addresses: origins(), dataDir: storage.dataDir, tokenSource: bootstrap.tokenSource }, 'WebUI API listening');
     },

@@ -2,7 +2,10 @@ export { assembleWebui, type AssembledWebui, type WebuiParts, type WebuiRuntime 
 export { ConfigError, describeSettings, loadSettings, parseConfigFlags, SETTING_VARIABLES, type LoadedSettings, type WebuiSettings } from './config/index.js';
 export { createLogger } from './logging/create-logger.js';
 export { dashboardLevel, LogFeed } from './logging/log-feed.js';
-export { createFileStore, fileStorage, memoryStorage, type FileStorageOptions, type Storage } from './storage.js';
+export { createFileStore, dataDirectoryStorage, memoryStorage, jsonFileStore, type FileStorageOptions, type Storage } from './storage.js';
+export { configuredStorage } from './configured-storage.js';
+export { sharedStore, type SharedStoreOptions } from './shared-store.js';
+export type { DirectoryStore } from './directory-store.js';
 export { listenOnHosts, type Bound, type HostBinder } from './listen-on-hosts.js';
 export { startWebui, type StartedWebui } from './start-webui.js';
 export { stopOnSignals, type ProcessControl, type StoppableServer } from './stop-on-signals.js';

@@ -8,7 +8,8 @@ import { LogFeed } from './logging/log-feed.js';
 import { StartupError } from './startup-error.js';
 import { stopOnSignals, type ProcessControl } from './stop-on-signals.js';
 import { startWebui } from './start-webui.js';
-import { createFileStore, fileStorage, memoryStorage } from './storage.js';
+import { configuredStorage } from './configured-storage.js';
+import { memoryStorage } from './storage.js';
 import { systemClock, systemRandom } from './system-ports.js';
 
 const USAGE = "flags: --port N, --host LIST, --data-dir DIR, --config FILE, --memory (the token, setup and config commands are apps/server's)";
@@ -48,8 +49,7 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
   const hand = stopOnSignals(runtime);
   const feed = new LogFeed();
   const logger = createLogger(loaded.settings.logLevel, feed);
-  const audit = { maxBytes: loaded.settings.auditMaxBytes, keep: loaded.settings.auditKeep };
-  const storage = memory ? memoryStorage(systemClock, logger) : fileStorage(createFileStore(loaded.dataDir, systemClock, logger), loaded.dataDir, { audit, logger });
+  const storage = memory ? memoryStorage(systemClock, logger) : configuredStorage(loaded, systemClock, logger);
   const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom, banPolicy: banPolicyFrom(loaded.settings) });
   try {
     const { webui, servers } = await startWebui({ loaded, storage, core, logger, feed, runtime }, (assembled) =>

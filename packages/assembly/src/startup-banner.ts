@@ -12,16 +12,19 @@ export function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
 }
 
 /** The few human lines an operator reads at startup: where, which data, and (only when temporary) the token. */
-export function printBanner(out: { write(text: string): unknown }, origins: readonly string[], dataFile: string, outcome: BootstrapOutcome, warnings: readonly string[] = []): void {
-  const lines = ['', 'WebUI management API', `  listening   ${origins.map((origin) => `${origin}/api/webui`).join('  ')}`, `  data        ${dataFile}`];
+export function printBanner(out: { write(text: string): unknown }, origins: readonly string[], data: { where: string; tokenPlace: string }, outcome: BootstrapOutcome, warnings: readonly string[] = []): void {
+  const lines = ['', 'WebUI management API', `  listening   ${origins.map((origin) => `${origin}/api/webui`).join('  ')}`, `  data        ${data.where}`];
   if (outcome.temporaryToken) {
+    const others = outcome.sharedWith ?? 0;
     lines.push(
       `  token       temporary: ${outcome.temporaryToken}`,
       `  login URL   ${origins[0]}/?token=${outcome.temporaryToken}`,
-      '              (a new temporary token is made at every start until you set your own)',
+      others > 0
+        ? `              (kept: ${others} other running instance${others === 1 ? '' : 's'} on this store use${others === 1 ? 's' : ''} it; a start with none running makes a new one, until you set your own)`
+        : '              (a new temporary token is made at every start until you set your own)',
     );
   } else {
-    lines.push('  token       configured (not shown; it is the access_token field of the data file)');
+    lines.push(`  token       configured (not shown; ${data.tokenPlace})`);
   }
   for (const warning of warnings) lines.push(`  warning     ${warning}`);
   out.write(`${lines.join('\n')}\n\n`);

@@ -1,15 +1,24 @@
 import { MemoryStore, type Clock, type Store } from '@webui/core';
 import { AuditLogFile, DEFAULT_AUDIT_KEEP, DEFAULT_AUDIT_MAX_BYTES, InstanceLock, InstanceLockError, JsonFileStore, type StoreEvent } from '@webui/store-json';
 import type { Logger } from 'pino';
+import type { DirectoryStore } from './directory-store.js';
 import { StartupError } from './startup-error.js';
 
 /** Where a server keeps its state, with the upkeep the assembly drives. */
 export interface Storage {
   store: Store;
-  /** Makes the store ready; throws a StartupError the operator can act on. */
+  /** Takes the data directory for this server (its lock, its audit trail) and makes the store ready; throws a StartupError the operator can act on. */
   open(): Promise<void>;
-  /** For the banner: the data file, or that nothing is written. */
+  /** Makes only the store ready, taking nothing: the CLI's way in when no server runs. */
+  openStore(): Promise<void>;
+  /** For the banner: the data file, the shared store, or that nothing is written. */
   where: string;
+  /** For the banner: where a configured token can be read, never the token. */
+  tokenPlace: string;
+  /** Other instances running on the same shared store now; none for a file (one server per directory) or memory. */
+  liveInstances(): Promise<number>;
+  /** Whether the store answers right now: a shared store can be lost while the server runs (DESIGN D16). */
+  available(): boolean;
   /** The data directory, or null when nothing is written. */
   dataDir: string | null;
   /** Where security events are appended (data/audit.log, opened with the store), or null when nothing is written. */
@@ -44,8 +53,27 @@ export interface FileStorageOptions {
 
 const DEFAULT_FILE_STORAGE: FileStorageOptions = { audit: { maxBytes: DEFAULT_AUDIT_MAX_BYTES, keep: DEFAULT_AUDIT_KEEP } };
 
-/** The data directory's store and audit trail; open() takes the directory for this server alone (one server per directory) and reads the file. */
-export function fileStorage(store: JsonFileStore, dataDir: string, options: FileStorageOptions = DEFAULT_FILE_STORAGE): Storage {
+/** The JSON file as a directory store: one server per directory, so never another instance. */
+export function jsonFileStore(store: JsonFileStore): DirectoryStore {
+  return {
+    store,
+    where: store.path,
+    tokenPlace: 'it is the access_token field of the data file',
+    open: () => store.open(),
+    close: () => store.close(),
+    sweep: () => store.sweep(),
+    watch: () => store.watch(),
+    liveInstances: async () => 0,
+    available: () => true,
+  };
+}
+
+/**
+ * The data directory's storage: its store and audit trail. open() takes the directory for this server
+ * alone (one server per directory: its lock, its audit.log, its control socket) and opens the store.
+ */
+export function dataDirectoryStorage(directoryStore: JsonFileStore | DirectoryStore, dataDir: string, options: FileStorageOptions = DEFAULT_FILE_STORAGE): Storage {
+  const state = directoryStore instanceof JsonFileStore ? jsonFileStore(directoryStore) : directoryStore;
   let lock: InstanceLock | undefined;
   const auditLogger = options.logger?.child({ module: 'audit' });
   const audit = new AuditLogFile({
@@ -53,9 +81,17 @@ export function fileStorage(store: JsonFileStore, dataDir: string, options: File
     ...options.audit,
     onError: (error) => auditLogger?.error({ err: String(error) }, 'security events cannot be written to the audit log; the server goes on and tries again with the next one'),
   });
+  const openStore = async (): Promise<void> => {
+    try {
+      await state.open();
+    } catch (error) {
+      throw new StartupError((error as Error).message);
+    }
+  };
   return {
-    store,
-    where: store.path,
+    store: state.store,
+    where: state.where,
+    tokenPlace: state.tokenPlace,
     dataDir,
     audit,
     async open() {
@@ -65,18 +101,21 @@ export function fileStorage(store: JsonFileStore, dataDir: string, options: File
         throw error instanceof InstanceLockError ? new StartupError(error.message) : error;
       }
       try {
-        await store.open();
+        await openStore();
       } catch (error) {
         lock.release();
         lock = undefined;
-        throw new StartupError((error as Error).message);
+        throw error;
       }
       audit.open();
     },
-    sweep: () => store.sweep(),
-    watch: () => store.watch(),
+    openStore,
+    liveInstances: () => state.liveInstances(),
+    available: () => state.available(),
+    sweep: () => state.sweep(),
+    watch: () => state.watch(),
     async close() {
-      await store.close();
+      await state.close();
       audit.close();
       lock?.release();
       lock = undefined;
@@ -88,7 +127,20 @@ export function fileStorage(store: JsonFileStore, dataDir: string, options: File
 export function memoryStorage(clock: Clock, logger: Logger): Storage {
   const storeLogger = logger.child({ module: 'store' });
   const store = new MemoryStore(clock, { onListenerError: (error) => storeLogger.error({ err: String(error) }, describeStoreEvent('listener-failed')) });
-  return { store, where: 'in memory (--memory: nothing is written)', dataDir: null, audit: null, open: async () => undefined, sweep: () => store.sweep(), watch: () => undefined, close: async () => undefined };
+  return {
+    store,
+    where: 'in memory (--memory: nothing is written)',
+    tokenPlace: 'it is held in memory only',
+    dataDir: null,
+    audit: null,
+    open: async () => undefined,
+    openStore: async () => undefined,
+    liveInstances: async () => 0,
+    available: () => true,
+    sweep: () => store.sweep(),
+    watch: () => undefined,
+    close: async () => undefined,
+  };
 }
 
 function describeStoreEvent(kind: StoreEvent['kind']): string {

@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = join(ROOT, 'node_modules', '.bin');
 const require = createRequire(import.meta.url);
 /** The published packages, in dependency order (the order `build:packages` builds them in). */
-const PACKAGES = ['core', 'store-json', 'http-hono', 'client', 'assembly'] as const;
+const PACKAGES = ['core', 'store-json', 'store-redis', 'http-hono', 'client', 'assembly'] as const;
 const LISTENING = 'WebUI API listening';
 // Building, packing and installing take seconds, more under a full parallel test run.
 const SLOW_STEP_MS = 180_000;
@@ -103,13 +103,13 @@ const SERVER = `import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { createNodeWebSocket } from '@hono/node-ws';
 import { Hono } from 'hono';
-import { assembleWebui, createFileStore, createLogger, fileStorage, LogFeed, loadSettings, systemClock, systemRandom } from '@webui/assembly';
+import { assembleWebui, createFileStore, createLogger, dataDirectoryStorage, LogFeed, loadSettings, systemClock, systemRandom } from '@webui/assembly';
 import { createCore } from '@webui/core';
 
 const loaded = loadSettings({ argv: ['--data-dir', process.argv[2], '--host', '127.0.0.1', '--port', '0'], env: {}, cwd: process.cwd() });
 const feed = new LogFeed();
 const logger = createLogger(loaded.settings.logLevel, feed);
-const storage = fileStorage(createFileStore(loaded.dataDir, systemClock, logger), loaded.dataDir);
+const storage = dataDirectoryStorage(createFileStore(loaded.dataDir, systemClock, logger), loaded.dataDir);
 await storage.open();
 const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom });
 const { upgradeWebSocket } = createNodeWebSocket({ app: new Hono() });

@@ -6,3 +6,4 @@ export { processIsAlive } from './process-alive.js';
 export { InstanceLock, InstanceLockError, LOCK_FILE_NAME } from './instance-lock.js';
 export { AuditLogFile, AUDIT_LOG_FILE_NAME, DEFAULT_AUDIT_KEEP, DEFAULT_AUDIT_MAX_BYTES, type AuditLogFileOptions } from './audit-log-file.js';
 export { parseAuditLine, readAuditLog, type AuditLogFilter, type AuditLogRead } from './audit-log-reader.js';
+export { readRecordFile, type RecordFileRead } from './record-file-read.js';

@@ -1,10 +1,9 @@
-import { secretKeyFingerprint, type LoadedSettings } from '@webui/assembly';
-import type { Core, SetupState, TokenService } from '@webui/core';
-import type { JsonFileStore } from '@webui/store-json';
+import { secretKeyFingerprint, type LoadedSettings, type Storage } from '@webui/assembly';
+import type { Core, SetupState, Store, TokenService } from '@webui/core';
 import { createContainer, TOKENS } from '../container.js';
 
 export interface DataDirServices {
-  store: JsonFileStore;
+  store: Store;
   core: Core;
   tokens: TokenService;
   setup: SetupState;
@@ -12,24 +11,26 @@ export interface DataDirServices {
 }
 
 /**
- * The core over the data directory, resolved from the server's container, for the CLI when no server
- * runs (a running one is asked through its control socket). No instance lock is taken: a server started
- * meanwhile adopts the write as a hand edit (DESIGN D12). The store's notices go to stderr, never into stdout.
+ * The core over the configured store (the data directory's webui.json, or the shared Redis), resolved
+ * from the server's container, for the CLI when no server runs on this data directory (a running one is
+ * asked through its control socket). No instance lock is taken: a server started meanwhile adopts the
+ * write as a hand edit (DESIGN D12), servers on a shared store hear of it at once. The store's notices go to stderr, never into stdout.
  */
 export async function openDataDir(loaded: LoadedSettings, options: { createIfMissing: boolean }): Promise<DataDirServices | null> {
   const container = createContainer(loaded);
   container.register(TOKENS.LogDestination, { useValue: process.stderr });
-  const store = container.resolve<JsonFileStore>(TOKENS.Store);
-  await store.open();
+  const storage = container.resolve<Storage>(TOKENS.Storage);
+  await storage.openStore();
+  const store = storage.store;
   const core = container.resolve<Core>(TOKENS.Core);
   const { tokens, setup } = core;
   if (!(await store.readRecord())) {
     if (!options.createIfMissing) {
-      await store.close();
+      await storage.close();
       return null;
     }
     // Only a missing record is bootstrapped: a temporary one must not be renewed by a CLI call.
     await tokens.bootstrap({ secretKeyFingerprint: secretKeyFingerprint(loaded.settings.secretKey) });
   }
-  return { store, core, tokens, setup, close: () => store.close() };
+  return { store, core, tokens, setup, close: () => storage.close() };
 }

@@ -37,12 +37,13 @@ const running = new Set<ChildProcess>();
 // Debian puts nginx in /usr/sbin, which is not on every user's PATH.
 const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
 
-export async function startNginx(upstreamPort: number, options: NginxOptions = {}): Promise<NginxProxy> {
+/** `upstream`: one server's port, or several, which nginx then takes in turn (round-robin), as a balancer in front of instances sharing one store. */
+export async function startNginx(upstream: number | readonly number[], options: NginxOptions = {}): Promise<NginxProxy> {
   const dir = makeTempDir('webui-nginx-');
   for (const temp of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp));
   const [httpPort, httpsPort, proxyHostPort] = [await freePort(), await freePort(), await freePort()];
   const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, nginxConf(dir, upstreamPort, { httpPort, httpsPort, proxyHostPort }, options.forwardedFor ?? true));
+  writeFileSync(conf, nginxConf(dir, typeof upstream === 'number' ? [upstream] : upstream, { httpPort, httpsPort, proxyHostPort }, options.forwardedFor ?? true));
 
   const child = spawn(NGINX, ['-p', dir, '-c', conf, '-e', 'stderr', '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
@@ -71,16 +72,17 @@ export async function stopAllNginx(): Promise<void> {
   await Promise.all([...running].map((child) => stopProcess(child)));
 }
 
-function nginxConf(dir: string, upstreamPort: number, ports: { httpPort: number; httpsPort: number; proxyHostPort: number }, forwardedFor: boolean): string {
+function nginxConf(dir: string, upstreamPorts: readonly number[], ports: { httpPort: number; httpsPort: number; proxyHostPort: number }, forwardedFor: boolean): string {
   const location = (host: string, proto: string) => `
     location / {
-      proxy_pass http://127.0.0.1:${upstreamPort};
+      proxy_pass http://webui;
       proxy_http_version 1.1;
       proxy_set_header Host ${host};
       ${forwardedFor ? 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;' : '# no X-Forwarded-For: the misconfigured proxy'}
       proxy_set_header X-Forwarded-Proto ${proto};
       proxy_set_header Upgrade $http_upgrade;
       proxy_set_header Connection $connection_upgrade;
+      proxy_next_upstream off;
     }`;
   return `
 master_process off;
@@ -96,6 +98,10 @@ http {
   uwsgi_temp_path ${join(dir, 'uwsgi')};
   scgi_temp_path ${join(dir, 'scgi')};
   map $http_upgrade $connection_upgrade { default upgrade; '' close; }
+  # Round-robin over every instance; an instance that fails is not retried elsewhere, so each answer is that instance's own.
+  upstream webui {
+    ${upstreamPorts.map((port) => `server 127.0.0.1:${port} max_fails=0;`).join('\n    ')}
+  }
   server {
     listen 127.0.0.1:${ports.httpPort};
     ${location('$host', '$scheme')}

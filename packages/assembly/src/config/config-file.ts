@@ -16,6 +16,8 @@ import {
   portSchema,
   secretKeySchema,
   sessionExpireSchema,
+  storePrefixSchema,
+  storeSchema,
 } from './setting-schemas.js';
 import { ConfigError, type WebuiSettings } from './settings.js';
 
@@ -62,6 +64,8 @@ const webuiTableSchema = v.pipe(
       ban_exempt: v.optional(networkListSchema),
       global_failure_budget: v.optional(globalFailureBudgetSchema),
       audit_max_bytes: v.optional(auditMaxBytesSchema),
+      store: v.optional(storeSchema),
+      store_prefix: v.optional(storePrefixSchema),
       audit_keep: v.optional(auditKeepSchema),
     },
     (issue) =>

@@ -7,6 +7,7 @@ export interface ConfigFlags {
   dataDir?: string;
   host?: string;
   port?: string;
+  store?: string;
 }
 
 const flagFields = new Map<string, keyof ConfigFlags>([
@@ -14,9 +15,10 @@ const flagFields = new Map<string, keyof ConfigFlags>([
   ['--data-dir', 'dataDir'],
   ['--host', 'host'],
   ['--port', 'port'],
+  ['--store', 'store'],
 ]);
 
-/** Takes --config, --data-dir, --host and --port (as "--flag value" or "--flag=value"); every other argument is left in rest for the CLI. */
+/** Takes --config, --data-dir, --host, --port and --store (as "--flag value" or "--flag=value"); every other argument is left in rest for the CLI. */
 export function parseConfigFlags(argv: readonly string[]): { flags: ConfigFlags; rest: string[] } {
   const flags: ConfigFlags = {};
   const rest: string[] = [];

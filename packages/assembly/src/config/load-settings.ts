@@ -1,7 +1,8 @@
+import { redactStoreUrl } from '@webui/store-redis';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { readConfigFile, readWebuiTable } from './config-file.js';
 import { parseConfigFlags, readTextSetting } from './config-flags.js';
-import { hostListSchema, portTextSchema } from './setting-schemas.js';
+import { hostListSchema, portTextSchema, storeSchema } from './setting-schemas.js';
 import {
   ConfigError,
   defaultConfigPath,
@@ -25,7 +26,7 @@ export interface LoadSettingsInput {
 type Layer = readonly [SettingSource, Partial<WebuiSettings>];
 
 /** Every environment variable the settings read: a runtime that scopes the environment grants exactly these. */
-export const SETTING_VARIABLES = ['WEBUI_CONFIG', 'WEBUI_DATA_DIR', 'WEBUI_HOST', 'WEBUI_PORT'] as const;
+export const SETTING_VARIABLES = ['WEBUI_CONFIG', 'WEBUI_DATA_DIR', 'WEBUI_HOST', 'WEBUI_PORT', 'WEBUI_STORE'] as const;
 type SettingVariable = (typeof SETTING_VARIABLES)[number];
 
 /** Merges flags over environment over config file over defaults; throws ConfigError on the first mistake. */
@@ -45,8 +46,15 @@ export function loadSettings(input: LoadSettingsInput): LoadedSettings {
   }
 
   const layers: Layer[] = [
-    ['flag', { host: readTextSetting(hostListSchema, flags.host, '--host'), port: readTextSetting(portTextSchema, flags.port, '--port') }],
-    ['env', { host: readTextSetting(hostListSchema, env('WEBUI_HOST'), 'WEBUI_HOST'), port: readTextSetting(portTextSchema, env('WEBUI_PORT'), 'WEBUI_PORT') }],
+    ['flag', { host: readTextSetting(hostListSchema, flags.host, '--host'), port: readTextSetting(portTextSchema, flags.port, '--port'), store: readTextSetting(storeSchema, flags.store, '--store') }],
+    [
+      'env',
+      {
+        host: readTextSetting(hostListSchema, env('WEBUI_HOST'), 'WEBUI_HOST'),
+        port: readTextSetting(portTextSchema, env('WEBUI_PORT'), 'WEBUI_PORT'),
+        store: readTextSetting(storeSchema, env('WEBUI_STORE'), 'WEBUI_STORE'),
+      },
+    ],
     ['file', file.found ? readWebuiTable(file.document, fileLabel) : {}],
   ];
 
@@ -99,6 +107,8 @@ function formatValue(name: SettingName, loaded: LoadedSettings): string {
   const value = loaded.settings[name];
   // The secret itself is never printed: a check output is often pasted into bug reports.
   if (name === 'secretKey') return value === undefined ? '(not set)' : '(set)';
+  if (name === 'store') return JSON.stringify(redactStoreUrl(loaded.settings.store));
   if (Array.isArray(value)) return `[${value.map((entry) => JSON.stringify(entry)).join(', ')}]`;
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
+

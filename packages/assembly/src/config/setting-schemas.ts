@@ -1,5 +1,6 @@
 import { parseCidr, parseIp } from '@webui/core';
 import { isDnsName, isWellFormedHost } from '@webui/http-hono';
+import { parseRedisUrl } from '@webui/store-redis';
 import * as v from 'valibot';
 
 /** How a rejected value is shown after "got": strings quoted so blanks and commas stay visible. */
@@ -121,3 +122,24 @@ export const globalFailureBudgetSchema = integerRangeSchema(0, 1_000_000);
 // 4 KiB still holds a few dozen lines; past 1 GiB a file is no longer one an operator reads through.
 export const auditMaxBytesSchema = integerRangeSchema(4096, 1_073_741_824);
 export const auditKeepSchema = integerRangeSchema(1, 100);
+
+/** `store`: "file" (data_dir/webui.json) or the URL of a Redis shared by several instances. */
+export const FILE_STORE = 'file';
+
+// The message never shows a password: parseRedisUrl quotes the URL with it replaced by ***.
+export const storeSchema = v.pipe(
+  v.string('must be "file" or a redis:// URL'),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    if (dataset.value === FILE_STORE) return dataset.value;
+    const parsed = parseRedisUrl(dataset.value);
+    if (parsed.ok) return dataset.value;
+    addIssue({ message: `must be "file" or a Redis URL: ${parsed.error}` });
+    return NEVER;
+  }),
+);
+
+// Under this prefix go every key and channel; one Redis can then serve several independent deployments.
+export const storePrefixSchema = v.pipe(
+  v.string((issue) => `must be a string, ${got(issue)}`),
+  v.check((text) => /^[\x21-\x7e]{1,64}$/.test(text), (issue) => `must be 1 to 64 visible ASCII characters without spaces, got ${describeReceived(issue.input)}`),
+);

@@ -21,6 +21,10 @@ export interface WebuiSettings {
   auditMaxBytes: number;
   /** Rotated audit files kept (audit.log.1 ... audit.log.N); older ones are deleted. */
   auditKeep: number;
+  /** Where the state lives: "file" (data_dir/webui.json) or a redis:// URL shared by several instances. */
+  store: string;
+  /** Prefix of every key and channel in a shared store. */
+  storePrefix: string;
 }
 
 export type SettingName = keyof WebuiSettings;
@@ -60,6 +64,8 @@ export const settingFileKeys = {
   globalFailureBudget: 'global_failure_budget',
   auditMaxBytes: 'audit_max_bytes',
   auditKeep: 'audit_keep',
+  store: 'store',
+  storePrefix: 'store_prefix',
 } as const satisfies Record<SettingName, string>;
 
 // Object.keys loses the key type; the satisfies above guarantees every setting is listed.
@@ -82,6 +88,8 @@ export const defaultSettings: Readonly<WebuiSettings> = Object.freeze({
   globalFailureBudget: 100,
   auditMaxBytes: 10 * 1024 * 1024,
   auditKeep: 5,
+  store: 'file',
+  storePrefix: 'webui:',
 });
 
 export const defaultConfigPath = 'config/bot_config.toml';

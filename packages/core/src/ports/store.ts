@@ -137,8 +137,13 @@ export interface Store {
 
 /** Thrown by a Store that cannot reach its backing service; the server answers 503 store_unavailable and keeps running. */
 export class StoreUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** What the store's client reported, for the log. */
+  readonly reason: unknown;
+
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    // Not passed to Error itself: every runtime's lib (Deno's included) takes the one-argument form.
+    super(message);
     this.name = 'StoreUnavailableError';
+    this.reason = options.cause;
   }
 }

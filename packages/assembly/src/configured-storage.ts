@@ -1,0 +1,14 @@
+import type { Clock } from '@webui/core';
+import type { Logger } from 'pino';
+import type { LoadedSettings } from './config/index.js';
+import { FILE_STORE } from './config/setting-schemas.js';
+import { sharedStore } from './shared-store.js';
+import { createFileStore, dataDirectoryStorage, type Storage } from './storage.js';
+
+/** The storage `[webui] store` names: data_dir/webui.json, or a Redis shared by several instances; each keeps its own data directory for audit.log. */
+export function configuredStorage(loaded: LoadedSettings, clock: Clock, logger: Logger): Storage {
+  const { settings, dataDir } = loaded;
+  const options = { audit: { maxBytes: settings.auditMaxBytes, keep: settings.auditKeep }, logger };
+  if (settings.store === FILE_STORE) return dataDirectoryStorage(createFileStore(dataDir, clock, logger), dataDir, options);
+  return dataDirectoryStorage(sharedStore({ url: settings.store, prefix: settings.storePrefix, dataDir, clock, logger }), dataDir, options);
+}

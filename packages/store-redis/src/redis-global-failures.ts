@@ -1,0 +1,67 @@
+import type { Clock } from '@webui/core';
+import { expiryTtl, KEEP_AT_LEAST_LUA } from './expiry-ttl.js';
+import type { KeySpace } from './key-space.js';
+import { LuaScript } from './lua-script.js';
+import type { StoreConnection } from './store-connection.js';
+
+// One hash, bucket -> "count:expiresAt"; at most one live bucket per minute of the window, so reading it whole is cheap.
+const LIVE_BUCKETS = `
+local function live_buckets(key, now)
+  local live = {}
+  local all = redis.call('HGETALL', key)
+  for i = 1, #all, 2 do
+    local count, expires_at = string.match(all[i + 1], '^(%-?%d+):(%-?%d+)$')
+    if count and tonumber(expires_at) > now then
+      live[all[i]] = {tonumber(count), tonumber(expires_at)}
+    else
+      redis.call('HDEL', key, all[i])
+    end
+  end
+  return live
+end
+`;
+
+// KEYS: the hash. ARGV: bucket, count, expiresAt, now, TTL.
+const ADD_GLOBAL_FAILURES = new LuaScript(`${LIVE_BUCKETS}${KEEP_AT_LEAST_LUA}
+local live = live_buckets(KEYS[1], tonumber(ARGV[4]))
+local current = live[ARGV[1]] or {0, 0}
+local count = current[1] + tonumber(ARGV[2])
+local expires_at = math.max(current[2], tonumber(ARGV[3]))
+redis.call('HSET', KEYS[1], ARGV[1], string.format('%d:%d', count, expires_at))
+keep_at_least(KEYS[1], ARGV[5])
+return count
+`);
+
+// KEYS: the hash. ARGV: fromBucket, now. Replies bucket, count, bucket, count, …
+const READ_GLOBAL_FAILURES = new LuaScript(`${LIVE_BUCKETS}
+local listed = {}
+for bucket, entry in pairs(live_buckets(KEYS[1], tonumber(ARGV[2]))) do
+  if tonumber(bucket) >= tonumber(ARGV[1]) then
+    listed[#listed + 1] = bucket
+    listed[#listed + 1] = entry[1]
+  end
+end
+return listed
+`);
+
+/** The failures of every client per minute bucket (the global budget), added to atomically by every instance. */
+export class RedisGlobalFailures {
+  constructor(
+    private readonly connection: StoreConnection,
+    private readonly keys: KeySpace,
+    private readonly clock: Clock,
+  ) {}
+
+  async add(bucket: number, count: number, expiresAt: number): Promise<void> {
+    const now = this.clock.now();
+    await this.connection.run(ADD_GLOBAL_FAILURES, [this.keys.globalFailures], [bucket, count, expiresAt, now, expiryTtl(expiresAt, now)]);
+  }
+
+  async read(fromBucket: number): Promise<Array<{ bucket: number; count: number }>> {
+    const listed = await this.connection.run(READ_GLOBAL_FAILURES, [this.keys.globalFailures], [fromBucket, this.clock.now()]);
+    if (!Array.isArray(listed)) throw new Error(`unexpected reply to the global failure read: ${String(listed)}`);
+    const buckets: Array<{ bucket: number; count: number }> = [];
+    for (let i = 0; i + 1 < listed.length; i += 2) buckets.push({ bucket: Number(listed[i]), count: Number(listed[i + 1]) });
+    return buckets.sort((a, b) => a.bucket - b.bucket);
+  }
+}

@@ -1,0 +1,282 @@
+import { DEFAULT_MEMORY_STORE_LIMITS, StoreUnavailableError, type AttemptEntry, type AttemptRecord, type Clock, type FailureTally, type FailureToCount, type MemoryStoreLimits, type RecordChangeListener, type RecordSwap, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { errorMessage } from './error-message.js';
+import { InstanceRegistry, type RunningInstance } from './instance-registry.js';
+import { KeySpace } from './key-space.js';
+import { allReadyWithin, createRedisClient } from './redis-client.js';
+import { RedisAttempts } from './redis-attempts.js';
+import { RedisGlobalFailures } from './redis-global-failures.js';
+import { RedisRememberedSet } from './redis-remembered-set.js';
+import type { RedisStoreEvent } from './redis-store-event.js';
+import { RedisTickets } from './redis-tickets.js';
+import { parseRedisUrl } from './redis-url.js';
+import { SharedRecord } from './shared-record.js';
+import { StoreConnection } from './store-connection.js';
+
+/** The caps of the short-lived state (DESIGN D14), the same as MemoryStore's, held across every instance. */
+export type RedisStoreLimits = MemoryStoreLimits;
+
+export interface RedisStoreOptions {
+  /** redis://[:password@]host[:port][/db], or rediss:// for TLS. */
+  url: string;
+  /** Every key and channel lives under it; default 'webui:'. */
+  prefix?: string;
+  /** Logical time for every expiry decision; Redis's TTLs only forget. */
+  clock: Clock;
+  limits?: Partial<RedisStoreLimits>;
+  onEvent?: (event: RedisStoreEvent) => void;
+  /** How long connect() waits for Redis; default 3000 ms. */
+  connectTimeoutMs?: number;
+}
+
+export const DEFAULT_REDIS_PREFIX = 'webui:';
+const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
+const SYNC_RETRY_MS = 1_000;
+
+/**
+ * The Store in Redis, shared by every instance of the server that names the same URL and prefix (DESIGN D16).
+ * Each atomic step of the port is one Lua script; the durable record is also kept in memory and
+ * answered from there, so sessions keep working while Redis is down, when every other call fails closed
+ * with StoreUnavailableError. Reconnects by itself; nothing needs a restart.
+ */
+export class RedisStore implements Store {
+  /** The URL with its password replaced by `***`. */
+  readonly address: string;
+  /** This instance among those sharing the store. */
+  readonly instanceId = randomUUID();
+  private readonly client: Redis;
+  private readonly subscriber: Redis;
+  private readonly keys: KeySpace;
+  private readonly emit: (event: RedisStoreEvent) => void;
+  private readonly record: SharedRecord;
+  private readonly attempts: RedisAttempts;
+  private readonly globalFailures: RedisGlobalFailures;
+  private readonly recentSuccesses: RedisRememberedSet;
+  private readonly retiredTokens: RedisRememberedSet;
+  private readonly tickets: RedisTickets;
+  private readonly instances: InstanceRegistry;
+  private readonly connectTimeoutMs: number;
+  private lastError: Error | null = null;
+  private started = false;
+  private closed = false;
+  private commandsReady = false;
+  private lost = false;
+  private syncRetry: NodeJS.Timeout | null = null;
+
+  /** A connected store: new RedisStore(options) then open(). */
+  static async connect(options: RedisStoreOptions): Promise<RedisStore> {
+    const store = new RedisStore(options);
+    await store.open();
+    return store;
+  }
+
+  /** Connects nothing yet (see open()); throws when the URL is not a redis:// or rediss:// one. */
+  constructor(options: RedisStoreOptions) {
+    const url = parseRedisUrl(options.url);
+    if (!url.ok) throw new Error(`store: ${url.error}`);
+    this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const limits = { ...DEFAULT_MEMORY_STORE_LIMITS, ...options.limits };
+    this.address = url.value.address;
+    this.keys = new KeySpace(options.prefix ?? DEFAULT_REDIS_PREFIX);
+    this.emit = options.onEvent ?? (() => undefined);
+    this.client = createRedisClient(url.value, this.connectTimeoutMs);
+    this.subscriber = createRedisClient(url.value, this.connectTimeoutMs);
+    this.watchCommands();
+    this.watchSubscriber();
+    const connection = new StoreConnection(this.client, this.address);
+    this.record = new SharedRecord(connection, this.keys, this.instanceId, this.emit);
+    this.attempts = new RedisAttempts(connection, this.keys, options.clock, limits.maxAttemptKeys);
+    this.globalFailures = new RedisGlobalFailures(connection, this.keys, options.clock);
+    this.recentSuccesses = new RedisRememberedSet(connection, this.keys.recentSuccesses, options.clock, limits.maxRecentSuccesses);
+    this.retiredTokens = new RedisRememberedSet(connection, this.keys.retiredTokens, options.clock, limits.maxRetiredTokens);
+    this.tickets = new RedisTickets(connection, this.keys, options.clock, limits);
+    this.instances = new InstanceRegistry(connection, this.keys, options.clock, this.instanceId);
+  }
+
+  /**
+   * Connects (a command and a subscriber connection), subscribes to record changes and loads the record.
+   * Throws StoreUnavailableError, one line naming the address but never the password, when Redis cannot
+   * be reached within connectTimeoutMs; the store is closed then.
+   */
+  async open(): Promise<void> {
+    try {
+      await this.start(this.connectTimeoutMs);
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
+  /** Whether the command connection is up: when false, every call but readRecord fails with StoreUnavailableError. */
+  get available(): boolean {
+    return this.client.status === 'ready';
+  }
+
+  /** Leaves the instance registry and closes both connections; calls made afterwards fail with StoreUnavailableError. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.syncRetry !== null) clearTimeout(this.syncRetry);
+    await this.instances.leave();
+    // A polite QUIT where the connection is up; disconnect() stops a reconnecting one (and is a no-op after QUIT).
+    await Promise.allSettled([this.client, this.subscriber].filter((client) => client.status === 'ready').map((client) => client.quit()));
+    this.client.disconnect();
+    this.subscriber.disconnect();
+  }
+
+  /**
+   * Registers this instance, answers the others whose heartbeat is younger than 15 s, and beats every
+   * 5 s until close(): two instances starting together can tell whether they are alone.
+   */
+  joinInstances(startedAt: number): Promise<{ others: RunningInstance[] }> {
+    return this.instances.join(startedAt);
+  }
+
+  async readRecord(): Promise<TokenRecord | null> {
+    return this.record.read();
+  }
+
+  swapRecord(expected: TokenRecord | null, next: TokenRecord): Promise<RecordSwap> {
+    return this.record.swap(expected, next);
+  }
+
+  onRecordChanged(listener: RecordChangeListener): () => void {
+    return this.record.onChanged(listener);
+  }
+
+  countFailure(key: string, failure: FailureToCount): Promise<FailureTally> {
+    return this.attempts.count(key, failure);
+  }
+
+  clearFailures(key: string, now: number): Promise<void> {
+    return this.attempts.clear(key, now);
+  }
+
+  readAttempts(key: string): Promise<AttemptRecord | null> {
+    return this.attempts.read(key);
+  }
+
+  deleteAttempts(key: string): Promise<void> {
+    return this.attempts.delete(key);
+  }
+
+  listAttempts(): Promise<AttemptEntry[]> {
+    return this.attempts.list();
+  }
+
+  addGlobalFailures(bucket: number, count: number, expiresAt: number): Promise<void> {
+    return this.globalFailures.add(bucket, count, expiresAt);
+  }
+
+  readGlobalFailures(fromBucket: number): Promise<Array<{ bucket: number; count: number }>> {
+    return this.globalFailures.read(fromBucket);
+  }
+
+  rememberSuccess(key: string, until: number): Promise<void> {
+    return this.recentSuccesses.remember(key, until);
+  }
+
+  hasRecentSuccess(key: string): Promise<boolean> {
+    return this.recentSuccesses.has(key);
+  }
+
+  retireToken(fingerprint: string, until: number): Promise<void> {
+    return this.retiredTokens.remember(fingerprint, until);
+  }
+
+  isRetiredToken(fingerprint: string): Promise<boolean> {
+    return this.retiredTokens.has(fingerprint);
+  }
+
+  putTicket(ticket: string, grant: TicketGrant): Promise<void> {
+    return this.tickets.put(ticket, grant);
+  }
+
+  consumeTicket(ticket: string): Promise<TicketGrant | null> {
+    return this.tickets.consume(ticket);
+  }
+
+  revokeTickets(sessionToken: string): Promise<void> {
+    return this.tickets.revoke(sessionToken);
+  }
+
+  private async start(timeoutMs: number): Promise<void> {
+    const ready = allReadyWithin([this.client, this.subscriber], timeoutMs);
+    // Failures surface as 'error' events (kept in lastError) while the clients keep retrying.
+    this.client.connect().catch(() => undefined);
+    this.subscriber.connect().catch(() => undefined);
+    const unreachable = (reason: string, cause?: unknown): StoreUnavailableError => new StoreUnavailableError(`cannot reach Redis at ${this.address}: ${reason}`, { cause });
+    if (!(await ready)) throw unreachable(this.lastError?.message ?? `no answer within ${timeoutMs} ms`, this.lastError);
+    try {
+      await this.subscriber.subscribe(this.keys.recordChanged);
+    } catch (error) {
+      throw unreachable(errorMessage(error), error);
+    }
+    try {
+      await this.record.sync();
+    } catch (error) {
+      // A record that is not one passes as it is: the operator must fix Redis, and the message says where.
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      throw unreachable(errorMessage(error.cause ?? error), error);
+    }
+    this.started = true;
+  }
+
+  private watchCommands(): void {
+    this.client.on('error', (error: Error) => {
+      this.lastError = error;
+    });
+    this.client.on('ready', () => {
+      this.lastError = null;
+      this.commandsReady = true;
+      if (this.lost) {
+        this.lost = false;
+        this.emit({ kind: 'connection-restored', address: this.address });
+      }
+      // Redis may have changed (or lost the record) while we were away.
+      if (this.started) this.syncRecord();
+    });
+    this.client.on('close', () => {
+      if (!this.commandsReady || this.closed) return;
+      this.commandsReady = false;
+      this.lost = true;
+      this.emit({ kind: 'connection-lost', address: this.address, reason: this.lastError?.message ?? 'the connection closed' });
+    });
+  }
+
+  private watchSubscriber(): void {
+    this.subscriber.on('error', (error: Error) => {
+      this.lastError = error;
+    });
+    this.subscriber.on('message', (channel: string, message: string) => {
+      if (channel === this.keys.recordChanged) this.record.hear(message);
+    });
+    this.subscriber.on('ready', () => {
+      if (!this.started || this.closed) return;
+      // Subscribed first, then read: a change made in between is announced, not missed.
+      this.subscriber.subscribe(this.keys.recordChanged).then(
+        () => this.syncRecord(),
+        () => undefined, // The connection dropped again; its next 'ready' subscribes again.
+      );
+    });
+  }
+
+  /** Brings the record up to date from Redis in the background; tried again shortly while Redis cannot answer. */
+  private syncRecord(): void {
+    if (this.closed) return;
+    this.record.sync().catch((error: unknown) => {
+      if (this.closed) return;
+      if (!(error instanceof StoreUnavailableError)) {
+        this.emit({ kind: 'record-refused', address: this.address, reason: errorMessage(error) });
+        return;
+      }
+      if (this.syncRetry !== null) return;
+      this.syncRetry = setTimeout(() => {
+        this.syncRetry = null;
+        this.syncRecord();
+      }, SYNC_RETRY_MS);
+      this.syncRetry.unref();
+    });
+  }
+}

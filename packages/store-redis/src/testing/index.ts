@@ -1,0 +1,1 @@
+export { startRedisServer, type RedisServerHandle } from './redis-server.js';
