@@ -64,9 +64,9 @@ const webuiTableSchema = v.pipe(
       ban_exempt: v.optional(networkListSchema),
       global_failure_budget: v.optional(globalFailureBudgetSchema),
       audit_max_bytes: v.optional(auditMaxBytesSchema),
+      audit_keep: v.optional(auditKeepSchema),
       store: v.optional(storeSchema),
       store_prefix: v.optional(storePrefixSchema),
-      audit_keep: v.optional(auditKeepSchema),
     },
     (issue) =>
       issue.expected === 'never' ? `unknown key webui.${String(issue.input)}` : `webui must be a table, got ${describeReceived(issue.input)}`,
@@ -89,6 +89,8 @@ const webuiTableSchema = v.pipe(
       globalFailureBudget: table.global_failure_budget,
       auditMaxBytes: table.audit_max_bytes,
       auditKeep: table.audit_keep,
+      store: table.store,
+      storePrefix: table.store_prefix,
     }),
   ),
 );

@@ -61,6 +61,8 @@ describe('loadSettings', () => {
       globalFailureBudget: 100,
       auditMaxBytes: 10485760,
       auditKeep: 5,
+      store: 'file',
+      storePrefix: 'webui:',
     });
     expect(loaded.configFileFound).toBe(false);
     expect(loaded.configPath).toBe(join(cwd, FILE));
@@ -87,6 +89,8 @@ ban_exempt = ["192.168.1.0/24"]
 global_failure_budget = 500
 audit_max_bytes = 65536
 audit_keep = 10
+store = "redis://:pw@redis.internal:6380/2"
+store_prefix = "bot-a:"
 `);
     const loaded = load(cwd);
     expect(loaded.configFileFound).toBe(true);
@@ -107,6 +111,8 @@ audit_keep = 10
       globalFailureBudget: 500,
       auditMaxBytes: 65536,
       auditKeep: 10,
+      store: 'redis://:pw@redis.internal:6380/2',
+      storePrefix: 'bot-a:',
     });
     expect(loaded.sources.port).toBe('file');
     expect(loaded.sources.secretKey).toBe('file');
@@ -182,6 +188,8 @@ audit_keep = 10
       globalFailureBudget: 'default',
       auditMaxBytes: 'default',
       auditKeep: 'default',
+      store: 'default',
+      storePrefix: 'default',
       dataDir: 'default',
       configPath: 'default',
     });
@@ -244,6 +252,31 @@ audit_keep = 10
     expect(errorOf(() => load(withConfig('[webui]\naudit_keep = 0\n')))).toBe(`${FILE}: webui.audit_keep must be an integer from 1 to 100, got 0`);
     expect(errorOf(() => load(withConfig('[webui]\naudit_keep = 101\n')))).toBe(`${FILE}: webui.audit_keep must be an integer from 1 to 100, got 101`);
     expect(errorOf(() => load(withConfig('[webui]\naudit_keep = 2.5\n')))).toBe(`${FILE}: webui.audit_keep must be an integer from 1 to 100, got 2.5`);
+  });
+
+  it('reads store from the file, WEBUI_STORE and --store (flag first), and store_prefix from the file', () => {
+    const cwd = withConfig('[webui]\nstore = "redis://127.0.0.1:6379"\nstore_prefix = "team-b:"\n');
+    expect(load(cwd).settings).toMatchObject({ store: 'redis://127.0.0.1:6379', storePrefix: 'team-b:' });
+    const fromEnv = load(cwd, { env: { WEBUI_STORE: 'rediss://:pw@cache.example.org:6380/1' } });
+    expect(fromEnv.settings.store).toBe('rediss://:pw@cache.example.org:6380/1');
+    expect(fromEnv.sources.store).toBe('env');
+    const fromFlag = load(cwd, { argv: ['--store', 'file'], env: { WEBUI_STORE: 'redis://127.0.0.1' } });
+    expect(fromFlag.settings.store).toBe('file');
+    expect(fromFlag.sources.store).toBe('flag');
+  });
+
+  it('refuses a store that is neither "file" nor a Redis URL, and a bad store_prefix, never quoting a password', () => {
+    const refused = [
+      errorOf(() => load(withConfig('[webui]\nstore = "http://:pw-in-file@example.org/"\n'))),
+      errorOf(() => load(workspace(), { env: { WEBUI_STORE: 'redis://:pw-in-env@host:99999/0' } })),
+      errorOf(() => load(workspace(), { argv: ['--store', 'redis://:pw-in-flag@host:6379/zero'] })),
+    ];
+    expect(refused[0]).toMatch(/^config\/bot_config\.toml: webui\.store must be "file" or a Redis URL: .*redis:\/\/ or rediss:\/\//);
+    expect(refused[1]).toMatch(/^WEBUI_STORE: must be "file" or a Redis URL: "redis:\/\/\*\*\*@host:99999\/0" is not a URL/);
+    expect(refused[2]).toMatch(/^--store: must be "file" or a Redis URL: .*database number/);
+    for (const message of refused) expect(message).not.toMatch(/pw-in-/);
+    expect(errorOf(() => load(withConfig('[webui]\nstore_prefix = "has space:"\n')))).toBe(`${FILE}: webui.store_prefix must be 1 to 64 visible ASCII characters without spaces, got "has space:"`);
+    expect(errorOf(() => load(withConfig('[webui]\nstore_prefix = ""\n')))).toMatch(/webui\.store_prefix must be 1 to 64/);
   });
 
   it('refuses an entry of trusted_proxies or allowed_ips that is not an IP or CIDR, naming the entry', () => {
@@ -344,7 +377,8 @@ describe('describeSettings', () => {
     expect(lines).toContain('webui.global_failure_budget = 100 (default)');
     expect(lines).toContain('webui.audit_max_bytes = 10485760 (default)');
     expect(lines).toContain('webui.audit_keep = 5 (default)');
-    expect(lines.filter((line) => line.startsWith('webui.'))).toHaveLength(16);
+    expect(describeSettings(load(cwd, { env: { WEBUI_STORE: 'redis://:hunter3@127.0.0.1:6379/0' } }))).toContain('webui.store = "redis://:***@127.0.0.1:6379/0" (env)');
+    expect(lines.filter((line) => line.startsWith('webui.'))).toHaveLength(18);
   });
 
   it('says when no secret_key is set', () => {
