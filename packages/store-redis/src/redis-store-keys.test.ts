@@ -1,35 +1,16 @@
 import { FakeClock } from '@webui/core/testing';
-import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import { RedisStore, type RedisStoreOptions } from './redis-store.js';
-import { startRedisServer, type RedisServerHandle } from './testing/redis-server.js';
+import { useRedisServer } from './redis-test-server.js';
 
 const SESSION_TOKEN = 'the-access-token-itself-0123456789';
 
-let redis: RedisServerHandle;
-let raw: Redis;
-let opened: RedisStore[] = [];
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  raw = new Redis(redis.url);
-});
-
-afterEach(async () => {
-  await Promise.all(opened.map((store) => store.close()));
-  opened = [];
-});
-
-afterAll(async () => {
-  raw?.disconnect();
-  await redis?.stop();
-});
+const redis = useRedisServer();
 
 async function connected(options: Partial<RedisStoreOptions> & { clock: FakeClock }): Promise<RedisStore> {
-  const store = await RedisStore.connect({ url: redis.url, prefix: `keys-${randomUUID()}:`, ...options });
-  opened.push(store);
-  return store;
+  return redis.open({ prefix: `keys-${randomUUID()}:`, ...options });
 }
 
 function failureAt(at: number, threshold = 5): { at: number; windowStart: number; threshold: number; banUntil: number; keepUntil: number } {
@@ -39,7 +20,7 @@ function failureAt(at: number, threshold = 5): { at: number; windowStart: number
 describe('RedisStore keys', () => {
   it('every key lives under the prefix, and none is named by a session token', async () => {
     // A database of its own: KEYS * there sees this store's keys and nothing else.
-    const url = redis.url.replace(/\/0$/, '/7');
+    const url = redis.server().url.replace(/\/0$/, '/7');
     const prefix = 'only-under-this:';
     const clock = new FakeClock();
     const store = await connected({ url, prefix, clock });
@@ -79,7 +60,7 @@ describe('RedisStore keys', () => {
     await store.retireToken('ab'.repeat(32), now + 60_000);
     const ttls = Object.fromEntries(
       await Promise.all(
-        ['attempt:203.0.113.7', 'attempts', 'ticket:ticket-1', 'tickets', 'global-failures', 'recent-successes', 'retired-tokens'].map(async (name) => [name, await raw.pttl(`${prefix}${name}`)] as const),
+        ['attempt:203.0.113.7', 'attempts', 'ticket:ticket-1', 'tickets', 'global-failures', 'recent-successes', 'retired-tokens'].map(async (name) => [name, await redis.raw().pttl(`${prefix}${name}`)] as const),
       ),
     );
     for (const [name, ttl] of Object.entries(ttls)) expect(ttl, name).toBeGreaterThan(0);

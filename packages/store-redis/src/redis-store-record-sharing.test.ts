@@ -1,41 +1,22 @@
 import type { RecordChangeOrigin, TokenRecord } from '@webui/core';
 import { FakeClock } from '@webui/core/testing';
-import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RedisStoreEvent } from './redis-store-event.js';
 import { RedisStore } from './redis-store.js';
 import { eventually } from './testing/eventually.js';
-import { startRedisServer, type RedisServerHandle } from './testing/redis-server.js';
+import { useRedisServer } from './redis-test-server.js';
 
 const FIRST: TokenRecord = { accessToken: 'first-token-0123456789', tokenSource: 'configured', firstSetupCompleted: true };
 const SECOND: TokenRecord = { accessToken: 'second-token-0123456789', firstSetupCompleted: true, secretKeyFingerprint: 'ab'.repeat(32) };
 const THIRD: TokenRecord = { accessToken: 'third-token-0123456789', firstSetupCompleted: false };
 
-let redis: RedisServerHandle;
-let raw: Redis;
-let opened: RedisStore[] = [];
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  raw = new Redis(redis.url);
-});
-
-afterEach(async () => {
-  await Promise.all(opened.map((store) => store.close()));
-  opened = [];
-});
-
-afterAll(async () => {
-  raw?.disconnect();
-  await redis?.stop();
-});
+const redis = useRedisServer();
 
 /** `count` stores on one fresh prefix, as `count` server instances would be. */
 async function instances(count: number, events: RedisStoreEvent[] = []): Promise<{ prefix: string; stores: RedisStore[] }> {
   const prefix = `sharing-${randomUUID()}:`;
-  const stores = await Promise.all(Array.from({ length: count }, () => RedisStore.connect({ url: redis.url, prefix, clock: new FakeClock(), onEvent: (event) => events.push(event) })));
-  opened.push(...stores);
+  const stores = await Promise.all(Array.from({ length: count }, () => redis.open({ prefix, clock: new FakeClock(), onEvent: (event) => events.push(event) })));
   return { prefix, stores };
 }
 
@@ -77,7 +58,7 @@ describe('RedisStore record sharing', () => {
     await eventually(async () => (await reader.readRecord())?.accessToken === SECOND.accessToken, 1_000, 'the second record at the reader');
     const readerHeard = heard(reader);
     // Revision 1 again, from an instance that does not exist: delivered in order before the next real change.
-    await raw.publish(`${prefix}record-changed`, `1\n${randomUUID()}\n${JSON.stringify(FIRST)}`);
+    await redis.raw().publish(`${prefix}record-changed`, `1\n${randomUUID()}\n${JSON.stringify(FIRST)}`);
     await writer.swapRecord(SECOND, THIRD);
     await eventually(async () => (await reader.readRecord())?.accessToken === THIRD.accessToken, 1_000, 'the third record at the reader');
     expect(readerHeard).toEqual([['third-token-0123456789', 'elsewhere']]);
@@ -113,14 +94,14 @@ describe('RedisStore record sharing', () => {
     await writer.swapRecord(null, FIRST);
     await eventually(() => events.some((event) => event.kind === 'listener-failed'), 1_000, 'listener-failed');
     expect(events).toContainEqual({ kind: 'listener-failed', reason: 'listener broke' });
-    await raw.publish(`${prefix}record-changed`, `99\n${randomUUID()}\n{"accessToken":42}`);
+    await redis.raw().publish(`${prefix}record-changed`, `99\n${randomUUID()}\n{"accessToken":42}`);
     await eventually(() => events.some((event) => event.kind === 'record-refused'), 1_000, 'record-refused');
     expect(await reader.readRecord()).toEqual(FIRST);
   });
 
   it('connect refuses a record in Redis that is not one, naming the key', async () => {
     const prefix = `sharing-${randomUUID()}:`;
-    await raw.hset(`${prefix}record`, 'json', 'not json', 'revision', '1');
-    await expect(RedisStore.connect({ url: redis.url, prefix, clock: new FakeClock() })).rejects.toThrow(`${prefix}record in Redis at ${redis.url}: the record is not valid JSON`);
+    await redis.raw().hset(`${prefix}record`, 'json', 'not json', 'revision', '1');
+    await expect(RedisStore.connect({ url: redis.server().url, prefix, clock: new FakeClock() })).rejects.toThrow(`${prefix}record in Redis at ${redis.server().url}: the record is not valid JSON`);
   });
 });
