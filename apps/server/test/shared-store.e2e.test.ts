@@ -1,4 +1,6 @@
 import { startRedisServer, type RedisServerHandle } from '@webui/store-redis/testing';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from './harness/error-body.js';
 import { HttpClient, type HttpResponse } from './harness/http-client.js';
@@ -17,6 +19,7 @@ const CONFIG = '[webui]\ntrusted_proxies = ["127.0.0.1"]\n';
 
 const temporaryTokenOf = (server: ServerProcess): unknown => server.logs().find((line) => line['temporary_token'] !== undefined)?.['temporary_token'];
 const instance = (index: number): ServerProcess => instances[index] as ServerProcess;
+const auditLines = (server: ServerProcess): string[] => (existsSync(join(server.dataDir, 'audit.log')) ? readFileSync(join(server.dataDir, 'audit.log'), 'utf8').split('\n').filter((line) => line !== '') : []);
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -110,6 +113,11 @@ describe('several instances sharing one Redis', () => {
 
     // The new token works everywhere.
     for (let i = 0; i < 3; i++) await loggedIn(direct(i, '127.0.0.24'), STRONG_TOKEN);
+    // Audited once, by the instance that made the change; the others do not take it for a hand edit.
+    const audited = instances.map((server) => auditLines(server).filter((line) => line.includes('"event":"token_changed"') && !line.includes('"via":"startup"')));
+    expect(audited[0]).toHaveLength(1);
+    expect(audited[0]?.[0]).toContain('"via":"api"');
+    expect([...(audited[1] ?? []), ...(audited[2] ?? [])]).toEqual([]);
   });
 
   it('Redis killed under traffic: only 503s with the D1 body, sessions keep reading; Redis back: the same sessions work again without a restart', async () => {

@@ -5,7 +5,7 @@ import type { WsHub } from '@webui/http-hono';
  * What a change of the durable record sets off, whoever made it (the API, the CLI through the server, a
  * hand edit): sockets of a token that stopped being valid or of a revoked key close at once with 4001
  * (DESIGN D13); a change made outside this process is audited as a hand edit (this process audits its own
- * where it makes them, with who asked). The core revokes the tickets the same way.
+ * where it makes them, with who asked, and so does another instance sharing the store). The core revokes the tickets the same way.
  */
 export function reactToRecordChanges(store: Store, hub: WsHub, audit: SecurityEventSink): () => void {
   return store.onRecordChanged((record, previous, origin) => {

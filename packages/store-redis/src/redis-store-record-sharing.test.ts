@@ -36,16 +36,16 @@ describe('RedisStore record sharing', () => {
     expect(writerHeard).toEqual([['first-token-0123456789', 'this_process']]);
     await eventually(async () => (await reader.readRecord())?.accessToken === FIRST.accessToken, 1_000, 'the record at the other store');
     expect(await reader.readRecord()).toEqual(FIRST);
-    expect(readerHeard).toEqual([['first-token-0123456789', 'elsewhere']]);
+    expect(readerHeard).toEqual([['first-token-0123456789', 'another_instance']]);
     // The writer's own announcement comes back to it too: it must not be heard a second time.
     await reader.swapRecord(FIRST, SECOND);
     await eventually(async () => (await writer.readRecord())?.accessToken === SECOND.accessToken, 1_000, 'the second record at the writer');
     expect(writerHeard).toEqual([
       ['first-token-0123456789', 'this_process'],
-      ['second-token-0123456789', 'elsewhere'],
+      ['second-token-0123456789', 'another_instance'],
     ]);
     expect(readerHeard).toEqual([
-      ['first-token-0123456789', 'elsewhere'],
+      ['first-token-0123456789', 'another_instance'],
       ['second-token-0123456789', 'this_process'],
     ]);
   });
@@ -61,7 +61,7 @@ describe('RedisStore record sharing', () => {
     await redis.raw().publish(`${prefix}record-changed`, `1\n${randomUUID()}\n${JSON.stringify(FIRST)}`);
     await writer.swapRecord(SECOND, THIRD);
     await eventually(async () => (await reader.readRecord())?.accessToken === THIRD.accessToken, 1_000, 'the third record at the reader');
-    expect(readerHeard).toEqual([['third-token-0123456789', 'elsewhere']]);
+    expect(readerHeard).toEqual([['third-token-0123456789', 'another_instance']]);
   });
 
   it('a lost swap tells the record that won and brings the last known record up to it at once', async () => {

@@ -66,7 +66,7 @@ export class SharedRecord {
       this.adopt(written, reply.revision, 'this_process');
       return { swapped: true };
     }
-    if (reply.current !== null) this.adopt(reply.current, reply.revision, 'elsewhere');
+    if (reply.current !== null) this.adopt(reply.current, reply.revision, 'another_instance');
     // Still none after a restore: answer our copy, so a caller never takes a lost record for a first start.
     const current = reply.current ?? this.record;
     return { swapped: false, current: current ? copyTokenRecord(current) : null };
@@ -76,7 +76,7 @@ export class SharedRecord {
   async sync(): Promise<void> {
     const [json, revision] = await this.connection.send((client) => client.hmget(this.keys.record, 'json', 'revision'));
     if (json === null || json === undefined) return this.restore();
-    this.adopt(this.decode(json), Number(revision ?? 0), 'elsewhere');
+    this.adopt(this.decode(json), Number(revision ?? 0), 'another_instance');
   }
 
   /** A change announced on the channel: `revision \n instance id \n JSON`. Our own are ignored: our reply already told us. */
@@ -86,7 +86,7 @@ export class SharedRecord {
     const revision = Number(revisionText);
     try {
       if (!Number.isSafeInteger(revision) || instanceId === undefined) throw new Error('the change announcement is malformed');
-      this.adopt(this.decode(rest.join('\n')), revision, 'elsewhere');
+      this.adopt(this.decode(rest.join('\n')), revision, 'another_instance');
     } catch (error) {
       this.emit({ kind: 'record-refused', address: this.connection.address, reason: errorMessage(error) });
     }
@@ -100,7 +100,7 @@ export class SharedRecord {
       this.adopt(record, reply.revision, 'this_process');
       this.emit({ kind: 'record-restored', address: this.connection.address });
     } else if (reply.current !== null) {
-      this.adopt(reply.current, reply.revision, 'elsewhere');
+      this.adopt(reply.current, reply.revision, 'another_instance');
     }
   }
 

@@ -49,8 +49,11 @@ export interface TicketGrant {
   expiresAt: number;
 }
 
-/** Who made a change: this process through the store, or anyone else (another process, a hand edit of the file). */
-export type RecordChangeOrigin = 'this_process' | 'elsewhere';
+/**
+ * Who made a change: this process through the store; another instance sharing the store (it records
+ * the change in its own audit trail); or anyone else (another process, a hand edit of the file).
+ */
+export type RecordChangeOrigin = 'this_process' | 'another_instance' | 'elsewhere';
 
 /** Told the new record and the one it replaced, whoever changed it: this process, another one, a hand edit. */
 export type RecordChangeListener = (record: TokenRecord | null, previous: TokenRecord | null, origin: RecordChangeOrigin) => void;
