@@ -73,9 +73,11 @@ export async function stopAllNginx(): Promise<void> {
 }
 
 function nginxConf(dir: string, upstreamPorts: readonly number[], ports: { httpPort: number; httpsPort: number; proxyHostPort: number }, forwardedFor: boolean): string {
+  // One server is named by its address, so $proxy_host stays 127.0.0.1:port; several form the upstream `webui`.
+  const target = upstreamPorts.length === 1 ? `127.0.0.1:${upstreamPorts[0]}` : 'webui';
   const location = (host: string, proto: string) => `
     location / {
-      proxy_pass http://webui;
+      proxy_pass http://${target};
       proxy_http_version 1.1;
       proxy_set_header Host ${host};
       ${forwardedFor ? 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;' : '# no X-Forwarded-For: the misconfigured proxy'}
@@ -99,9 +101,7 @@ http {
   scgi_temp_path ${join(dir, 'scgi')};
   map $http_upgrade $connection_upgrade { default upgrade; '' close; }
   # Round-robin over every instance; an instance that fails is not retried elsewhere, so each answer is that instance's own.
-  upstream webui {
-    ${upstreamPorts.map((port) => `server 127.0.0.1:${port} max_fails=0;`).join('\n    ')}
-  }
+  ${upstreamPorts.length === 1 ? '' : `upstream webui {\n    ${upstreamPorts.map((port) => `server 127.0.0.1:${port} max_fails=0;`).join('\n    ')}\n  }`}
   server {
     listen 127.0.0.1:${ports.httpPort};
     ${location('$host', '$scheme')}
