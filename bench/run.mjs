@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `pnpm bench`: the real server (its dist bundle) against a bare node:http + ws baseline doing the
-// same work, driven one after the other in alternating order, round after round. See bench/README.md.
+// same work, driven one after the other in alternating order, round after round; then the same server
+// on its JSON file and on Redis, the same way. See bench/README.md.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
@@ -13,7 +14,6 @@ import {
   httpGet,
   httpPostJson,
   makeTempDir,
-  readCounters,
   removeTempDir,
   rssBytes,
   sleep,
@@ -24,7 +24,9 @@ import {
 import { pinCpus } from './lib/cpu-pinning.mjs';
 import { runHttpLoad } from './lib/http-load.mjs';
 import { hasWrk, runWrkLoad } from './lib/wrk-load.mjs';
-import { evaluateTargets, resultsTable, summarise } from './lib/report.mjs';
+import { redisServerMissing, startRedisServer } from './lib/redis-server.mjs';
+import { evaluateTargets, resultsTable, storesTable, summarise } from './lib/report.mjs';
+import { runRounds, warmUp } from './lib/rounds.mjs';
 import { median } from './lib/stats.mjs';
 import { runWsHandshakes } from './lib/ws-load.mjs';
 
@@ -34,6 +36,9 @@ const BASELINE_SCRIPT = join(ROOT, 'bench/baseline-server.mjs');
 const PREFIX = '/api/webui';
 const HEALTH = `${PREFIX}/health`;
 const MB = 1024 * 1024;
+// The cases whose request path reads the store (the ban check, and for a login the success bookkeeping).
+const STORE_CASES = ['check-valid', 'verify'];
+const STORES = ['json', 'redis'];
 
 const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options])
 
@@ -45,6 +50,9 @@ const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options
   --cases IDS       only these cases, comma-separated: check-valid, check-none, check-query, verify, ws-token, health, ws-handshake
   --load NAME       the HTTP load generator: autocannon (default) or wrk (Debian's package; in C, so it
                     leaves more of a small machine to the server)
+  --stores LIST     after the server/baseline comparison, the same server on each store, alternating:
+                    json,redis (default; redis-server is started by the bench) or json (Redis left out);
+                    cases ${STORE_CASES.join(' and ')} only
   --json FILE       also write every measurement to FILE
   --no-build        do not run apps/server/build.mjs first
   --baseline-server FILE   another build of the server (its dist/main.js) in the baseline's place:
@@ -103,49 +111,13 @@ async function main() {
   }
 
   // The JIT of both processes warms up before anything is recorded.
-  if (options.warmup > 0) {
-    log(`warm-up: ${options.warmup} s per case and server, not recorded`);
-    for (const c of cases) for (const kind of /** @type {const} */ (['server', 'baseline'])) await c.run(targets[kind], { ...options, duration: options.warmup });
-    await sleep(1_000);
-  }
-
-  /** @type {Record<string, {server: any[], baseline: any[]}>} */
-  const raw = Object.fromEntries(cases.map((c) => [c.id, { server: [], baseline: [] }]));
-  for (let round = 0; round < options.rounds; round++) {
-    const order = round % 2 === 0 ? /** @type {const} */ (['server', 'baseline']) : /** @type {const} */ (['baseline', 'server']);
-    for (const c of cases) {
-      for (const kind of order) {
-        const target = targets[kind];
-        const before = readCounters(target.child.pid);
-        const result = await c.run(target, options);
-        const after = readCounters(target.child.pid);
-        const rss = rssBytes(target.child.pid);
-        const io = before && after && result.requests > 0
-          ? {
-              readsPerRequest: (after.syscr - before.syscr) / result.requests,
-              bytesPerRequest: (after.rchar - before.rchar) / result.requests,
-              cpuUsPerRequest: ((after.cpuSeconds - before.cpuSeconds) * 1e6) / result.requests,
-            }
-          : null;
-        raw[c.id][kind].push({ round: round + 1, ...result, rss, io });
-        log(
-          `round ${round + 1}/${options.rounds}  ${c.label.padEnd(34)} ${kind.padEnd(8)} ${result.rps.toFixed(0).padStart(6)} req/s  ` +
-            `p50 ${result.p50.toFixed(2).padStart(6)} ms  p99 ${result.p99.toFixed(2).padStart(6)} ms  CPU ${(io?.cpuUsPerRequest ?? NaN).toFixed(0).padStart(4)} us/req  RSS ${((rss ?? NaN) / MB).toFixed(1)} MB` +
-            (result.non2xx || result.errors ? `  non-2xx ${result.non2xx} errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}` : ''),
-        );
-        if (target.child.exited()) throw new Error(`the ${kind} process died during ${c.label}`);
-        // Sockets of the previous run close and the collector catches up before the next one.
-        await sleep(options.smoke ? 200 : 1_000);
-      }
-    }
-  }
+  await warmUp({ cases, targets, options, log });
+  const raw = await runRounds({ cases, targets, options, log });
 
   // Idle again: does the memory taken under load come back?
   await sleep(options.smoke ? 500 : 5_000);
   idle.afterLoad = { server: rssBytes(server.child.pid) ?? NaN, baseline: rssBytes(baseline.child.pid) ?? NaN };
   log(`idle RSS ${options.smoke ? 0.5 : 5} s after the last run: server ${(idle.afterLoad.server / MB).toFixed(1)} MB, baseline ${(idle.afterLoad.baseline / MB).toFixed(1)} MB`);
-  machine.loadAverageAtEnd = loadavg()[0];
-  warnIfBusy(log, 'at the end');
   const summaries = Object.fromEntries(cases.map((c) => [c.id, { server: summarise(raw[c.id].server), baseline: summarise(raw[c.id].baseline) }]));
   log();
   log(`Results (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; RSS = highest after a round; ratio = server / baseline req/s)`);
@@ -154,12 +126,7 @@ async function main() {
   log();
 
   const verdicts = evaluateTargets({ summaries, startup, idle, connections: options.connections, tokenFileBytes: server.tokenFileBytes });
-  const failures = cases.flatMap((c) =>
-    (['server', 'baseline']).flatMap((kind) => {
-      const s = summaries[c.id][kind];
-      return s.non2xx > 0 || s.errors > 0 || s.requests === 0 ? [`${c.label} on the ${kind}: ${s.requests} completed, ${s.non2xx} non-2xx, ${s.errors} errors`] : [];
-    }),
-  );
+  const failures = requestFailures(cases, summaries);
 
   if (options.smoke) {
     log('Targets (smoke: reported, not enforced; 1 s runs say little about speed)');
@@ -169,19 +136,71 @@ async function main() {
   for (const v of verdicts) log(`  ${v.pass ? 'PASS' : 'FAIL'}  ${v.target}: ${v.measured}${v.note ? ` (${v.note})` : ''}`);
   log();
 
+  await Promise.all([server.stop(), baseline.stop()]);
+
+  const stores = await compareStores({ cases, pinning, options, log });
+  if (stores) failures.push(...requestFailures(stores.cases, stores.summaries));
+  machine.loadAverageAtEnd = loadavg()[0];
+  warnIfBusy(log, 'at the end');
+
   if (options.json) {
-    writeFileSync(options.json, `${JSON.stringify({ machine, pinning: pinning.description, options, startup, idle, summaries, runs: raw, targets: verdicts }, null, 2)}\n`);
+    const measured = { machine, pinning: pinning.description, options, startup, idle, summaries, runs: raw, targets: verdicts, ...(stores ? { stores: { redis: stores.redis, summaries: stores.summaries, runs: stores.raw } } : {}) };
+    writeFileSync(options.json, `${JSON.stringify(measured, null, 2)}\n`);
     log(`wrote ${options.json}`);
   }
-
-  await Promise.all([server.stop(), baseline.stop()]);
 
   if (failures.length > 0) {
     for (const failure of failures) log(`ERROR ${failure}`);
     log('bench: FAILED: some requests errored or answered non-2xx');
     process.exit(1);
   }
-  log(options.smoke ? 'bench smoke: OK (every case ran on both servers without an error or a non-2xx answer)' : 'bench: done');
+  log(options.smoke ? `bench smoke: OK (every case ran on both servers${stores ? ' and both stores' : ''} without an error or a non-2xx answer)` : 'bench: done');
+}
+
+/** Every case and target that saw an error, a non-2xx answer or no request at all; the exit code follows it, the timings never do. */
+function requestFailures(cases, summaries) {
+  return cases.flatMap((c) =>
+    Object.entries(summaries[c.id]).flatMap(([kind, s]) =>
+      s.non2xx > 0 || s.errors > 0 || s.requests === 0 ? [`${c.label} on the ${kind}: ${s.requests} completed, ${s.non2xx} non-2xx, ${s.errors} errors`] : [],
+    ),
+  );
+}
+
+/**
+ * The same server on the JSON file and on Redis (its own redis-server, a fresh store_prefix), in the
+ * same run, alternating; only the cases whose request path reads the store. Reported, never a target:
+ * a store across a socket is a network hop, its cost depends on where Redis runs.
+ * Null when --stores leaves Redis out or --cases leaves no store case.
+ */
+async function compareStores({ cases, pinning, options, log }) {
+  const storeCases = cases.filter((c) => STORE_CASES.includes(c.id));
+  if (!options.stores.includes('redis') || storeCases.length === 0) return null;
+  log(`Stores: the server on data/webui.json (json) and on Redis (redis), ${storeCases.map((c) => c.id).join(', ')}`);
+  const redisServer = await startRedisServer({ prefix: pinning.storePrefix });
+  const prefix = `webui-bench-${randomBytes(4).toString('hex')}:`;
+  log(`redis-server ${redisServer.url} (${pinning.storeDescription}), store_prefix ${JSON.stringify(prefix)}`);
+  const json = await startServer('server', pinning);
+  const redis = await startServer('server', pinning, undefined, { url: redisServer.url, prefix });
+  try {
+    const targets = { json, redis: { ...redis, storePid: redisServer.child.pid } };
+    const problems = await preflight(targets);
+    if (problems.length > 0) {
+      for (const problem of problems) log(`PREFLIGHT FAIL ${problem}`);
+      throw new Error('the server on Redis does not answer as on the JSON file; nothing was measured');
+    }
+    await warmUp({ cases: storeCases, targets, options, log });
+    const raw = await runRounds({ cases: storeCases, targets, options, log });
+    const summaries = Object.fromEntries(storeCases.map((c) => [c.id, { json: summarise(raw[c.id].json), redis: summarise(raw[c.id].redis) }]));
+    log();
+    log(`Stores (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; ratio = Redis / JSON req/s; reported, no target)`);
+    log();
+    log(storesTable(storeCases, summaries));
+    log();
+    return { cases: storeCases, summaries, raw, redis: { url: redisServer.url, prefix, cpus: pinning.storeDescription } };
+  } finally {
+    await Promise.all([json.stop(), redis.stop()]);
+    await redisServer.stop();
+  }
 }
 
 function parseOptions() {
@@ -201,6 +220,7 @@ function parseOptions() {
       'baseline-server': { type: 'string' },
       'no-pin': { type: 'boolean', default: false },
       load: { type: 'string', default: 'autocannon' },
+      stores: { type: 'string', default: STORES.join(',') },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -233,9 +253,20 @@ function parseOptions() {
     process.stderr.write('bench: --load wrk needs wrk on the PATH (Debian: apt-get install -y wrk)\n');
     process.exit(2);
   }
+  const stores = values.stores.split(',').map((name) => name.trim());
+  if (!stores.includes('json') || stores.some((name) => !STORES.includes(name))) {
+    process.stderr.write(`bench: --stores is json,redis or json (the JSON file is what Redis is compared with), got ${JSON.stringify(values.stores)}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  const missing = stores.includes('redis') ? redisServerMissing() : null;
+  if (missing !== null) {
+    process.stderr.write(`bench: the Redis store needs redis-server: ${missing}; or leave it out with --stores json\n`);
+    process.exit(2);
+  }
   return {
     cases,
     smoke,
+    stores,
     httpLoad: values.load === 'wrk' ? runWrkLoad : runHttpLoad,
     loadName: values.load,
     duration: positive('duration', values.duration ?? (smoke ? '1' : '10')),
@@ -275,8 +306,9 @@ function describeMachine() {
 /**
  * Starts the real server (dist bundle) or the baseline in a fresh temp data dir.
  * The real server makes its own temporary token; the baseline gets one written in the same file format.
+ * With `store`, the real server keeps its state in that Redis under that prefix (a config file, as an operator would).
  */
-async function startServer(kind, pinning, baselineServer) {
+async function startServer(kind, pinning, baselineServer, store) {
   const home = makeTempDir(kind);
   const dataDir = join(home, 'data');
   const port = await freePort();
@@ -291,18 +323,22 @@ async function startServer(kind, pinning, baselineServer) {
     writeFileSync(join(dataDir, 'webui.json'), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
     script = BASELINE_SCRIPT;
     args = ['--port', String(port), '--data-dir', dataDir];
+  } else if (store) {
+    const configFile = join(home, 'webui.toml');
+    writeFileSync(configFile, `[webui]\nstore = ${JSON.stringify(store.url)}\nstore_prefix = ${JSON.stringify(store.prefix)}\n`);
+    args.push('--config', configFile);
   }
   const startedAt = performance.now();
   const child = spawnNode(script, args, { cwd: home, port, logFile, prefix: pinning.prefix });
   const startupMs = await waitHealthy(child, HEALTH, startedAt);
-  const tokenFile = readFileSync(join(dataDir, 'webui.json'), 'utf8');
-  const token = JSON.parse(tokenFile).access_token;
+  const tokenFile = store ? null : readFileSync(join(dataDir, 'webui.json'), 'utf8');
+  const token = tokenFile === null ? temporaryTokenLogged(logFile) : JSON.parse(tokenFile).access_token;
   return {
     kind,
     child,
     port,
     token,
-    tokenFileBytes: Buffer.byteLength(tokenFile),
+    tokenFileBytes: tokenFile === null ? NaN : Buffer.byteLength(tokenFile),
     cookie: `bot_session=${token}`,
     startupMs,
     async stop() {
@@ -310,6 +346,17 @@ async function startServer(kind, pinning, baselineServer) {
       removeTempDir(home);
     },
   };
+}
+
+/** The temporary token from the server's startup log line (JSON, `temporary_token`): on Redis there is no webui.json to read it from. */
+function temporaryTokenLogged(logFile) {
+  const text = readFileSync(logFile, 'utf8');
+  for (const line of text.split('\n')) {
+    if (!line.includes('"temporary_token"')) continue;
+    const token = JSON.parse(line).temporary_token;
+    if (typeof token === 'string') return token;
+  }
+  throw new Error(`the server logged no temporary_token at startup; its output:\n${text.slice(-2000)}`);
 }
 
 /** The cases; each `run` drives one server once. */
@@ -371,7 +418,9 @@ async function preflight(targets) {
   const problems = [];
   const ticketless = (body) => JSON.stringify(body, (key, value) => (key === 'token' || key === 'connection_id' || key === 'timestamp' ? '*' : value));
   const answers = {};
-  for (const kind of /** @type {const} */ (['server', 'baseline'])) {
+  const kinds = Object.keys(targets);
+  const [first, second] = kinds;
+  for (const kind of kinds) {
     const t = targets[kind];
     answers[kind] = {
       'check-valid': await httpGet(t.port, `${PREFIX}/auth/check`, { cookie: t.cookie }),
@@ -388,24 +437,24 @@ async function preflight(targets) {
     'check-query': { authenticated: true, token_source: 'temporary', requires_custom_token: true },
   };
   for (const [id, want] of Object.entries(expected)) {
-    for (const kind of ['server', 'baseline']) {
+    for (const kind of kinds) {
       const got = answers[kind][id];
       if (got.status !== 200 || !isDeepStrictEqual(JSON.parse(got.body), want)) problems.push(`${id} on the ${kind}: ${got.status} ${got.body}`);
     }
   }
   for (const id of ['verify', 'ws-token', 'health']) {
-    const s = answers.server[id];
-    const b = answers.baseline[id];
-    if (s.status !== 200 || b.status !== 200 || ticketless(JSON.parse(s.body)) !== ticketless(JSON.parse(b.body))) {
-      problems.push(`${id}: server ${s.status} ${s.body} vs baseline ${b.status} ${b.body}`);
+    const a = answers[first][id];
+    const b = answers[second][id];
+    if (a.status !== 200 || b.status !== 200 || ticketless(JSON.parse(a.body)) !== ticketless(JSON.parse(b.body))) {
+      problems.push(`${id}: ${first} ${a.status} ${a.body} vs ${second} ${b.status} ${b.body}`);
     }
   }
-  for (const kind of ['server', 'baseline']) {
+  for (const kind of kinds) {
     if (!answers[kind].verify.headers['set-cookie']?.[0]?.startsWith('bot_session=')) problems.push(`verify on the ${kind} set no bot_session cookie`);
     const ticket = JSON.parse(answers[kind]['ws-token'].body).token;
     if (typeof ticket !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(ticket)) problems.push(`ws-token on the ${kind} gave ${ticket}`);
   }
-  for (const kind of /** @type {const} */ (['server', 'baseline'])) {
+  for (const kind of kinds) {
     const one = await runWsHandshakes({ port: targets[kind].port, cookie: targets[kind].cookie, connections: 1, duration: 0.001 });
     if (one.requests !== 1) problems.push(`WebSocket handshake on the ${kind} failed: ${one.firstError ?? 'no handshake completed'}`);
   }

@@ -68,11 +68,19 @@ export function freePort() {
  * @returns {Child}
  */
 export function spawnNode(script, args, { cwd, port, logFile, env = {}, prefix = [] }) {
-  const out = openSync(logFile, 'a');
   const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_') && name !== 'NODE_OPTIONS'));
-  // A prefix such as `taskset -c 1` execs node in the same process, so the pid is node's.
-  const [command, ...commandArgs] = [...prefix, process.execPath, script, ...args];
-  const child = spawn(/** @type {string} */ (command), commandArgs, { cwd, stdio: ['ignore', out, out], env: { ...cleanEnv, ...env } });
+  return spawnLogged([...prefix, process.execPath, script, ...args], { cwd, port, logFile, env: { ...cleanEnv, ...env } });
+}
+
+/**
+ * Spawns any command the same way (output to `logFile`, killed when the benchmark exits): redis-server.
+ * A prefix such as `taskset -c 1` execs the command in the same process, so the pid is the command's.
+ * @returns {Child}
+ */
+export function spawnLogged(commandLine, { cwd, port, logFile, env = process.env }) {
+  const out = openSync(logFile, 'a');
+  const [command, ...commandArgs] = commandLine;
+  const child = spawn(/** @type {string} */ (command), commandArgs, { cwd, stdio: ['ignore', out, out], env });
   closeSync(out);
   live.add(child);
   let gone = false;

@@ -6,6 +6,8 @@ import { availableParallelism } from 'node:os';
  * @typedef {object} CpuPinning
  * @property {string[]} prefix the command a server is started through (`taskset -c N`), empty when not pinned
  * @property {string} description one line for the report
+ * @property {string[]} storePrefix the command redis-server is started through: the load generator's CPUs, as if on another host
+ * @property {string} storeDescription where redis-server runs, for the report
  */
 
 /**
@@ -17,12 +19,19 @@ import { availableParallelism } from 'node:os';
  */
 export function pinCpus(wanted) {
   const count = availableParallelism();
-  if (!wanted) return { prefix: [], description: 'not pinned (--no-pin)' };
-  if (count < 2) return { prefix: [], description: `not pinned: ${count} CPU` };
+  const unpinned = (description) => ({ prefix: [], description, storePrefix: [], storeDescription: 'not pinned' });
+  if (!wanted) return unpinned('not pinned (--no-pin)');
+  if (count < 2) return unpinned(`not pinned: ${count} CPU`);
   const serverCpu = String(count - 1);
   const loadCpus = count === 2 ? '0' : `0-${count - 2}`;
   // -a: every thread of this process, V8's and libuv's helpers included, not only the main one.
   const self = spawnSync('taskset', ['-a', '-pc', loadCpus, String(process.pid)], { stdio: 'ignore' });
-  if (self.error || self.status !== 0) return { prefix: [], description: 'not pinned: taskset (util-linux) is not available' };
-  return { prefix: ['taskset', '-c', serverCpu], description: `servers on CPU ${serverCpu}, load generator on CPU ${loadCpus}` };
+  if (self.error || self.status !== 0) return unpinned('not pinned: taskset (util-linux) is not available');
+  return {
+    prefix: ['taskset', '-c', serverCpu],
+    description: `servers on CPU ${serverCpu}, load generator on CPU ${loadCpus}`,
+    // Never on the server's CPU: what Redis costs the server is its round trips, not a share of its CPU.
+    storePrefix: ['taskset', '-c', loadCpus],
+    storeDescription: `on CPU ${loadCpus} with the load generator`,
+  };
 }

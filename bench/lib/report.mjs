@@ -24,6 +24,7 @@ export function summarise(rounds) {
     readsPerRequest: median(rounds.map((r) => r.io?.readsPerRequest ?? NaN)),
     bytesReadPerRequest: median(rounds.map((r) => r.io?.bytesPerRequest ?? NaN)),
     cpuUsPerRequest: median(rounds.map((r) => r.io?.cpuUsPerRequest ?? NaN)),
+    storeCpuUsPerRequest: median(rounds.map((r) => r.storeCpuUsPerRequest ?? NaN)),
     requests: rounds.reduce((sum, r) => sum + r.requests, 0),
     non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
     errors: rounds.reduce((sum, r) => sum + r.errors, 0),
@@ -41,6 +42,17 @@ export function resultsTable(cases, summaries) {
     return [c.label, num(s.rps), num(b.rps), num(s.rps / b.rps, 2), `${num(s.p50, 2)} / ${num(s.p99, 2)}`, `${num(b.p50, 2)} / ${num(b.p99, 2)}`, num(s.rssMb, 1), num(b.rssMb, 1), `${num(s.cpuUsPerRequest)} / ${num(b.cpuUsPerRequest)}`];
   });
   return markdownTable(header, rows, [false, true, true, true, true, true, true, true, true]);
+}
+
+/** The same server on the JSON file and on Redis, per case; the ratio is Redis / JSON req/s. */
+export function storesTable(cases, summaries) {
+  const header = ['Case', 'JSON req/s', 'Redis req/s', 'Ratio', 'JSON p50 / p99 ms', 'Redis p50 / p99 ms', 'CPU us/req server JSON / Redis', 'redis-server CPU us/req'];
+  const rows = cases.map((c) => {
+    const j = summaries[c.id].json;
+    const r = summaries[c.id].redis;
+    return [c.label, num(j.rps), num(r.rps), num(r.rps / j.rps, 2), `${num(j.p50, 2)} / ${num(j.p99, 2)}`, `${num(r.p50, 2)} / ${num(r.p99, 2)}`, `${num(j.cpuUsPerRequest)} / ${num(r.cpuUsPerRequest)}`, num(r.storeCpuUsPerRequest)];
+  });
+  return markdownTable(header, rows, [false, true, true, true, true, true, true, true]);
 }
 
 export function markdownTable(header, rows, rightAligned) {
