@@ -89,7 +89,7 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
       expect(outcome.error, outcome.name).toBeInstanceOf(StoreUnavailableError);
       expect(outcome.ms, outcome.name).toBeLessThan(1_000);
     }
-    await eventually(() => !store.available, 1_000, 'available turning false');
+    await eventually(() => !store.available && events.some((event) => event.kind === 'connection-lost'), 1_000, 'available turning false and the loss told');
     for (const outcome of await settle(everyCall(store, clock.now()))) {
       expect(outcome.error, outcome.name).toBeInstanceOf(StoreUnavailableError);
       expect((outcome.error as Error).message, outcome.name).toContain(`Redis at ${redis.url} is unavailable`);

@@ -10,7 +10,7 @@ import { RedisGlobalFailures } from './redis-global-failures.js';
 import { RedisRememberedSet } from './redis-remembered-set.js';
 import type { RedisStoreEvent } from './redis-store-event.js';
 import { RedisTickets } from './redis-tickets.js';
-import { parseRedisUrl } from './redis-url.js';
+import { parseRedisUrl, type RedisUrl } from './redis-url.js';
 import { SharedRecord } from './shared-record.js';
 import { StoreConnection } from './store-connection.js';
 
@@ -45,8 +45,11 @@ export class RedisStore implements Store {
   readonly address: string;
   /** This instance among those sharing the store. */
   readonly instanceId = randomUUID();
-  private readonly client: Redis;
-  private readonly subscriber: Redis;
+  private readonly url: RedisUrl;
+  private readonly connection: StoreConnection;
+  // Made by open(): ioredis is loaded only by a server that uses Redis.
+  private client: Redis | null = null;
+  private subscriber: Redis | null = null;
   private readonly keys: KeySpace;
   private readonly emit: (event: RedisStoreEvent) => void;
   private readonly record: SharedRecord;
@@ -80,11 +83,9 @@ export class RedisStore implements Store {
     this.address = url.value.address;
     this.keys = new KeySpace(options.prefix ?? DEFAULT_REDIS_PREFIX);
     this.emit = options.onEvent ?? (() => undefined);
-    this.client = createRedisClient(url.value, this.connectTimeoutMs);
-    this.subscriber = createRedisClient(url.value, this.connectTimeoutMs);
-    this.watchCommands();
-    this.watchSubscriber();
-    const connection = new StoreConnection(this.client, this.address);
+    this.url = url.value;
+    const connection = new StoreConnection(this.address);
+    this.connection = connection;
     this.record = new SharedRecord(connection, this.keys, this.instanceId, this.emit);
     this.attempts = new RedisAttempts(connection, this.keys, options.clock, limits.maxAttemptKeys);
     this.globalFailures = new RedisGlobalFailures(connection, this.keys, options.clock);
@@ -108,9 +109,9 @@ export class RedisStore implements Store {
     }
   }
 
-  /** Whether the command connection is up: when false, every call but readRecord fails with StoreUnavailableError. */
+  /** Whether the command connection is up and the last call got through: when false, calls but readRecord fail with StoreUnavailableError. */
   get available(): boolean {
-    return this.client.status === 'ready';
+    return this.client?.status === 'ready' && !this.connection.failing;
   }
 
   /** Leaves the instance registry and closes both connections; calls made afterwards fail with StoreUnavailableError. */
@@ -120,9 +121,9 @@ export class RedisStore implements Store {
     if (this.syncRetry !== null) clearTimeout(this.syncRetry);
     await this.instances.leave();
     // A polite QUIT where the connection is up; disconnect() stops a reconnecting one (and is a no-op after QUIT).
-    await Promise.allSettled([this.client, this.subscriber].filter((client) => client.status === 'ready').map((client) => client.quit()));
-    this.client.disconnect();
-    this.subscriber.disconnect();
+    const clients = [this.client, this.subscriber].filter((client): client is Redis => client !== null);
+    await Promise.allSettled(clients.filter((client) => client.status === 'ready').map((client) => client.quit()));
+    for (const client of clients) client.disconnect();
   }
 
   /**
@@ -202,14 +203,21 @@ export class RedisStore implements Store {
   }
 
   private async start(timeoutMs: number): Promise<void> {
-    const ready = allReadyWithin([this.client, this.subscriber], timeoutMs);
+    const client = await createRedisClient(this.url, timeoutMs);
+    const subscriber = await createRedisClient(this.url, timeoutMs);
+    this.client = client;
+    this.subscriber = subscriber;
+    this.connection.attach(client);
+    this.watchCommands(client);
+    this.watchSubscriber(subscriber);
+    const ready = allReadyWithin([client, subscriber], timeoutMs);
     // Failures surface as 'error' events (kept in lastError) while the clients keep retrying.
-    this.client.connect().catch(() => undefined);
-    this.subscriber.connect().catch(() => undefined);
+    client.connect().catch(() => undefined);
+    subscriber.connect().catch(() => undefined);
     const unreachable = (reason: string, cause?: unknown): StoreUnavailableError => new StoreUnavailableError(`cannot reach Redis at ${this.address}: ${reason}`, { cause });
     if (!(await ready)) throw unreachable(this.lastError?.message ?? `no answer within ${timeoutMs} ms`, this.lastError);
     try {
-      await this.subscriber.subscribe(this.keys.recordChanged);
+      await subscriber.subscribe(this.keys.recordChanged);
     } catch (error) {
       throw unreachable(errorMessage(error), error);
     }
@@ -218,16 +226,16 @@ export class RedisStore implements Store {
     } catch (error) {
       // A record that is not one passes as it is: the operator must fix Redis, and the message says where.
       if (!(error instanceof StoreUnavailableError)) throw error;
-      throw unreachable(errorMessage(error.cause ?? error), error);
+      throw unreachable(errorMessage(error.reason ?? error), error);
     }
     this.started = true;
   }
 
-  private watchCommands(): void {
-    this.client.on('error', (error: Error) => {
+  private watchCommands(client: Redis): void {
+    client.on('error', (error: Error) => {
       this.lastError = error;
     });
-    this.client.on('ready', () => {
+    client.on('ready', () => {
       this.lastError = null;
       this.commandsReady = true;
       if (this.lost) {
@@ -237,7 +245,7 @@ export class RedisStore implements Store {
       // Redis may have changed (or lost the record) while we were away.
       if (this.started) this.syncRecord();
     });
-    this.client.on('close', () => {
+    client.on('close', () => {
       if (!this.commandsReady || this.closed) return;
       this.commandsReady = false;
       this.lost = true;
@@ -245,17 +253,17 @@ export class RedisStore implements Store {
     });
   }
 
-  private watchSubscriber(): void {
-    this.subscriber.on('error', (error: Error) => {
+  private watchSubscriber(subscriber: Redis): void {
+    subscriber.on('error', (error: Error) => {
       this.lastError = error;
     });
-    this.subscriber.on('message', (channel: string, message: string) => {
+    subscriber.on('message', (channel: string, message: string) => {
       if (channel === this.keys.recordChanged) this.record.hear(message);
     });
-    this.subscriber.on('ready', () => {
+    subscriber.on('ready', () => {
       if (!this.started || this.closed) return;
       // Subscribed first, then read: a change made in between is announced, not missed.
-      this.subscriber.subscribe(this.keys.recordChanged).then(
+      subscriber.subscribe(this.keys.recordChanged).then(
         () => this.syncRecord(),
         () => undefined, // The connection dropped again; its next 'ready' subscribes again.
       );

@@ -1,27 +1,38 @@
 import type { Redis } from 'ioredis';
 import type { LuaScript } from './lua-script.js';
+import { StoreUnavailableError } from '@webui/core';
 import { storeFailure } from './store-unavailable.js';
 
-/** The command connection as the store's parts use it: every failure comes out as StoreUnavailableError or a bug. */
+/**
+ * The command connection as the store's parts use it: every failure comes out as StoreUnavailableError
+ * or a bug. Its client is attached when the store opens; before that, every call fails as unreachable.
+ */
 export class StoreConnection {
-  constructor(
-    readonly client: Redis,
-    readonly address: string,
-  ) {}
+  private client: Redis | null = null;
+  /** The last call found Redis unavailable: true from then until a call succeeds, however the socket looks. */
+  failing = false;
+
+  constructor(readonly address: string) {}
+
+  attach(client: Redis): void {
+    this.client = client;
+  }
 
   async run(script: LuaScript, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    try {
-      return await script.run(this.client, keys, args);
-    } catch (error) {
-      throw storeFailure(this.address, error);
-    }
+    return this.send((client) => script.run(client, keys, args));
   }
 
   async send<T>(command: (client: Redis) => Promise<T>): Promise<T> {
     try {
-      return await command(this.client);
+      if (this.client === null) throw new Error('not connected yet');
+      const result = await command(this.client);
+      this.failing = false;
+      return result;
     } catch (error) {
-      throw storeFailure(this.address, error);
+      const failure = storeFailure(this.address, error);
+      // A killed Redis fails calls before its socket's close is noticed: /health must not say healthy meanwhile.
+      if (failure instanceof StoreUnavailableError) this.failing = true;
+      throw failure;
     }
   }
 }
