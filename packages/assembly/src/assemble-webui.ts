@@ -70,7 +70,7 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
   let bootstrap: BootstrapOutcome;
   try {
     // Instances already running on a shared store keep their temporary token: this start prints the same one (D11 with several instances).
-    const liveInstances = await storage.liveInstances();
+    const liveInstances = await storage.joinInstances();
     bootstrap = await core.tokens.bootstrap({ secretKeyFingerprint: secretKeyFingerprint(settings.secretKey), liveInstances });
   } catch (error) {
     throw new StartupError(`cannot write ${storage.where}: ${(error as Error).message}`);

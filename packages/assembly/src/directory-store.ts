@@ -10,6 +10,7 @@ export interface DirectoryStore {
   close(): Promise<void>;
   sweep(): void;
   watch(): void;
-  liveInstances(): Promise<number>;
+  /** Registers this server among the instances on the store (a shared one), and answers how many others run now. */
+  joinInstances(): Promise<number>;
   available(): boolean;
 }

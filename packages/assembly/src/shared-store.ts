@@ -41,7 +41,7 @@ export function sharedStore(options: SharedStoreOptions): DirectoryStore {
     // Redis forgets attempts and tickets by their TTLs: nothing to sweep, nothing to watch.
     sweep: () => undefined,
     watch: () => undefined,
-    liveInstances: async () => (await redis.joinInstances(options.clock.now())).others.length,
+    joinInstances: async () => (await redis.joinInstances(options.clock.now())).others.length,
     available: () => redis.available,
   };
 }

@@ -15,8 +15,8 @@ export interface Storage {
   where: string;
   /** For the banner: where a configured token can be read, never the token. */
   tokenPlace: string;
-  /** Other instances running on the same shared store now; none for a file (one server per directory) or memory. */
-  liveInstances(): Promise<number>;
+  /** Registers this server among the instances on a shared store and answers how many others run now; none for a file (one server per directory) or memory. */
+  joinInstances(): Promise<number>;
   /** Whether the store answers right now: a shared store can be lost while the server runs (DESIGN D16). */
   available(): boolean;
   /** The data directory, or null when nothing is written. */
@@ -63,7 +63,7 @@ export function jsonFileStore(store: JsonFileStore): DirectoryStore {
     close: () => store.close(),
     sweep: () => store.sweep(),
     watch: () => store.watch(),
-    liveInstances: async () => 0,
+    joinInstances: async () => 0,
     available: () => true,
   };
 }
@@ -110,7 +110,7 @@ export function dataDirectoryStorage(directoryStore: JsonFileStore | DirectorySt
       audit.open();
     },
     openStore,
-    liveInstances: () => state.liveInstances(),
+    joinInstances: () => state.joinInstances(),
     available: () => state.available(),
     sweep: () => state.sweep(),
     watch: () => state.watch(),
@@ -135,7 +135,7 @@ export function memoryStorage(clock: Clock, logger: Logger): Storage {
     audit: null,
     open: async () => undefined,
     openStore: async () => undefined,
-    liveInstances: async () => 0,
+    joinInstances: async () => 0,
     available: () => true,
     sweep: () => store.sweep(),
     watch: () => undefined,

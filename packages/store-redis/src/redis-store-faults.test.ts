@@ -1,41 +1,25 @@
 import { StoreUnavailableError, type Store, type TokenRecord } from '@webui/core';
 import { FakeClock } from '@webui/core/testing';
-import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RedisStoreEvent } from './redis-store-event.js';
 import { RedisStore } from './redis-store.js';
 import { eventually } from './testing/eventually.js';
 import { freePort } from './testing/free-port.js';
-import { startRedisServer, type RedisServerHandle } from './testing/redis-server.js';
+import { useRedisServer } from './redis-test-server.js';
+import { startRedisServer } from './testing/redis-server.js';
 
 const RECORD: TokenRecord = { accessToken: 'kept-through-faults-0123', tokenSource: 'configured', firstSetupCompleted: true };
 const NEXT: TokenRecord = { accessToken: 'written-after-faults-0123', tokenSource: 'configured', firstSetupCompleted: true };
 // Reconnecting backs off up to 2 s between tries; a restart is seen within a few of them.
 const RECONNECT_MS = 10_000;
 
-let redis: RedisServerHandle;
-let opened: RedisStore[] = [];
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-
-afterEach(async () => {
-  await Promise.all(opened.map((store) => store.close()));
-  opened = [];
-});
-
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = useRedisServer();
 
 async function connected(events: RedisStoreEvent[], prefix = `faults-${randomUUID()}:`): Promise<RedisStore> {
-  const store = await RedisStore.connect({ url: redis.url, prefix, clock: new FakeClock(), onEvent: (event) => events.push(event) });
-  opened.push(store);
-  return store;
+  return redis.open({ prefix, clock: new FakeClock(), onEvent: (event) => events.push(event) });
 }
 
 /** Every Store call but readRecord, each with arguments that would succeed against a live Redis. */
@@ -83,7 +67,7 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
     await store.swapRecord(null, RECORD);
     await store.countFailure('198.51.100.1', { at: clock.now(), windowStart: 0, threshold: 5, banUntil: clock.now() + 600_000, keepUntil: clock.now() + 300_000 });
 
-    await redis.kill();
+    await redis.server().kill();
     // Called at once, while the store may not have noticed yet: in flight or refused, none hangs.
     for (const outcome of await settle(everyCall(store, clock.now()))) {
       expect(outcome.error, outcome.name).toBeInstanceOf(StoreUnavailableError);
@@ -92,15 +76,15 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
     await eventually(() => !store.available && events.some((event) => event.kind === 'connection-lost'), 1_000, 'available turning false and the loss told');
     for (const outcome of await settle(everyCall(store, clock.now()))) {
       expect(outcome.error, outcome.name).toBeInstanceOf(StoreUnavailableError);
-      expect((outcome.error as Error).message, outcome.name).toContain(`Redis at ${redis.url} is unavailable`);
+      expect((outcome.error as Error).message, outcome.name).toContain(`Redis at ${redis.server().url} is unavailable`);
       expect(outcome.ms, outcome.name).toBeLessThan(1_000);
     }
     expect(await store.readRecord()).toEqual(RECORD);
-    expect(events).toContainEqual(expect.objectContaining({ kind: 'connection-lost', address: redis.url }));
+    expect(events).toContainEqual(expect.objectContaining({ kind: 'connection-lost', address: redis.server().url }));
 
-    await redis.restart();
+    await redis.server().restart();
     await eventually(() => store.available, RECONNECT_MS, 'the store reconnecting');
-    expect(events).toContainEqual({ kind: 'connection-restored', address: redis.url });
+    expect(events).toContainEqual({ kind: 'connection-restored', address: redis.server().url });
     // The append-only file kept what was written before the kill.
     expect((await store.readAttempts('198.51.100.1'))?.failures.length).toBe(1);
     for (const outcome of await settle(everyCall(store, clock.now()))) expect(outcome.error, outcome.name).toBeNull();
@@ -114,12 +98,12 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
     const store = await connected(events, prefix);
     await store.swapRecord(null, RECORD);
 
-    await redis.kill();
-    for (const entry of readdirSync(redis.dir)) rmSync(join(redis.dir, entry), { recursive: true, force: true });
-    await redis.restart();
+    await redis.server().kill();
+    for (const entry of readdirSync(redis.server().dir)) rmSync(join(redis.server().dir, entry), { recursive: true, force: true });
+    await redis.server().restart();
 
     await eventually(() => events.some((event) => event.kind === 'record-restored'), RECONNECT_MS, 'record-restored');
-    expect(events).toContainEqual({ kind: 'record-restored', address: redis.url });
+    expect(events).toContainEqual({ kind: 'record-restored', address: redis.server().url });
     const other = await connected([], prefix);
     expect(await other.readRecord()).toEqual(RECORD);
     expect(await other.swapRecord(RECORD, NEXT)).toEqual({ swapped: true });
@@ -130,15 +114,10 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
     const events: RedisStoreEvent[] = [];
     const store = await connected(events);
     await store.swapRecord(null, RECORD);
-    const raw = new Redis(redis.url);
-    try {
-      await raw.flushall();
-    } finally {
-      raw.disconnect();
-    }
+    await redis.raw().flushall();
     expect(await store.swapRecord(RECORD, NEXT)).toEqual({ swapped: true });
     expect(await store.readRecord()).toEqual(NEXT);
-    expect(events).toContainEqual({ kind: 'record-restored', address: redis.url });
+    expect(events).toContainEqual({ kind: 'record-restored', address: redis.server().url });
   });
 
   it('connect to a closed port rejects within the timeout, naming the address without the password', async () => {
@@ -157,8 +136,7 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
   it('a password-protected Redis: the right password connects, a wrong one is refused without being shown', async () => {
     const locked = await startRedisServer({ password: 'right-pass' });
     try {
-      const store = await RedisStore.connect({ url: locked.url, clock: new FakeClock() });
-      opened.push(store);
+      const store = await redis.open({ url: locked.url, clock: new FakeClock() });
       expect(store.address).toBe(`redis://:***@127.0.0.1:${locked.port}/0`);
       expect(await store.swapRecord(null, RECORD)).toEqual({ swapped: true });
       const wrong = await RedisStore.connect({ url: `redis://:wrong-pass@127.0.0.1:${locked.port}/0`, clock: new FakeClock(), connectTimeoutMs: 1_000 }).catch((caught: unknown) => caught);
