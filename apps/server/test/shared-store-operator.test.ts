@@ -115,4 +115,33 @@ describe('the shared store for operators', () => {
     await after.post('/auth/verify', { body: { token: STRONG_TOKEN } });
     expect((await after.get('/setup/status')).json).toMatchObject({ is_first_setup: false });
   });
+  it('bans list and lift work against the shared store with no server on this host, the server elsewhere running or stopped', async () => {
+    const prefix = freshPrefix();
+    const server = await startServer({ cwd: deployment(prefix) });
+    const token = String(server.logs().find((line) => line['temporary_token'] !== undefined)?.['temporary_token']);
+    // Five wrong tokens from 127.0.0.7 ban it (DESIGN D2); the ban is kept in Redis.
+    const guesser = new HttpClient(server.baseUrl, { localAddress: '127.0.0.7' });
+    const guessFiveTimes = async () => {
+      for (let n = 0; n < 5; n++) await guesser.post('/auth/verify', { body: { token: `wrong-guess-${n}` } });
+    };
+    await guessFiveTimes();
+    expect((await guesser.post('/auth/verify', { body: { token } })).status).toBe(429);
+    const operatorHost = deployment(prefix);
+
+    // The server runs on another host: the operator reads and lifts the ban in Redis, and the server honours the lift at once.
+    const listed = await runWebui(operatorHost, ['bans', 'list', '--json']);
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(listed.stdout)).toEqual({ bans: [expect.objectContaining({ key: '127.0.0.7', banned_until: expect.any(String) })] });
+    const lifted = await runWebui(operatorHost, ['bans', 'lift', '127.0.0.7']);
+    expect(lifted).toMatchObject({ code: 0, stdout: expect.stringMatching(/^lifted 127\.0\.0\.7 /) });
+    expect((await guesser.post('/auth/verify', { body: { token } })).json).toMatchObject({ valid: true });
+
+    // The server stopped: the ban outlives it in Redis, and lifting it there is in force for the next start.
+    await guessFiveTimes();
+    expect(await server.stop()).toBe(0);
+    expect(JSON.parse((await runWebui(operatorHost, ['bans', 'list', '--json'])).stdout)).toEqual({ bans: [expect.objectContaining({ key: '127.0.0.7' })] });
+    expect(await runWebui(operatorHost, ['bans', 'lift', 'all'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^lifted 127\.0\.0\.7 /) });
+    expect(await runWebui(operatorHost, ['bans', 'lift', '127.0.0.7'])).toMatchObject({ code: 1, stderr: 'nothing lifted: no address under 127.0.0.7 has failures or a ban\n' });
+    expect(JSON.parse((await runWebui(operatorHost, ['bans', 'list', '--json'])).stdout)).toEqual({ bans: [] });
+  });
 });

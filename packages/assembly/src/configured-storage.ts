@@ -1,6 +1,6 @@
 import type { Clock } from '@webui/core';
 import type { Logger } from 'pino';
-import type { LoadedSettings } from './config/index.js';
+import type { LoadedSettings, WebuiSettings } from './config/index.js';
 import { FILE_STORE } from './config/setting-schemas.js';
 import { sharedStore } from './shared-store.js';
 import { createFileStore, dataDirectoryStorage, type Storage } from './storage.js';
@@ -9,6 +9,11 @@ import { createFileStore, dataDirectoryStorage, type Storage } from './storage.j
 export function configuredStorage(loaded: LoadedSettings, clock: Clock, logger: Logger): Storage {
   const { settings, dataDir } = loaded;
   const options = { audit: { maxBytes: settings.auditMaxBytes, keep: settings.auditKeep }, logger };
-  if (settings.store === FILE_STORE) return dataDirectoryStorage(createFileStore(dataDir, clock, logger), dataDir, options);
+  if (!storeIsShared(settings)) return dataDirectoryStorage(createFileStore(dataDir, clock, logger), dataDir, options);
   return dataDirectoryStorage(sharedStore({ url: settings.store, prefix: settings.storePrefix, dataDir, clock, logger }), dataDir, options);
+}
+
+/** Whether `[webui] store` names a store other processes share (Redis): bans and tickets there outlive any one server. */
+export function storeIsShared(settings: Pick<WebuiSettings, 'store'>): boolean {
+  return settings.store !== FILE_STORE;
 }

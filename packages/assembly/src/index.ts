@@ -3,7 +3,7 @@ export { ConfigError, describeSettings, loadSettings, parseConfigFlags, SETTING_
 export { createLogger } from './logging/create-logger.js';
 export { dashboardLevel, LogFeed } from './logging/log-feed.js';
 export { createFileStore, dataDirectoryStorage, memoryStorage, jsonFileStore, type FileStorageOptions, type Storage } from './storage.js';
-export { configuredStorage } from './configured-storage.js';
+export { configuredStorage, storeIsShared } from './configured-storage.js';
 export { sharedStore, type SharedStoreOptions } from './shared-store.js';
 export type { DirectoryStore } from './directory-store.js';
 export { listenOnHosts, type Bound, type HostBinder } from './listen-on-hosts.js';

@@ -1,4 +1,4 @@
-import type { LoadedSettings } from '@webui/assembly';
+import { storeIsShared, type LoadedSettings } from '@webui/assembly';
 import { AuditLogFile } from '@webui/store-json';
 import * as v from 'valibot';
 import { performAdminOperation } from '../control/admin-operations.js';
@@ -15,16 +15,31 @@ const CREATES_RECORD: ReadonlySet<AdminOp> = new Set<AdminOp>(['keys.create', 't
 
 export type AdminOutcome<Answer> = { kind: 'answered'; answer: Answer } | { kind: 'unreachable'; message: string };
 
+/** As AdminOutcome, or no server running and the state asked about held only by a running server. */
+export type ServerOnlyOutcome<Answer> = AdminOutcome<Answer> | { kind: 'stopped' };
+
 /**
  * Runs an admin request where it belongs: on the running server, through its control socket, so the
  * change is in force at once and in the server's audit trail; with no server, on the data directory
  * itself, this process appending the event to audit.log. Both answers are checked against one schema.
+ * `instead` ends the message for a running server the CLI cannot reach: what the operator can do.
  */
-export async function runAdminRequest<R extends AdminRequest>(loaded: LoadedSettings, request: R, io: CliIo): Promise<AdminOutcome<AdminAnswerTo<R['op']>>> {
+export async function runAdminRequest<R extends AdminRequest>(loaded: LoadedSettings, request: R, io: CliIo, instead = INSTEAD): Promise<AdminOutcome<AdminAnswerTo<R['op']>>> {
   const schema = ADMIN_ANSWERS[request.op];
-  const reached = await askServer(loaded.dataDir, request, schema, INSTEAD);
+  const reached = await askServer(loaded.dataDir, request, schema, instead);
   if (reached.kind !== 'stopped') return reached;
   return { kind: 'answered', answer: v.parse(schema, await performLocally(loaded, request, io)) };
+}
+
+/**
+ * Runs a request about state that only a running server holds unless the store is shared (bans: with the
+ * data directory's file, failure counts live in the server's memory; with Redis, in Redis): with no server,
+ * on a shared store this process answers it, on the file it reports the server stopped.
+ */
+export async function runServerStateRequest<R extends AdminRequest>(loaded: LoadedSettings, request: R, io: CliIo, instead: string): Promise<ServerOnlyOutcome<AdminAnswerTo<R['op']>>> {
+  if (storeIsShared(loaded.settings)) return runAdminRequest(loaded, request, io, instead);
+  const reached = await askServer(loaded.dataDir, request, ADMIN_ANSWERS[request.op], instead);
+  return reached.kind === 'stopped' ? { kind: 'stopped' } : reached;
 }
 
 async function performLocally(loaded: LoadedSettings, request: AdminRequest, io: CliIo): Promise<unknown> {

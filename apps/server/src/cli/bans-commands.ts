@@ -1,15 +1,17 @@
 import type { LoadedSettings } from '@webui/assembly';
 import type { BanEntryJson } from '@webui/http-hono';
-import { askServer } from '../control/ask-server.js';
-import { BansLiftAnswer, BansListAnswer } from '../control/control-protocol.js';
+import { runServerStateRequest } from './admin-request.js';
 import { banTable, liftedLine } from './ban-table.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exit-codes.js';
 
-// Bans live in the running server's memory: with its socket unreachable, only the HTTP API can reach them.
+// A running server the CLI cannot reach still answers over HTTP.
 const INSTEAD = 'use GET or DELETE /api/webui/security/bans instead';
 
-/** `webui bans list [--json]` and `webui bans lift <address|cidr|all>`, over the running server's control socket. */
+/**
+ * `webui bans list [--json]` and `webui bans lift <address|cidr|all>`: over the running server's control
+ * socket; with no server, on a shared store (Redis, where bans outlive servers) directly.
+ */
 export async function bansCommand(args: string[], loaded: LoadedSettings, io: CliIo): Promise<number> {
   const [action, ...rest] = args;
   switch (action) {
@@ -31,7 +33,7 @@ export async function bansCommand(args: string[], loaded: LoadedSettings, io: Cl
 }
 
 async function listBans(loaded: LoadedSettings, io: CliIo, { json }: { json: boolean }): Promise<number> {
-  const reached = await askServer(loaded.dataDir, { op: 'bans.list' }, BansListAnswer, INSTEAD);
+  const reached = await runServerStateRequest(loaded, { op: 'bans.list' }, io, INSTEAD);
   if (reached.kind === 'unreachable') {
     io.stderr(`webui bans list: ${reached.message}\n`);
     return EXIT_REFUSED;
@@ -52,7 +54,7 @@ async function listBans(loaded: LoadedSettings, io: CliIo, { json }: { json: boo
 }
 
 async function liftBans(loaded: LoadedSettings, io: CliIo, target: string): Promise<number> {
-  const reached = await askServer(loaded.dataDir, { op: 'bans.lift', target }, BansLiftAnswer, INSTEAD);
+  const reached = await runServerStateRequest(loaded, { op: 'bans.lift', target }, io, INSTEAD);
   if (reached.kind === 'unreachable') {
     io.stderr(`webui bans lift: ${reached.message}\n`);
     return EXIT_REFUSED;

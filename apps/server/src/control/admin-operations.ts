@@ -1,6 +1,8 @@
 import type { Core, SecurityEventSink, SecurityEventVia } from '@webui/core';
-import { apiKeyJson, KEY_REFUSAL_DETAIL, OperatorActions, unknownKeyDetail, weakTokenDetail, type Actor, type AppLogger } from '@webui/http-hono';
+import { apiKeyJson, banEntryJson, KEY_REFUSAL_DETAIL, OperatorActions, unknownKeyDetail, weakTokenDetail, type Actor, type AppLogger } from '@webui/http-hono';
 import type { AdminAnswer, AdminRefusal, AdminRefusalCode, AdminRequest } from './admin-protocol.js';
+
+const INVALID_TARGET = 'the target must be `all`, an IP address, a CIDR, or a key as `webui bans list` shows it';
 
 export interface AdminContext {
   core: Core;
@@ -20,6 +22,13 @@ export async function performAdminOperation(request: AdminRequest, { core, audit
   // Local actions have no client address.
   const actor: Actor = { address: null, via };
   switch (request.op) {
+    case 'bans.list':
+      return { ok: true, bans: (await core.bans.list()).map(banEntryJson) };
+    case 'bans.lift': {
+      const result = await actions.liftBans(request.target, actor);
+      if (!result.ok) return refusal('invalid_ban_target', INVALID_TARGET);
+      return { ok: true, lifted: result.value };
+    }
     case 'keys.list':
       return { ok: true, keys: (await core.keys.list()).map(apiKeyJson) };
     case 'keys.create': {

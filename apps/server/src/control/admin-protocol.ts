@@ -3,10 +3,12 @@ import * as v from 'valibot';
 import { ControlRefusal as Refusal } from './control-refusal.js';
 
 /**
- * The requests about the durable record (keys, token, first setup): the running server answers them
- * on its control socket, and the CLI answers them itself when no server runs (admin-operations.ts).
+ * The operator's requests (keys, token, first setup, bans): the running server answers them on its
+ * control socket, and the CLI answers them itself when no server runs (admin-operations.ts).
  */
 export const AdminRequest = v.variant('op', [
+  v.object({ op: v.literal('bans.list') }),
+  v.object({ op: v.literal('bans.lift'), target: v.string() }),
   v.object({ op: v.literal('keys.list') }),
   v.object({ op: v.literal('keys.create'), name: v.string(), scope: v.picklist(['read', 'admin']), expires: v.nullable(v.string()) }),
   v.object({ op: v.literal('keys.revoke'), name: v.string() }),
@@ -20,12 +22,14 @@ export const AdminRequest = v.variant('op', [
 export type AdminRequest = v.InferOutput<typeof AdminRequest>;
 export type AdminOp = AdminRequest['op'];
 
-export type AdminRefusalCode = 'invalid_key_name' | 'key_name_taken' | 'too_many_keys' | 'invalid_expiry' | 'unknown_key' | 'weak_token' | 'no_data';
+export type AdminRefusalCode = 'invalid_ban_target' | 'invalid_key_name' | 'key_name_taken' | 'too_many_keys' | 'invalid_expiry' | 'unknown_key' | 'weak_token' | 'no_data';
 
 const SetupAnswer = v.union([v.object({ ok: v.literal(true), is_first_setup: v.boolean(), token_source: v.picklist(['temporary', 'configured']) }), Refusal]);
 
-/** Each request's answer, in the HTTP API's key shape (apiKeyJson); the CLI checks both paths' answers against these. */
+/** Each request's answer, in the HTTP API's key and ban entry shapes (apiKeyJson, banEntryJson); the CLI checks both paths' answers against these. */
 export const ADMIN_ANSWERS = {
+  'bans.list': v.union([v.object({ ok: v.literal(true), bans: v.array(schemas.BanEntryBody) }), Refusal]),
+  'bans.lift': v.union([v.object({ ok: v.literal(true), lifted: v.array(schemas.BanEntryBody) }), Refusal]),
   'keys.list': v.union([v.object({ ok: v.literal(true), keys: v.array(schemas.ApiKeyBody) }), Refusal]),
   // The key itself travels only over the 0600 socket, to be printed once by the CLI.
   'keys.create': v.union([v.object({ ok: v.literal(true), key: v.string(), created: schemas.ApiKeyBody }), Refusal]),

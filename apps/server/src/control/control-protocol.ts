@@ -1,7 +1,5 @@
-import { schemas, type BanEntryJson } from '@webui/http-hono';
 import * as v from 'valibot';
 import { AdminRequest, type AdminAnswer, type AdminRefusalCode } from './admin-protocol.js';
-import { ControlRefusal as RefusalSchema } from './control-refusal.js';
 
 export { ControlRefusal } from './control-refusal.js';
 
@@ -9,22 +7,14 @@ export { ControlRefusal } from './control-refusal.js';
 export const MAX_REQUEST_LINE_BYTES = 16 * 1024;
 
 /** What the CLI may ask the running server; unknown fields are ignored, so an older server understands a newer CLI. */
-export const ControlRequest = v.variant('op', [
-  v.object({ op: v.literal('bans.list') }),
-  v.object({ op: v.literal('bans.lift'), target: v.string() }),
-  AdminRequest,
-]);
-export type ControlRequest = v.InferOutput<typeof ControlRequest>;
+export const ControlRequest = AdminRequest;
+export type ControlRequest = AdminRequest;
 
-export type ControlErrorCode = 'bad_request' | 'invalid_ban_target' | 'internal_error' | AdminRefusalCode;
+export type ControlErrorCode = 'bad_request' | 'internal_error' | AdminRefusalCode;
 
 export type ControlRefusal = { ok: false; code: ControlErrorCode; detail: string };
 
-/** The answers, in the HTTP API's ban entry shape (banEntryJson), checked by the CLI as it reads them. */
-export const BansListAnswer = v.union([v.object({ ok: v.literal(true), bans: v.array(schemas.BanEntryBody) }), RefusalSchema]);
-export const BansLiftAnswer = v.union([v.object({ ok: v.literal(true), lifted: v.array(schemas.BanEntryBody) }), RefusalSchema]);
-
-export type ControlAnswer = { ok: true; bans: BanEntryJson[] } | { ok: true; lifted: BanEntryJson[] } | AdminAnswer | ControlRefusal;
+export type ControlAnswer = AdminAnswer | ControlRefusal;
 
 /** A request line read as JSON and checked, or the one-line reason it was not understood. */
 export function parseControlRequest(line: string): { ok: true; request: ControlRequest } | { ok: false; detail: string } {
