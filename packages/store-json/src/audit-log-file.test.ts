@@ -1,5 +1,5 @@
 import type { SecurityEvent } from '@webui/core';
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -32,6 +32,12 @@ function auditFile(options: Partial<AuditLogFileOptions> = {}): AuditLogFile {
 const livePath = () => join(dataDir, AUDIT_LOG_FILE_NAME);
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 const fileLines = (path: string) => readFileSync(path, 'utf8').split('\n');
+const remaining = (name: string) => fileLines(join(dataDir, name)).filter(Boolean).map((text) => (JSON.parse(text) as { remaining: number }).remaining);
+/** A clock for an audit file whose lines are written a second apart. */
+const secondsApart = () => {
+  let now = T0;
+  return () => (now += 1_000);
+};
 const auditFiles = () => readdirSync(dataDir).filter((name) => name.startsWith(AUDIT_LOG_FILE_NAME)).sort();
 
 /** A numbered login failure from its own address, so each line can be told apart. */
@@ -128,8 +134,9 @@ describe('AuditLogFile', () => {
 
   it('writes into the file named audit.log: one another process rotated is left for the new one, not rotated twice', () => {
     const lineBytes = Buffer.byteLength(`${JSON.stringify({ time: new Date(T0).toISOString(), ...failure(100) })}\n`);
-    const server = auditFile({ maxBytes: lineBytes * 3, keep: 5 });
-    const cli = auditFile({ maxBytes: lineBytes * 3, keep: 5 });
+    // Lines a second apart: each finds the name checked again.
+    const server = auditFile({ maxBytes: lineBytes * 3, keep: 5, now: secondsApart() });
+    const cli = auditFile({ maxBytes: lineBytes * 3, keep: 5, now: secondsApart() });
     server.record(failure(100));
     server.record(failure(101));
     cli.record(failure(102));
@@ -138,18 +145,38 @@ describe('AuditLogFile', () => {
     server.record(failure(104));
     server.record(failure(105));
     expect(auditFiles()).toEqual(['audit.log', 'audit.log.1']);
-    const remaining = (name: string) => fileLines(join(dataDir, name)).filter(Boolean).map((text) => (JSON.parse(text) as { remaining: number }).remaining);
     expect(remaining('audit.log.1')).toEqual([100, 101, 102]);
     expect(remaining('audit.log')).toEqual([103, 104, 105]);
   });
 
-  it('starts a new file when the live one was deleted or moved away by hand while open', () => {
-    const audit = auditFile();
+  it('within the second after another process rotated, lines go to the moved file; none is lost, and the new file is not rotated again', () => {
+    const lineBytes = Buffer.byteLength(`${JSON.stringify({ time: new Date(T0).toISOString(), ...failure(100) })}\n`);
+    const server = auditFile({ maxBytes: lineBytes * 3, keep: 5 });
+    const cli = auditFile({ maxBytes: lineBytes * 3, keep: 5 });
+    server.record(failure(100));
+    server.record(failure(101));
+    cli.record(failure(102));
+    cli.record(failure(103));
+    // Not checked yet: the line joins the file it was writing, now audit.log.1.
+    server.record(failure(104));
+    // This one would pass maxBytes by the server's count, so the name is checked before rotating: the new file is measured instead.
+    server.record(failure(105));
+    expect(auditFiles()).toEqual(['audit.log', 'audit.log.1']);
+    expect(remaining('audit.log.1')).toEqual([100, 101, 102, 104]);
+    expect(remaining('audit.log')).toEqual([103, 105]);
+  });
+
+  it('starts a new file when the live one was deleted or moved away by hand while open, noticed within a second', () => {
+    const audit = auditFile({ now: secondsApart() });
     audit.record(failure(1));
     rmSync(livePath());
     audit.record(failure(2));
     expect(readAuditLog(dataDir).lines).toHaveLength(1);
     expect(modeOf(livePath())).toBe(0o600);
+    renameSync(livePath(), join(dataDir, 'moved-by-hand.log'));
+    audit.record(failure(3));
+    expect(remaining('audit.log')).toEqual([3]);
+    expect(remaining('moved-by-hand.log')).toEqual([2]);
   });
 
   it('never throws: a failing write is reported once until a write succeeds again, and later events are written', () => {

@@ -20,6 +20,9 @@ export interface AuditLogFileOptions {
   onError?: (error: unknown) => void;
 }
 
+// How often the name audit.log is checked to still be the open file: a stat per line cost more than the append itself.
+const IDENTITY_CHECK_INTERVAL_MS = 1_000;
+
 const NEWLINE = 0x0a;
 const NEWLINE_BYTE = Buffer.from([NEWLINE]);
 const ROTATED_NAME = /^audit\.log\.([1-9][0-9]{0,5})$/;
@@ -28,6 +31,8 @@ const ROTATED_NAME = /^audit\.log\.([1-9][0-9]{0,5})$/;
  * Security events appended as JSON lines to data/audit.log (0600). Each line is one synchronous
  * write on an O_APPEND descriptor, so lines from this and other processes (the CLI) never interleave
  * and a kill can tear at most the line being written, which the next opening closes with a newline.
+ * A file rotated by another process or logrotate, or deleted by hand, is noticed within a second
+ * (lines meanwhile go where that file went) and always before this process rotates.
  */
 export class AuditLogFile implements SecurityEventSink {
   readonly path: string;
@@ -35,6 +40,8 @@ export class AuditLogFile implements SecurityEventSink {
   private fd: number | null = null;
   /** Device and inode of the open file, taken when opened: they never change while it is open. */
   private opened: { dev: number; ino: number } | null = null;
+  /** When the name was last found to be the open file. */
+  private identityCheckedAt = Number.NEGATIVE_INFINITY;
   /** Bytes in the live file: its size when opened, plus our own writes since (others' are counted at the next opening). */
   private size = 0;
   /** A write stopped mid-line: the next line starts with a newline so it stays whole. */
@@ -52,7 +59,7 @@ export class AuditLogFile implements SecurityEventSink {
    */
   open(): void {
     try {
-      if (existsSync(this.path)) this.openCurrent();
+      if (existsSync(this.path)) this.openCurrent(this.now());
     } catch (error) {
       this.report(error);
     }
@@ -61,9 +68,12 @@ export class AuditLogFile implements SecurityEventSink {
   /** Appends the event's line; never throws: a failure goes to onError and the next event tries again. */
   record(event: SecurityEvent): void {
     try {
-      const line = Buffer.from(`${JSON.stringify(auditLine(event, this.now()))}\n`, 'utf8');
-      let fd = this.openCurrent();
+      const now = this.now();
+      const line = Buffer.from(`${JSON.stringify(auditLine(event, now))}\n`, 'utf8');
+      let fd = this.openCurrent(now);
       let rotationFailure: unknown = null;
+      // Another process may have rotated already: the file it left is the one to measure.
+      if (this.size > 0 && this.size + line.length > this.options.maxBytes) fd = this.openCurrent(now, { checkNow: true });
       if (this.size > 0 && this.size + line.length > this.options.maxBytes) {
         try {
           this.rotate();
@@ -71,7 +81,7 @@ export class AuditLogFile implements SecurityEventSink {
           // A line in an oversized file is better than a lost one.
           rotationFailure = error;
         }
-        fd = this.openCurrent();
+        fd = this.openCurrent(now);
       }
       // After a short write the newline that ends the torn line goes with the next one, still in one write.
       this.append(fd, this.torn ? Buffer.concat([NEWLINE_BYTE, line]) : line);
@@ -94,10 +104,12 @@ export class AuditLogFile implements SecurityEventSink {
   }
 
   /** The descriptor of the file now named audit.log: one rotated by the CLI, by logrotate, or deleted by hand is left for a new one. */
-  private openCurrent(): number {
+  private openCurrent(now: number, { checkNow = false } = {}): number {
     if (this.fd !== null) {
-      // One stat of the name per line: the open descriptor's identity was taken when it was opened.
+      if (!checkNow && now - this.identityCheckedAt < IDENTITY_CHECK_INTERVAL_MS) return this.fd;
+      // The open descriptor's identity was taken when it was opened: one stat of the name tells.
       const named = statSync(this.path, { throwIfNoEntry: false });
+      this.identityCheckedAt = now;
       if (named && this.opened && named.ino === this.opened.ino && named.dev === this.opened.dev) return this.fd;
       this.close();
     }
@@ -109,6 +121,7 @@ export class AuditLogFile implements SecurityEventSink {
       fchmodSync(fd, FILE_MODE);
       const stats = fstatSync(fd);
       this.opened = { dev: stats.dev, ino: stats.ino };
+      this.identityCheckedAt = now;
       this.size = stats.size;
       this.torn = this.size > 0 && lastByte(fd, this.size) !== NEWLINE;
     } catch (error) {
