@@ -77,7 +77,11 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
   }
   const security = new SecurityFeed(() => Date.now());
   const sinks: SecurityEventSink[] = storage.audit ? [storage.audit, security] : [security];
-  const audit: SecurityEventSink = { record: (event: SecurityEvent) => sinks.forEach((sink) => sink.record(event)) };
+  const audit: SecurityEventSink = {
+    record: (event: SecurityEvent) => sinks.forEach((sink) => sink.record(event)),
+    // Only the file writes later (in groups); the channel's feed has every event at once.
+    written: () => storage.audit?.written() ?? null,
+  };
   logBootstrap(bootstrap, logger);
   auditBootstrap(bootstrap, audit);
   storage.watch();

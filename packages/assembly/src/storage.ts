@@ -79,6 +79,8 @@ export function dataDirectoryStorage(directoryStore: JsonFileStore | DirectorySt
   const audit = new AuditLogFile({
     dataDir,
     ...options.audit,
+    // One write per turn of the event loop, not per line: a login flood stays cheap, and answers wait for their line.
+    groupCommit: true,
     onError: (error) => auditLogger?.error({ err: String(error) }, 'security events cannot be written to the audit log; the server goes on and tries again with the next one'),
   });
   const openStore = async (): Promise<void> => {

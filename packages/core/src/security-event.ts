@@ -63,6 +63,11 @@ export type AuditLine = { time: string } & SecurityEvent;
 /** Where security events go; recording never throws and never waits. */
 export interface SecurityEventSink {
   record(event: SecurityEvent): void;
+  /**
+   * For a sink that writes recorded events later, together (a group commit): resolves once every event
+   * recorded so far is written, null when none waits. A server answers after it, so no answer runs ahead of its record.
+   */
+  written?(): Promise<void> | null;
 }
 
 /** The line for `event` at `now`: time, event, address and via first, in that order, so a fail2ban filter can rely on it. */

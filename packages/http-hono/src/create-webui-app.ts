@@ -13,6 +13,7 @@ import { sessionGuard } from './middleware/session-guard.js';
 import { AttemptGate } from './attempt-gate.js';
 import { LoginLog } from './login-log.js';
 import { requestHeader, type RuntimePort } from './runtime-port.js';
+import { afterAuditWritten } from './audit-written.js';
 import { NO_AUDIT, RefusalAudit } from './refusal-audit.js';
 import { OperatorActions } from './operator-actions.js';
 import { authRoutes } from './routes/auth.js';
@@ -141,7 +142,9 @@ export function createWebuiApp(options: WebuiAppOptions) {
   if (options.webSocket) api.route('/', wsRoutes(services, policy, options.webSocket.hub, options.webSocket.upgrade, (address) => refusals.refused(address, 'origin_not_allowed')));
   for (const group of options.protectedRoutes ?? []) api.route(group.path, group.app);
 
-  const app = new Hono<WebuiEnv>().use(edge).route(API_PREFIX, api);
+  // A sink that writes in groups is waited for, so no answer runs ahead of its audit line.
+  const auditedEdge: MiddlewareHandler<WebuiEnv> = audit.written === undefined ? edge : (c, next) => edge(c, next).then((res) => afterAuditWritten(audit, res));
+  const app = new Hono<WebuiEnv>().use(auditedEdge).route(API_PREFIX, api);
   const site = options.site;
   // The site never answers under the API prefix, so an API 404 stays an API 404.
   if (site) app.get('/*', (c, next) => (isApiPath(c.req.path) ? next() : site(c, next)));

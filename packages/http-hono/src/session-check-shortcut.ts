@@ -1,6 +1,7 @@
 import type { AppLogger, HttpPolicy, WebuiServices } from './app-env.js';
 import type { SecurityEventSink } from '@webui/core';
 import { AttemptGate } from './attempt-gate.js';
+import { afterAuditWritten } from './audit-written.js';
 import { NO_AUDIT } from './refusal-audit.js';
 import { edgeVerdict, type ConnectionFacts } from './edge-verdict.js';
 import { requestFailureAnswer } from './error-body.js';
@@ -31,14 +32,15 @@ export function createSessionCheckShortcut(options: { services: WebuiServices; p
   const { services, policy, logger } = options;
   if (logger.isLevelEnabled?.('debug') !== false) return undefined;
   // Its own gate: the attempts it records and logs are the core's, only the once-a-minute proxy notice is per transport.
-  const gate = new AttemptGate(services, logger, () => performance.now(), options.audit ?? NO_AUDIT);
+  const audit = options.audit ?? NO_AUDIT;
+  const gate = new AttemptGate(services, logger, () => performance.now(), audit);
   return (request) => {
     if (request.method !== 'GET' || request.target !== SESSION_CHECK_TARGET || request.header('origin') !== undefined) return null;
     const verdict = edgeVerdict(request, policy);
     if (verdict.refusal) return null;
     // The route's own answer and the app's own 500 (as app.onError gives it): nothing here is written twice.
-    return answerSessionCheck({ cookie: request.header('cookie'), authorization: request.header('authorization') }, { ip: verdict.clientIp, attributable: verdict.attributable }, gate, services).then(plainAnswer, (error: unknown) =>
-      plainAnswer(requestFailureAnswer(logger, error, SESSION_CHECK_TARGET)),
-    );
+    return answerSessionCheck({ cookie: request.header('cookie'), authorization: request.header('authorization') }, { ip: verdict.clientIp, attributable: verdict.attributable }, gate, services)
+      .then(plainAnswer, (error: unknown) => plainAnswer(requestFailureAnswer(logger, error, SESSION_CHECK_TARGET)))
+      .then((answer) => afterAuditWritten(audit, answer));
   };
 }

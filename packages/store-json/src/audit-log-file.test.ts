@@ -1,5 +1,5 @@
 import type { SecurityEvent } from '@webui/core';
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -177,6 +177,30 @@ describe('AuditLogFile', () => {
     audit.record(failure(3));
     expect(remaining('audit.log')).toEqual([3]);
     expect(remaining('moved-by-hand.log')).toEqual([2]);
+  });
+
+  it('groupCommit: the lines of one turn are written together once written() resolves, rotating between lines as one at a time would', async () => {
+    const lineBytes = Buffer.byteLength(`${JSON.stringify({ time: new Date(T0).toISOString(), ...failure(100) })}\n`);
+    const audit = auditFile({ maxBytes: lineBytes * 3, keep: 5, groupCommit: true });
+    expect(audit.written()).toBeNull();
+    for (let n = 100; n < 105; n++) audit.record(failure(n));
+    const written = audit.written();
+    expect(written).toBeInstanceOf(Promise);
+    // Nothing is on disk before the turn ends (not even the directory); everything is once written() resolves.
+    expect(existsSync(dataDir)).toBe(false);
+    await written;
+    expect(audit.written()).toBeNull();
+    expect(auditFiles()).toEqual(['audit.log', 'audit.log.1']);
+    expect(remaining('audit.log.1')).toEqual([100, 101, 102]);
+    expect(remaining('audit.log')).toEqual([103, 104]);
+  });
+
+  it('groupCommit: close writes what is pending', () => {
+    const audit = auditFile({ groupCommit: true });
+    audit.record(failure(1));
+    audit.record(failure(2));
+    audit.close();
+    expect(remaining('audit.log')).toEqual([1, 2]);
   });
 
   it('never throws: a failing write is reported once until a write succeeds again, and later events are written', () => {

@@ -16,12 +16,20 @@ export interface AuditLogFileOptions {
   /** How many rotated files are kept; older ones are deleted. */
   keep: number;
   now?: () => number;
+  /**
+   * Writes the lines recorded in one turn of the event loop with one write (a group commit) instead of
+   * one each; written() tells when they are on disk, so a server can answer after its line is written.
+   */
+  groupCommit?: boolean;
   /** Told when a write fails, once until a write succeeds again. */
   onError?: (error: unknown) => void;
 }
 
 // How often the name audit.log is checked to still be the open file: a stat per line cost more than the append itself.
 const IDENTITY_CHECK_INTERVAL_MS = 1_000;
+
+// A group is written at once past this size, so a burst of events never waits in memory.
+const MAX_PENDING_BYTES = 64 * 1024;
 
 const NEWLINE = 0x0a;
 const NEWLINE_BYTE = Buffer.from([NEWLINE]);
@@ -42,6 +50,11 @@ export class AuditLogFile implements SecurityEventSink {
   private opened: { dev: number; ino: number } | null = null;
   /** When the name was last found to be the open file. */
   private identityCheckedAt = Number.NEGATIVE_INFINITY;
+  /** Lines recorded and not yet written (groupCommit), the time of the last one, and the write that will take them. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private pendingAt = 0;
+  private pendingWrite: Promise<void> | null = null;
   /** Bytes in the live file: its size when opened, plus our own writes since (others' are counted at the next opening). */
   private size = 0;
   /** A write stopped mid-line: the next line starts with a newline so it stays whole. */
@@ -65,26 +78,78 @@ export class AuditLogFile implements SecurityEventSink {
     }
   }
 
-  /** Appends the event's line; never throws: a failure goes to onError and the next event tries again. */
+  /**
+   * Appends the event's line, at once or (groupCommit) with the others recorded in this turn of the
+   * event loop; never throws: a failure goes to onError and the next event tries again.
+   */
   record(event: SecurityEvent): void {
+    const now = this.now();
+    let line: Buffer;
     try {
-      const now = this.now();
-      const line = Buffer.from(`${JSON.stringify(auditLine(event, now))}\n`, 'utf8');
+      line = Buffer.from(`${JSON.stringify(auditLine(event, now))}\n`, 'utf8');
+    } catch (error) {
+      this.report(error);
+      return;
+    }
+    if (!this.options.groupCommit) {
+      this.writeLines([line], now);
+      return;
+    }
+    this.pending.push(line);
+    this.pendingBytes += line.length;
+    this.pendingAt = now;
+    // A burst recorded without a pause is written at once rather than held in memory.
+    if (this.pendingBytes >= MAX_PENDING_BYTES) this.writePending();
+    this.pendingWrite ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.pendingWrite = null;
+        this.writePending();
+        resolve();
+      }),
+    );
+  }
+
+  /** Resolves when every line recorded so far is written (or its failure reported); null when none waits. */
+  written(): Promise<void> | null {
+    return this.pendingWrite;
+  }
+
+  private writePending(): void {
+    const lines = this.pending;
+    if (lines.length === 0) return;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.writeLines(lines, this.pendingAt);
+  }
+
+  /** Writes whole lines in as few writes as the size limit allows, rotating before a line would pass it. */
+  private writeLines(lines: Buffer[], now: number): void {
+    try {
       let fd = this.openCurrent(now);
       let rotationFailure: unknown = null;
-      // Another process may have rotated already: the file it left is the one to measure.
-      if (this.size > 0 && this.size + line.length > this.options.maxBytes) fd = this.openCurrent(now, { checkNow: true });
-      if (this.size > 0 && this.size + line.length > this.options.maxBytes) {
-        try {
-          this.rotate();
-        } catch (error) {
-          // A line in an oversized file is better than a lost one.
-          rotationFailure = error;
+      let group: Buffer[] = [];
+      let groupBytes = 0;
+      for (const line of lines) {
+        if (this.size + groupBytes > 0 && this.size + groupBytes + line.length > this.options.maxBytes) {
+          if (group.length > 0) this.append(fd, group);
+          group = [];
+          groupBytes = 0;
+          // Another process may have rotated already: the file it left is the one to measure.
+          fd = this.openCurrent(now, { checkNow: true });
+          if (this.size > 0 && this.size + line.length > this.options.maxBytes) {
+            try {
+              this.rotate();
+            } catch (error) {
+              // A line in an oversized file is better than a lost one.
+              rotationFailure = error;
+            }
+            fd = this.openCurrent(now);
+          }
         }
-        fd = this.openCurrent(now);
+        group.push(line);
+        groupBytes += line.length;
       }
-      // After a short write the newline that ends the torn line goes with the next one, still in one write.
-      this.append(fd, this.torn ? Buffer.concat([NEWLINE_BYTE, line]) : line);
+      this.append(fd, group);
       if (rotationFailure !== null) this.report(rotationFailure);
       else this.failing = false;
     } catch (error) {
@@ -92,8 +157,9 @@ export class AuditLogFile implements SecurityEventSink {
     }
   }
 
-  /** Closes the file; a later record opens it again. */
+  /** Writes what is pending and closes the file; a later record opens it again. */
   close(): void {
+    this.writePending();
     if (this.fd === null) return;
     try {
       closeSync(this.fd);
@@ -130,16 +196,19 @@ export class AuditLogFile implements SecurityEventSink {
     }
     this.fd = fd;
     // Ended at once, before anyone else appends to the torn line; if this fails, the next line carries it.
-    if (this.torn) this.append(fd, NEWLINE_BYTE);
+    if (this.torn) this.append(fd, []);
     return fd;
   }
 
-  private append(fd: number, line: Buffer): void {
-    const written = writeSync(fd, line);
+  /** One write of whole lines; after a short write the newline that ends the torn line goes with the next one. */
+  private append(fd: number, lines: Buffer[]): void {
+    const chunks = this.torn ? [NEWLINE_BYTE, ...lines] : lines;
+    const chunk = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    const written = writeSync(fd, chunk);
     this.size += written;
-    if (written < line.length) {
+    if (written < chunk.length) {
       this.torn = true;
-      throw new Error(`only ${written} of ${line.length} bytes of an audit line reached ${this.path}`);
+      throw new Error(`only ${written} of ${chunk.length} bytes of audit lines reached ${this.path}`);
     }
     this.torn = false;
   }

@@ -15,7 +15,10 @@ export async function answerControlLine(line: string, services: ControlServices)
   const parsed = parseControlRequest(line);
   if (!parsed.ok) return { ok: false, code: 'bad_request', detail: parsed.detail };
   try {
-    return await performAdminOperation(parsed.request, { ...services, via: 'cli' });
+    const answer = await performAdminOperation(parsed.request, { ...services, via: 'cli' });
+    // The CLI reads audit.log right after: its line is written before the answer.
+    await services.audit.written?.();
+    return answer;
   } catch (error) {
     // A failed write of webui.json (disk full) or a bug; the CLI still gets one line, and the log says which (never the request: it may hold a token).
     services.logger.error({ op: parsed.request.op, err: error instanceof Error ? error.message : String(error) }, 'a control request failed');

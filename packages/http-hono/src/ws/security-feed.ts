@@ -10,7 +10,8 @@ const DEFAULT_CAPACITY = 200;
  * every new one to live subscribers, the same lines the audit file gets.
  */
 export class SecurityFeed implements SecurityEventSink {
-  private readonly lines: AuditLine[] = [];
+  // Lines are built when read: most events are never asked for, and a login should not pay for one.
+  private readonly entries: { event: SecurityEvent; at: number }[] = [];
   private readonly listeners = new Set<SecurityListener>();
 
   constructor(
@@ -19,14 +20,16 @@ export class SecurityFeed implements SecurityEventSink {
   ) {}
 
   record(event: SecurityEvent): void {
-    const line = auditLine(event, this.now());
-    this.lines.push(line);
-    if (this.lines.length > this.capacity) this.lines.shift();
+    const at = this.now();
+    this.entries.push({ event, at });
+    if (this.entries.length > this.capacity) this.entries.shift();
+    if (this.listeners.size === 0) return;
+    const line = auditLine(event, at);
     for (const listener of this.listeners) listener(line);
   }
 
   recent(): AuditLine[] {
-    return [...this.lines];
+    return this.entries.map(({ event, at }) => auditLine(event, at));
   }
 
   subscribe(listener: SecurityListener): () => void {
