@@ -100,13 +100,13 @@ const testRuntime: RuntimePort = {
 
 /** The app over a fresh core harness, with a bootstrapped temporary token and a recording logger. */
 export async function createTestApp(
-  options: { policy?: TestPolicyOptions; protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>; logger?: RecordingLogger; banPolicy?: Partial<BanPolicyOptions>; storeAvailable?: () => boolean } = {},
+  options: { policy?: TestPolicyOptions; protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>; logger?: RecordingLogger; banPolicy?: Partial<BanPolicyOptions>; storeAvailable?: () => boolean; audit?: RecordingAudit } = {},
 ) {
   const harness = createCoreHarness(options.banPolicy ? { banPolicy: options.banPolicy } : {});
   const boot = await harness.tokens.bootstrap();
   if (!boot.temporaryToken) throw new Error('bootstrap gave no temporary token');
   const logger = options.logger ?? new RecordingLogger();
-  const audit = new RecordingAudit();
+  const audit = options.audit ?? new RecordingAudit();
   const { trustedProxies = [], allowedIps = [], ...rest } = options.policy ?? {};
   const policy: HttpPolicy = {
     serviceName: 'webui-test',

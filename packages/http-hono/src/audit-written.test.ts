@@ -1,0 +1,60 @@
+import type { SecurityEvent } from '@webui/core';
+import { describe, expect, it } from 'vitest';
+import { createSessionCheckShortcut, SESSION_CHECK_TARGET } from './session-check-shortcut.js';
+import { createTestApp, RecordingAudit, RecordingLogger } from './testing/test-app.js';
+
+/** A sink that writes in groups, like the audit file with groupCommit: nothing is written until writeNow(). */
+class GroupedAudit extends RecordingAudit {
+  private pending: Promise<void> | null = null;
+  private release: () => void = () => undefined;
+
+  override record(event: SecurityEvent): void {
+    super.record(event);
+    this.pending ??= new Promise((resolve) => {
+      this.release = () => {
+        this.pending = null;
+        resolve();
+      };
+    });
+  }
+
+  written(): Promise<void> | null {
+    return this.pending;
+  }
+
+  writeNow(): void {
+    this.release();
+  }
+}
+
+/** Whether `answer` settles within a few turns of the event loop. */
+async function settlesSoon(answer: Promise<unknown>): Promise<boolean> {
+  return Promise.race([answer.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 30))]);
+}
+
+describe('no answer runs ahead of its audit line', () => {
+  it('the app answers a failed login only once the sink has written its line; a request that records nothing is not held', async () => {
+    const audit = new GroupedAudit();
+    const t = await createTestApp({ audit });
+    expect(await settlesSoon(t.request('/health'))).toBe(true);
+
+    const answer = t.verify('a-wrong-token');
+    expect(await settlesSoon(answer)).toBe(false);
+    expect(audit.named('login_failed')).toHaveLength(1);
+    audit.writeNow();
+    expect((await answer).status).toBe(200);
+  });
+
+  it("Node's /auth/check fast path waits for the line of a wrong cookie too", async () => {
+    const audit = new GroupedAudit();
+    const t = await createTestApp({ audit });
+    const shortcut = createSessionCheckShortcut({ services: t.harness, policy: t.policy, logger: new RecordingLogger(false), audit });
+    const headers: Record<string, string> = { host: '127.0.0.1:8001', cookie: 'bot_session=a-wrong-cookie' };
+    const answer = shortcut?.({ method: 'GET', target: SESSION_CHECK_TARGET, peerAddress: '127.0.0.5', isTls: false, header: (name) => headers[name] });
+    if (!answer) throw new Error('the shortcut took no answer');
+    expect(await settlesSoon(answer)).toBe(false);
+    audit.writeNow();
+    expect(audit.named('login_failed')).toHaveLength(1);
+    expect(await answer).toMatchObject({ status: 200, body: JSON.stringify({ authenticated: false }) });
+  });
+});
