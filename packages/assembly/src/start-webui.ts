@@ -31,6 +31,8 @@ export async function startWebui<Server>(
     throw error;
   }
   for (const { host, port } of servers) webui.listening.push({ host, port });
+  // The startup's own audit lines (a temporary token, a revocation) are on disk before the server says it is up.
+  await webui.audit.written?.();
   webui.announce(banner);
   return { webui, servers };
 }
