@@ -1,3 +1,4 @@
+export { afterAuditWritten } from './audit-written.js';
 export { createWebuiApp, API_PREFIX, MAX_BODY_BYTES, WS_PATH, type WebuiAppOptions, type WebuiApp } from './create-webui-app.js';
 export type { AppLogger, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
 export type { RuntimePort } from './runtime-port.js';

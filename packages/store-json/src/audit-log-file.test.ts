@@ -23,8 +23,7 @@ afterEach(() => {
 });
 
 function auditFile(options: Partial<AuditLogFileOptions> = {}): AuditLogFile {
-  let now = T0;
-  const audit = new AuditLogFile({ dataDir, maxBytes: 1024 * 1024, keep: 5, now: () => now++, ...options });
+  const audit = new AuditLogFile({ dataDir, maxBytes: 1024 * 1024, keep: 5, now: millisecondsApart(), ...options });
   opened.push(audit);
   return audit;
 }
@@ -33,10 +32,14 @@ const livePath = () => join(dataDir, AUDIT_LOG_FILE_NAME);
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 const fileLines = (path: string) => readFileSync(path, 'utf8').split('\n');
 const remaining = (name: string) => fileLines(join(dataDir, name)).filter(Boolean).map((text) => (JSON.parse(text) as { remaining: number }).remaining);
-/** A clock for an audit file whose lines are written a second apart. */
+/** Clocks for an audit file whose lines are written a second, or a millisecond, apart. */
 const secondsApart = () => {
   let now = T0;
   return () => (now += 1_000);
+};
+const millisecondsApart = () => {
+  let now = T0;
+  return () => now++;
 };
 const auditFiles = () => readdirSync(dataDir).filter((name) => name.startsWith(AUDIT_LOG_FILE_NAME)).sort();
 
@@ -132,11 +135,14 @@ describe('AuditLogFile', () => {
     expect(read.lines.filter((line) => line.event === 'token_changed')).toHaveLength(50);
   });
 
-  it('writes into the file named audit.log: one another process rotated is left for the new one, not rotated twice', () => {
+  /**
+   * The server and the CLI append to files of three lines; the CLI rotates once, after the server's
+   * two lines and its own first one; then the server writes two more.
+   */
+  function rotateUnderTheServer(clock: () => AuditLogFileOptions['now']): void {
     const lineBytes = Buffer.byteLength(`${JSON.stringify({ time: new Date(T0).toISOString(), ...failure(100) })}\n`);
-    // Lines a second apart: each finds the name checked again.
-    const server = auditFile({ maxBytes: lineBytes * 3, keep: 5, now: secondsApart() });
-    const cli = auditFile({ maxBytes: lineBytes * 3, keep: 5, now: secondsApart() });
+    const server = auditFile({ maxBytes: lineBytes * 3, keep: 5, now: clock() });
+    const cli = auditFile({ maxBytes: lineBytes * 3, keep: 5, now: clock() });
     server.record(failure(100));
     server.record(failure(101));
     cli.record(failure(102));
@@ -144,23 +150,20 @@ describe('AuditLogFile', () => {
     cli.record(failure(103));
     server.record(failure(104));
     server.record(failure(105));
+  }
+
+  it('writes into the file named audit.log: one another process rotated is left for the new one, not rotated twice', () => {
+    // Lines a second apart: each finds the name checked again.
+    rotateUnderTheServer(secondsApart);
     expect(auditFiles()).toEqual(['audit.log', 'audit.log.1']);
     expect(remaining('audit.log.1')).toEqual([100, 101, 102]);
     expect(remaining('audit.log')).toEqual([103, 104, 105]);
   });
 
   it('within the second after another process rotated, lines go to the moved file; none is lost, and the new file is not rotated again', () => {
-    const lineBytes = Buffer.byteLength(`${JSON.stringify({ time: new Date(T0).toISOString(), ...failure(100) })}\n`);
-    const server = auditFile({ maxBytes: lineBytes * 3, keep: 5 });
-    const cli = auditFile({ maxBytes: lineBytes * 3, keep: 5 });
-    server.record(failure(100));
-    server.record(failure(101));
-    cli.record(failure(102));
-    cli.record(failure(103));
-    // Not checked yet: the line joins the file it was writing, now audit.log.1.
-    server.record(failure(104));
-    // This one would pass maxBytes by the server's count, so the name is checked before rotating: the new file is measured instead.
-    server.record(failure(105));
+    // Lines a millisecond apart: 104 joins the file the server was writing, now audit.log.1; 105 would pass
+    // maxBytes by the server's count, so the name is checked before rotating and the new file is measured instead.
+    rotateUnderTheServer(millisecondsApart);
     expect(auditFiles()).toEqual(['audit.log', 'audit.log.1']);
     expect(remaining('audit.log.1')).toEqual([100, 101, 102, 104]);
     expect(remaining('audit.log')).toEqual([103, 105]);

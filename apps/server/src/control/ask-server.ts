@@ -1,7 +1,7 @@
 import { InstanceLock } from '@webui/store-json';
 import type * as v from 'valibot';
 import { askControlSocket, CONTROL_ANSWER_TIMEOUT_MS } from './control-client.js';
-import type { ControlRequest } from './control-protocol.js';
+import type { AdminRequest } from './admin-protocol.js';
 import { controlSocketPlace, type ControlSocketPlace } from './control-socket-place.js';
 
 /** How asking the server of a data directory went: its answer, no server there, or a server that cannot be reached (why, in one line). */
@@ -13,7 +13,7 @@ export type Reached<Answer> = { kind: 'answered'; answer: Answer } | { kind: 'st
  */
 export async function askServer<TSchema extends v.GenericSchema>(
   dataDir: string,
-  request: ControlRequest,
+  request: AdminRequest,
   answerSchema: TSchema,
   instead: string,
 ): Promise<Reached<v.InferOutput<TSchema>>> {

@@ -1,6 +1,6 @@
 import { createConnection } from 'node:net';
 import * as v from 'valibot';
-import type { ControlRequest } from './control-protocol.js';
+import type { AdminRequest } from './admin-protocol.js';
 
 /** How long the CLI waits for a running server's answer before saying it does not answer. */
 export const CONTROL_ANSWER_TIMEOUT_MS = 3_000;
@@ -16,7 +16,7 @@ export type ControlExchange<Answer> =
 /** Sends one request line to the server's control socket and reads one answer line, checked against `answerSchema`. */
 export function askControlSocket<TSchema extends v.GenericSchema>(
   path: string,
-  request: ControlRequest,
+  request: AdminRequest,
   answerSchema: TSchema,
   timeoutMs = CONTROL_ANSWER_TIMEOUT_MS,
 ): Promise<ControlExchange<v.InferOutput<TSchema>>> {

@@ -1,5 +1,5 @@
 import type { Core, SecurityEventSink } from '@webui/core';
-import type { AppLogger } from '@webui/http-hono';
+import { afterAuditWritten, type AppLogger } from '@webui/http-hono';
 import { performAdminOperation } from './admin-operations.js';
 import { parseControlRequest, type ControlAnswer } from './control-protocol.js';
 
@@ -15,10 +15,8 @@ export async function answerControlLine(line: string, services: ControlServices)
   const parsed = parseControlRequest(line);
   if (!parsed.ok) return { ok: false, code: 'bad_request', detail: parsed.detail };
   try {
-    const answer = await performAdminOperation(parsed.request, { ...services, via: 'cli' });
-    // The CLI reads audit.log right after: its line is written before the answer.
-    await services.audit.written?.();
-    return answer;
+    // The CLI may read audit.log right after: the answer waits for its line, as the HTTP app's do.
+    return await afterAuditWritten(services.audit, await performAdminOperation(parsed.request, { ...services, via: 'cli' }));
   } catch (error) {
     // A failed write of webui.json (disk full) or a bug; the CLI still gets one line, and the log says which (never the request: it may hold a token).
     services.logger.error({ op: parsed.request.op, err: error instanceof Error ? error.message : String(error) }, 'a control request failed');
