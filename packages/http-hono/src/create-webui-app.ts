@@ -117,7 +117,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
     c.set('runtime', runtime);
     // Answers carry session state and, once, a fresh token: never cache them, refusals included.
     // Set before the handler runs, so a response is never rebuilt to add it; static assets that choose their own caching overwrite it.
-    c.header('Cache-Control', 'no-store');
+    if (runtime.presetAnswerHeader?.(c, 'Cache-Control', 'no-store') !== true) c.header('Cache-Control', 'no-store');
     const verdict = edgeVerdict({ peerAddress: runtime.getConnInfo(c).remote.address, isTls: isTls(c), header: (name) => requestHeader(c, name) }, policy);
     c.set('clientIp', verdict.clientIp);
     c.set('clientAttributable', verdict.attributable);

@@ -4,8 +4,8 @@ import type { GetConnInfo } from 'hono/conninfo';
 /**
  * What the app needs from the runtime that serves it. Bun and Deno give Hono's own `getConnInfo`
  * (`hono/bun`, `hono/deno`) and nothing else. A runtime whose web-standard Request is costly to build
- * (@hono/node-server makes one the first time a header or the body is read) may add the two speed-ups,
- * each measured to pay (README, Performance); without them the app reads through Hono.
+ * (@hono/node-server makes one the first time a header or the body is read) may add the speed-ups,
+ * each measured to pay (README, Performance); without them the app reads and answers through Hono.
  */
 export interface RuntimePort {
   /** The client's TCP address, as Hono's getConnInfo helpers give it. */
@@ -19,6 +19,12 @@ export interface RuntimePort {
    * a body whose Content-Length was declared and checked against the limit.
    */
   readBody?: (c: Context, maxBytes: number) => Promise<string | null>;
+  /**
+   * Speed-up: sets a header on the runtime's own response before the answer exists, under the headers
+   * the answer brings, so that no web Headers object is built for it. False when the request has no
+   * such response (a WebSocket upgrade): the header then goes through Hono.
+   */
+  presetAnswerHeader?: (c: Context, name: string, value: string) => boolean;
 }
 
 /** The per-request variable the edge sets, through which the rest of the app reaches the runtime. */

@@ -1,5 +1,5 @@
 import { getRequestListener } from '@hono/node-server';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -50,5 +50,38 @@ describe('nodeRuntimePort (the app\'s runtime port on Node, with its speed-ups)'
     const port = await start();
     const { body } = parse(await rawExchange(port, 'GET /?names=x-forwarded-for,cookie HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: 1.1.1.1\r\nX-Forwarded-For: 2.2.2.2\r\nCookie: a=1\r\nCookie: bot_session=abc\r\n'));
     expect(body.headers).toEqual({ 'x-forwarded-for': '1.1.1.1, 2.2.2.2', cookie: 'a=1; bot_session=abc' });
+  });
+});
+
+describe('nodeRuntimePort.presetAnswerHeader (a header every answer carries, set on the ServerResponse)', () => {
+  async function startPresetting(answer: (c: Context) => Response): Promise<number> {
+    const app = new Hono().all('/*', (c) => {
+      expect(nodeRuntimePort.presetAnswerHeader?.(c, 'Cache-Control', 'no-store')).toBe(true);
+      return answer(c);
+    });
+    server = createServer(getRequestListener(app.fetch));
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    return (server.address() as AddressInfo).port;
+  }
+
+  it('sends the preset header with an answer that does not set it', async () => {
+    const port = await startPresetting((c) => c.json({ ok: true }, 200, { 'Retry-After': '5' }));
+    const { headers, body } = parse(await rawExchange(port, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
+    expect(headers).toContain('\r\ncache-control: no-store');
+    expect(headers).toContain('\r\nretry-after: 5');
+    expect(headers).toContain('\r\ncontent-type: application/json');
+    expect(body).toEqual({ ok: true });
+  });
+
+  it('lets the answer\'s own value win, once: a static asset that chooses its own caching', async () => {
+    const port = await startPresetting((c) => c.json({ ok: true }, 200, { 'Cache-Control': 'public, max-age=60' }));
+    const { headers } = parse(await rawExchange(port, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
+    expect(headers).toContain('\r\ncache-control: public, max-age=60');
+    expect(headers.match(/cache-control/g)).toHaveLength(1);
+  });
+
+  it('declines a request without a ServerResponse (a WebSocket upgrade), so the app sets it through Hono', () => {
+    const upgrade = { env: { incoming: {} } } as unknown as Context;
+    expect(nodeRuntimePort.presetAnswerHeader?.(upgrade, 'Cache-Control', 'no-store')).toBe(false);
   });
 });
