@@ -15,10 +15,16 @@ afterEach(async () => {
 
 /** A real Node server whose one route answers what the Node runtime port reads. */
 async function start(): Promise<number> {
-  const app = new Hono().all('/*', (c) => {
-    const names = (c.req.query('names') ?? '').split(',');
-    return c.json({ peer: nodeRuntimePort.getConnInfo(c).remote.address ?? null, tls: nodeRuntimePort.isTls?.(c), headers: Object.fromEntries(names.map((name) => [name, nodeRuntimePort.readHeader?.(c, name) ?? null])) });
-  });
+  return listen(
+    new Hono().all('/*', (c) => {
+      const names = (c.req.query('names') ?? '').split(',');
+      return c.json({ peer: nodeRuntimePort.getConnInfo(c).remote.address ?? null, tls: nodeRuntimePort.isTls?.(c), headers: Object.fromEntries(names.map((name) => [name, nodeRuntimePort.readHeader?.(c, name) ?? null])) });
+    }),
+  );
+}
+
+/** Serves `app` on a real Node server through @hono/node-server, on a free port. */
+async function listen(app: Hono): Promise<number> {
   server = createServer(getRequestListener(app.fetch));
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
@@ -55,13 +61,12 @@ describe('nodeRuntimePort (the app\'s runtime port on Node, with its speed-ups)'
 
 describe('nodeRuntimePort.presetAnswerHeader (a header every answer carries, set on the ServerResponse)', () => {
   async function startPresetting(answer: (c: Context) => Response): Promise<number> {
-    const app = new Hono().all('/*', (c) => {
-      expect(nodeRuntimePort.presetAnswerHeader?.(c, 'Cache-Control', 'no-store')).toBe(true);
-      return answer(c);
-    });
-    server = createServer(getRequestListener(app.fetch));
-    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-    return (server.address() as AddressInfo).port;
+    return listen(
+      new Hono().all('/*', (c) => {
+        expect(nodeRuntimePort.presetAnswerHeader?.(c, 'Cache-Control', 'no-store')).toBe(true);
+        return answer(c);
+      }),
+    );
   }
 
   it('sends the preset header with an answer that does not set it', async () => {

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -146,18 +145,8 @@ export function makeTempDir(label = 'webui-e2e-'): string {
   return dir;
 }
 
-/** A port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+// One port finder for every test harness: the Redis package's testing entry has it.
+export { freePort } from '@webui/store-redis/testing';
 
 /** Kills every server still running and removes the temp dirs; call it from afterAll/afterEach. */
 export async function cleanupServers(): Promise<void> {

@@ -1,1 +1,2 @@
 export { startRedisServer, type RedisServerHandle } from './redis-server.js';
+export { freePort } from './free-port.js';
