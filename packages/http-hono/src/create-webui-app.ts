@@ -6,7 +6,7 @@ import type { AppLogger, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.j
 import { isAllowedOrigin } from './allowed-origins.js';
 import { limitBody, MAX_BODY_BYTES } from './body-limit.js';
 import { errorBody, requestFailureAnswer } from './error-body.js';
-import { edgeVerdict, type EdgeRefusal } from './edge-verdict.js';
+import { createEdgeVerdict, type EdgeRefusal } from './edge-verdict.js';
 import { originRefusal } from './middleware/origin-guard.js';
 import { requestLog } from './middleware/request-log.js';
 import { sessionGuard } from './middleware/session-guard.js';
@@ -111,6 +111,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const apiEntry = logger.isLevelEnabled?.('debug') === false ? apiSteps : requestLog(logger, now, apiSteps);
 
   const isTls = runtime.isTls ?? (() => false);
+  const edgeVerdict = createEdgeVerdict(policy);
   // The edge, in one step for every path: who the client is, D8 allowed IPs, D9 Host check; then, under
   // the API prefix, the request log, CORS, the Origin check, the body limit and the session guard.
   const edge: MiddlewareHandler<WebuiEnv> = (c, next) => {
@@ -118,7 +119,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
     // Answers carry session state and, once, a fresh token: never cache them, refusals included.
     // Set before the handler runs, so a response is never rebuilt to add it; static assets that choose their own caching overwrite it.
     if (runtime.presetAnswerHeader?.(c, 'Cache-Control', 'no-store') !== true) c.header('Cache-Control', 'no-store');
-    const verdict = edgeVerdict({ peerAddress: runtime.getConnInfo(c).remote.address, isTls: isTls(c), header: (name) => requestHeader(c, name) }, policy);
+    const verdict = edgeVerdict({ peerAddress: runtime.getConnInfo(c).remote.address, isTls: isTls(c), header: (name) => requestHeader(c, name) });
     c.set('clientIp', verdict.clientIp);
     c.set('clientAttributable', verdict.attributable);
     c.set('secureTransport', verdict.secureTransport);

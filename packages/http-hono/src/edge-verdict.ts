@@ -2,6 +2,7 @@ import { anyCidrContains, parseIp } from '@webui/core';
 import type { HttpPolicy } from './app-env.js';
 import { resolveClient } from './client-ip.js';
 import { namesLoopback, splitHost } from './host-header.js';
+import { rememberHostVerdicts } from './remembered-host-verdicts.js';
 
 /** What the edge needs to know about a request, whatever carries it (a Hono context, Node's IncomingMessage). */
 export interface ConnectionFacts {
@@ -24,14 +25,20 @@ export interface EdgeVerdict {
   refusal?: EdgeRefusal;
 }
 
+/** Decides a request's EdgeVerdict under one policy. */
+export type EdgeVerdictOf = (facts: ConnectionFacts) => EdgeVerdict;
+
 /** The checks every request passes first: who the client is, DESIGN D8 allowed IPs (403 to others), the D9 Host rule (loopback binds serve only loopback or listed Hosts). */
-export function edgeVerdict(facts: ConnectionFacts, policy: HttpPolicy): EdgeVerdict {
-  const client = resolveClient(facts.peerAddress, facts.header, policy.trustedProxies);
-  const secureTransport = facts.isTls || client.forwardedHttps;
-  const verdict: EdgeVerdict = { clientIp: client.ip, attributable: client.attributable, secureTransport };
-  if (!isAllowedClient(client.ip, policy)) verdict.refusal = 'ip_not_allowed';
-  else if (!isServedHost(facts.header('host') ?? '', policy)) verdict.refusal = 'host_not_allowed';
-  return verdict;
+export function createEdgeVerdict(policy: HttpPolicy): EdgeVerdictOf {
+  const isServed = rememberHostVerdicts((host) => isServedHost(host, policy));
+  return (facts) => {
+    const client = resolveClient(facts.peerAddress, facts.header, policy.trustedProxies);
+    const secureTransport = facts.isTls || client.forwardedHttps;
+    const verdict: EdgeVerdict = { clientIp: client.ip, attributable: client.attributable, secureTransport };
+    if (!isAllowedClient(client.ip, policy)) verdict.refusal = 'ip_not_allowed';
+    else if (!isServed(facts.header('host') ?? '')) verdict.refusal = 'host_not_allowed';
+    return verdict;
+  };
 }
 
 /** DESIGN D8: a non-empty webui.allowed_ips admits only those clients, on every path. */

@@ -4,6 +4,7 @@ export type { AppLogger, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.j
 export type { RuntimePort } from './runtime-port.js';
 export { resolveClient, type ResolvedClient } from './client-ip.js';
 export { isCanonicalHost, isDnsName, isWellFormedHost, namesLoopback, splitHost, type HostParts } from './host-header.js';
+export { rememberHostVerdicts } from './remembered-host-verdicts.js';
 export { SESSION_COOKIE } from './session-cookie.js';
 export { LOGOUT_MESSAGE } from './routes/auth.js';
 export type { WsUpgrade } from './routes/ws.js';

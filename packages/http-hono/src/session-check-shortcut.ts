@@ -3,10 +3,10 @@ import type { SecurityEventSink } from '@webui/core';
 import { AttemptGate } from './attempt-gate.js';
 import { afterAuditWritten } from './audit-written.js';
 import { NO_AUDIT } from './refusal-audit.js';
-import { edgeVerdict, type ConnectionFacts } from './edge-verdict.js';
+import { createEdgeVerdict, type ConnectionFacts } from './edge-verdict.js';
 import { requestFailureAnswer } from './error-body.js';
 import { API_PREFIX } from './create-webui-app.js';
-import { plainAnswer, type PlainAnswer } from './plain-answer.js';
+import { plainAnswer, type JsonAnswer, type PlainAnswer } from './plain-answer.js';
 import { answerSessionCheck } from './session-check.js';
 
 /** The request-target the shortcut answers, exactly as it comes on the request line. */
@@ -34,13 +34,17 @@ export function createSessionCheckShortcut(options: { services: WebuiServices; p
   // Its own gate: the attempts it records and logs are the core's, only the once-a-minute proxy notice is per transport.
   const audit = options.audit ?? NO_AUDIT;
   const gate = new AttemptGate(services, logger, () => performance.now(), audit);
+  const edgeVerdict = createEdgeVerdict(policy);
+  // One step from the answer to the wire form, sent once its audit line is written.
+  const written = (answer: JsonAnswer) => afterAuditWritten(audit, plainAnswer(answer));
   return (request) => {
     if (request.method !== 'GET' || request.target !== SESSION_CHECK_TARGET || request.header('origin') !== undefined) return null;
-    const verdict = edgeVerdict(request, policy);
+    const verdict = edgeVerdict(request);
     if (verdict.refusal) return null;
     // The route's own answer and the app's own 500 (as app.onError gives it): nothing here is written twice.
-    return answerSessionCheck({ cookie: request.header('cookie'), authorization: request.header('authorization') }, { ip: verdict.clientIp, attributable: verdict.attributable }, gate, services)
-      .then(plainAnswer, (error: unknown) => plainAnswer(requestFailureAnswer(logger, error, SESSION_CHECK_TARGET)))
-      .then((answer) => afterAuditWritten(audit, answer));
+    return answerSessionCheck({ cookie: request.header('cookie'), authorization: request.header('authorization') }, { ip: verdict.clientIp, attributable: verdict.attributable }, gate, services).then(
+      written,
+      (error: unknown) => written(requestFailureAnswer(logger, error, SESSION_CHECK_TARGET)),
+    );
   };
 }

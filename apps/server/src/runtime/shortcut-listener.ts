@@ -1,4 +1,4 @@
-import { isCanonicalHost, SESSION_CHECK_TARGET, type SessionCheckShortcut } from '@webui/http-hono';
+import { isCanonicalHost, rememberHostVerdicts, SESSION_CHECK_TARGET, type SessionCheckShortcut } from '@webui/http-hono';
 import type { RequestListener } from 'node:http';
 import { incomingHeader, isTlsIncoming } from './node-runtime-port.js';
 
@@ -7,13 +7,14 @@ import { incomingHeader, isTlsIncoming } from './node-runtime-port.js';
  * answered straight on Node's response; every other request, and any it leaves, goes to `app`.
  */
 export function withSessionCheckShortcut(shortcut: SessionCheckShortcut, app: RequestListener): RequestListener {
+  const isCanonical = rememberHostVerdicts(isCanonicalHost);
   return (incoming, outgoing) => {
     // The one comparison every other request pays.
     if (incoming.url !== SESSION_CHECK_TARGET) return app(incoming, outgoing);
     // @hono/node-server answers 400 itself to a Host that URL parsing would rewrite (LOCALHOST, 127.1,
     // a second Host line): those requests go to it, so the shortcut never answers one it would refuse.
     const host = incomingHeader(incoming, 'host');
-    if (host === undefined || !isCanonicalHost(host)) return app(incoming, outgoing);
+    if (host === undefined || !isCanonical(host)) return app(incoming, outgoing);
     const answer = shortcut({
       method: incoming.method ?? '',
       target: incoming.url,
