@@ -25,8 +25,8 @@ import { pinCpus } from './lib/cpu-pinning.mjs';
 import { runHttpLoad } from './lib/http-load.mjs';
 import { hasWrk, runWrkLoad } from './lib/wrk-load.mjs';
 import { redisServerMissing, startRedisServer } from './lib/redis-server.mjs';
-import { evaluateTargets, resultsTable, storesTable, summarise } from './lib/report.mjs';
-import { runRounds, warmUp } from './lib/rounds.mjs';
+import { evaluateTargets, pairedRatio, resultsTable, storesTable, summarise } from './lib/report.mjs';
+import { runRounds } from './lib/rounds.mjs';
 import { median } from './lib/stats.mjs';
 import { runWsHandshakes } from './lib/ws-load.mjs';
 
@@ -42,8 +42,10 @@ const STORES = ['json', 'redis'];
 
 const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options])
 
-  --duration S      seconds per run (default 10)
+  --duration S      seconds per case, server and round (default 10)
   --rounds N        rounds; each runs every case on both servers, order alternating (default 3)
+  --slices N        within a round, a case runs on the two servers in N alternating slices of S/N
+                    seconds each, A B B A A B ... (default: 1 s slices; 1 in --smoke)
   --connections C   concurrent connections / WebSocket workers (default 64)
   --smoke           1 s, 1 round; targets not enforced, exit 1 if any request errors or is non-2xx
   --warmup S        unrecorded seconds per case and server before round 1 (default 2; 0 in --smoke)
@@ -76,7 +78,7 @@ async function main() {
 
   const machine = describeMachine();
   const pinning = pinCpus(options.pin);
-  log(`WebUI API benchmark${options.smoke ? ' (smoke)' : ''}: ${options.rounds} round(s) x ${options.duration} s, ${options.connections} connections, HTTP load by ${options.loadName}`);
+  log(`WebUI API benchmark${options.smoke ? ' (smoke)' : ''}: ${options.rounds} round(s) x ${options.duration} s in ${options.slices} alternating slice(s), ${options.connections} connections, HTTP load by ${options.loadName}`);
   log(`machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGb} GB, Linux ${machine.kernel}, Node ${machine.node}`);
   log(`CPUs: ${pinning.description}`);
   warnIfBusy(log, 'at start');
@@ -94,38 +96,47 @@ async function main() {
   }
   log(`startup to first healthy answer: server median ${Math.round(median(startup.server))} ms (${startup.server.map(Math.round).join(', ')}), baseline median ${Math.round(median(startup.baseline))} ms`);
 
-  const server = await startServer('server', pinning, options.baselineServer);
-  const baseline = await startServer('baseline', pinning, options.baselineServer);
-  await sleep(1_000);
-  /** @type {{server: number, baseline: number, afterLoad?: {server: number, baseline: number}}} */
-  const idle = { server: rssBytes(server.child.pid) ?? NaN, baseline: rssBytes(baseline.child.pid) ?? NaN };
-  log(`idle RSS: server ${(idle.server / MB).toFixed(1)} MB, baseline ${(idle.baseline / MB).toFixed(1)} MB`);
-  log();
-
-  const targets = { server, baseline };
   const cases = defineCases().filter((c) => options.cases === undefined || options.cases.includes(c.id));
-  const problems = await preflight(targets);
-  if (problems.length > 0) {
-    for (const problem of problems) log(`PREFLIGHT FAIL ${problem}`);
-    throw new Error('the servers do not answer as the benchmark expects; nothing was measured');
-  }
+  /** @type {{server: number, baseline: number, afterLoad?: {server: number, baseline: number}}} */
+  let idle = { server: NaN, baseline: NaN };
+  let tokenFileBytes = NaN;
+  const raw = await runRounds({
+    cases,
+    options,
+    log,
+    startTargets: async () => ({ server: await startServer('server', pinning, options.baselineServer), baseline: await startServer('baseline', pinning, options.baselineServer) }),
+    async onStarted(targets, round) {
+      if (round === 0) {
+        await sleep(1_000);
+        idle = { server: rssBytes(targets.server.child.pid) ?? NaN, baseline: rssBytes(targets.baseline.child.pid) ?? NaN };
+        tokenFileBytes = targets.server.tokenFileBytes;
+        log(`idle RSS: server ${(idle.server / MB).toFixed(1)} MB, baseline ${(idle.baseline / MB).toFixed(1)} MB`);
+        log();
+      }
+      const problems = await preflight(targets);
+      if (problems.length > 0) {
+        for (const problem of problems) log(`PREFLIGHT FAIL ${problem}`);
+        throw new Error('the servers do not answer as the benchmark expects; nothing was measured');
+      }
+    },
+    async onFinished(targets, round) {
+      if (round !== options.rounds - 1) return;
+      // Idle again: does the memory taken under load come back?
+      await sleep(options.smoke ? 500 : 5_000);
+      idle.afterLoad = { server: rssBytes(targets.server.child.pid) ?? NaN, baseline: rssBytes(targets.baseline.child.pid) ?? NaN };
+      log(`idle RSS ${options.smoke ? 0.5 : 5} s after the last run: server ${(idle.afterLoad.server / MB).toFixed(1)} MB, baseline ${(idle.afterLoad.baseline / MB).toFixed(1)} MB`);
+    },
+  });
 
-  // The JIT of both processes warms up before anything is recorded.
-  await warmUp({ cases, targets, options, log });
-  const raw = await runRounds({ cases, targets, options, log });
-
-  // Idle again: does the memory taken under load come back?
-  await sleep(options.smoke ? 500 : 5_000);
-  idle.afterLoad = { server: rssBytes(server.child.pid) ?? NaN, baseline: rssBytes(baseline.child.pid) ?? NaN };
-  log(`idle RSS ${options.smoke ? 0.5 : 5} s after the last run: server ${(idle.afterLoad.server / MB).toFixed(1)} MB, baseline ${(idle.afterLoad.baseline / MB).toFixed(1)} MB`);
   const summaries = Object.fromEntries(cases.map((c) => [c.id, { server: summarise(raw[c.id].server), baseline: summarise(raw[c.id].baseline) }]));
+  const ratios = Object.fromEntries(cases.map((c) => [c.id, pairedRatio(raw[c.id].server, raw[c.id].baseline)]));
   log();
-  log(`Results (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; RSS = highest after a round; ratio = server / baseline req/s)`);
+  log(`Results (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; RSS = highest after a round; ratio = server / baseline req/s in each round, and its median)`);
   log();
-  log(resultsTable(cases, summaries));
+  log(resultsTable(cases, summaries, ratios));
   log();
 
-  const verdicts = evaluateTargets({ summaries, startup, idle, connections: options.connections, tokenFileBytes: server.tokenFileBytes });
+  const verdicts = evaluateTargets({ summaries, ratios, startup, idle, connections: options.connections, tokenFileBytes });
   const failures = requestFailures(cases, summaries);
 
   if (options.smoke) {
@@ -136,15 +147,13 @@ async function main() {
   for (const v of verdicts) log(`  ${v.pass ? 'PASS' : 'FAIL'}  ${v.target}: ${v.measured}${v.note ? ` (${v.note})` : ''}`);
   log();
 
-  await Promise.all([server.stop(), baseline.stop()]);
-
   const stores = await compareStores({ cases, pinning, options, log });
   if (stores) failures.push(...requestFailures(stores.cases, stores.summaries));
   machine.loadAverageAtEnd = loadavg()[0];
   warnIfBusy(log, 'at the end');
 
   if (options.json) {
-    const measured = { machine, pinning: pinning.description, options, startup, idle, summaries, runs: raw, targets: verdicts, ...(stores ? { stores: { redis: stores.redis, summaries: stores.summaries, runs: stores.raw } } : {}) };
+    const measured = { machine, pinning: pinning.description, options, startup, idle, summaries, ratios, runs: raw, targets: verdicts, ...(stores ? { stores: { redis: stores.redis, summaries: stores.summaries, ratios: stores.ratios, runs: stores.raw } } : {}) };
     writeFileSync(options.json, `${JSON.stringify(measured, null, 2)}\n`);
     log(`wrote ${options.json}`);
   }
@@ -177,28 +186,38 @@ async function compareStores({ cases, pinning, options, log }) {
   if (!options.stores.includes('redis') || storeCases.length === 0) return null;
   log(`Stores: the server on data/webui.json (json) and on Redis (redis), ${storeCases.map((c) => c.id).join(', ')}`);
   const redisServer = await startRedisServer({ prefix: pinning.storePrefix });
-  const prefix = `webui-bench-${randomBytes(4).toString('hex')}:`;
-  log(`redis-server ${redisServer.url} (${pinning.storeDescription}), store_prefix ${JSON.stringify(prefix)}`);
-  const json = await startServer('server', pinning);
-  const redis = await startServer('server', pinning, undefined, { url: redisServer.url, prefix });
+  log(`redis-server ${redisServer.url} (${pinning.storeDescription}), a fresh store_prefix webui-bench-<random>: for each round's server`);
+  const prefixes = [];
   try {
-    const targets = { json, redis: { ...redis, storePid: redisServer.child.pid } };
-    const problems = await preflight(targets);
-    if (problems.length > 0) {
-      for (const problem of problems) log(`PREFLIGHT FAIL ${problem}`);
-      throw new Error('the server on Redis does not answer as on the JSON file; nothing was measured');
-    }
-    await warmUp({ cases: storeCases, targets, options, log });
-    const raw = await runRounds({ cases: storeCases, targets, options, log });
+    const raw = await runRounds({
+      cases: storeCases,
+      options,
+      log,
+      startTargets: async () => {
+        // Each round's server starts on an empty store, as its JSON twin does.
+        const prefix = `webui-bench-${randomBytes(4).toString('hex')}:`;
+        prefixes.push(prefix);
+        const json = await startServer('server', pinning);
+        const redis = await startServer('server', pinning, undefined, { url: redisServer.url, prefix });
+        return { json, redis: { ...redis, storePid: redisServer.child.pid } };
+      },
+      async onStarted(targets) {
+        const problems = await preflight(targets);
+        if (problems.length > 0) {
+          for (const problem of problems) log(`PREFLIGHT FAIL ${problem}`);
+          throw new Error('the server on Redis does not answer as on the JSON file; nothing was measured');
+        }
+      },
+    });
     const summaries = Object.fromEntries(storeCases.map((c) => [c.id, { json: summarise(raw[c.id].json), redis: summarise(raw[c.id].redis) }]));
+    const ratios = Object.fromEntries(storeCases.map((c) => [c.id, pairedRatio(raw[c.id].redis, raw[c.id].json)]));
     log();
-    log(`Stores (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; ratio = Redis / JSON req/s; reported, no target)`);
+    log(`Stores (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; ratio = Redis / JSON req/s in each round, and its median; reported, no target)`);
     log();
-    log(storesTable(storeCases, summaries));
+    log(storesTable(storeCases, summaries, ratios));
     log();
-    return { cases: storeCases, summaries, raw, redis: { url: redisServer.url, prefix, cpus: pinning.storeDescription } };
+    return { cases: storeCases, summaries, ratios, raw, redis: { url: redisServer.url, prefixes, cpus: pinning.storeDescription } };
   } finally {
-    await Promise.all([json.stop(), redis.stop()]);
     await redisServer.stop();
   }
 }
@@ -211,6 +230,7 @@ function parseOptions() {
     options: {
       duration: { type: 'string' },
       rounds: { type: 'string' },
+      slices: { type: 'string' },
       connections: { type: 'string', default: '64' },
       smoke: { type: 'boolean', default: false },
       json: { type: 'string' },
@@ -253,6 +273,13 @@ function parseOptions() {
     process.stderr.write('bench: --load wrk needs wrk on the PATH (Debian: apt-get install -y wrk)\n');
     process.exit(2);
   }
+  const duration = positive('duration', values.duration ?? (smoke ? '1' : '10'));
+  // One-second slices by default: short enough to see the same machine, long enough for wrk (whole seconds).
+  const slices = Math.round(positive('slices', values.slices ?? (smoke ? '1' : String(Math.max(1, Math.floor(duration))))));
+  if (slices > 1 && duration / slices < 1) {
+    process.stderr.write(`bench: --slices ${slices} would make slices shorter than 1 s of --duration ${duration}\n${USAGE}\n`);
+    process.exit(2);
+  }
   const stores = values.stores.split(',').map((name) => name.trim());
   if (!stores.includes('json') || stores.some((name) => !STORES.includes(name))) {
     process.stderr.write(`bench: --stores is json,redis or json (the JSON file is what Redis is compared with), got ${JSON.stringify(values.stores)}\n${USAGE}\n`);
@@ -269,8 +296,9 @@ function parseOptions() {
     stores,
     httpLoad: values.load === 'wrk' ? runWrkLoad : runHttpLoad,
     loadName: values.load,
-    duration: positive('duration', values.duration ?? (smoke ? '1' : '10')),
+    duration,
     rounds: Math.round(positive('rounds', values.rounds ?? (smoke ? '1' : '3'))),
+    slices,
     connections: Math.round(positive('connections', values.connections)),
     warmup: nonNegative('warmup', values.warmup ?? (smoke ? '0' : '2')),
     json: values.json,
