@@ -26,7 +26,7 @@ async function warmUp({ cases, targets, options, log }) {
  * run them in reverse, so neither always goes first), `onStarted` and `onFinished` see them before the
  * warm-up and after the last case, and every target's `stop()` ends them. One pair of processes for
  * every round would measure that pair: where V8 inlines and what it optimises settles differently in
- * each process, and moved one build's ratio by 15 % between runs while rounds in a run agreed to 1 %.
+ * each process (bench/README.md has two runs of the same builds that disagree by 20 %).
  * Within a round, each case runs on the targets in `options.slices` alternating slices (A B B A A B ...,
  * each `duration / slices` seconds): this machine's speed drifts over seconds, and short slices side
  * by side see the same machine. A target's round adds up its slices.
