@@ -30,7 +30,8 @@ export type EdgeVerdictOf = (facts: ConnectionFacts) => EdgeVerdict;
 
 /** The checks every request passes first: who the client is, DESIGN D8 allowed IPs (403 to others), the D9 Host rule (loopback binds serve only loopback or listed Hosts). */
 export function createEdgeVerdict(policy: HttpPolicy): EdgeVerdictOf {
-  const isServed = rememberHostVerdicts((host) => isServedHost(host, policy));
+  // Off loopback every Host is served: nothing to parse, nothing to remember.
+  const isServed = policy.loopbackOnly ? rememberHostVerdicts((host) => isServedHost(host, policy)) : () => true;
   return (facts) => {
     const client = resolveClient(facts.peerAddress, facts.header, policy.trustedProxies);
     const secureTransport = facts.isTls || client.forwardedHttps;
@@ -48,9 +49,8 @@ function isAllowedClient(clientIp: string, policy: HttpPolicy): boolean {
   return ip !== null && anyCidrContains(policy.allowedIps, ip);
 }
 
-/** DESIGN D9 DNS-rebinding rule: while bound to loopback only, the Host must name loopback or be listed. */
+/** DESIGN D9 DNS-rebinding rule, asked only while bound to loopback only: the Host must name loopback or be listed. */
 function isServedHost(host: string, policy: HttpPolicy): boolean {
-  if (!policy.loopbackOnly) return true;
   const { name } = splitHost(host);
   if (namesLoopback(name)) return true;
   // A listed entry matches the name alone or the name with the port the request used.
