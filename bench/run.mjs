@@ -43,12 +43,12 @@ const STORES = ['json', 'redis'];
 const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options])
 
   --duration S      seconds per case, server and round (default 10)
-  --rounds N        rounds; each runs every case on both servers, order alternating (default 3)
+  --rounds N        rounds, each on freshly started servers; each runs every case on both, order alternating (default 3)
   --slices N        within a round, a case runs on the two servers in N alternating slices of S/N
                     seconds each, A B B A A B ... (default: 1 s slices; 1 in --smoke)
   --connections C   concurrent connections / WebSocket workers (default 64)
   --smoke           1 s, 1 round; targets not enforced, exit 1 if any request errors or is non-2xx
-  --warmup S        unrecorded seconds per case and server before round 1 (default 2; 0 in --smoke)
+  --warmup S        unrecorded seconds per case and server before each round (default 2; 0 in --smoke)
   --cases IDS       only these cases, comma-separated: check-valid, check-none, check-query, verify, ws-token, health, ws-handshake
   --load NAME       the HTTP load generator: autocannon (default) or wrk (Debian's package; in C, so it
                     leaves more of a small machine to the server)
@@ -113,11 +113,7 @@ async function main() {
         log(`idle RSS: server ${(idle.server / MB).toFixed(1)} MB, baseline ${(idle.baseline / MB).toFixed(1)} MB`);
         log();
       }
-      const problems = await preflight(targets);
-      if (problems.length > 0) {
-        for (const problem of problems) log(`PREFLIGHT FAIL ${problem}`);
-        throw new Error('the servers do not answer as the benchmark expects; nothing was measured');
-      }
+      await requireSameAnswers(targets, log, 'the servers do not answer as the benchmark expects');
     },
     async onFinished(targets, round) {
       if (round !== options.rounds - 1) return;
@@ -201,13 +197,7 @@ async function compareStores({ cases, pinning, options, log }) {
         const redis = await startServer('server', pinning, undefined, { url: redisServer.url, prefix });
         return { json, redis: { ...redis, storePid: redisServer.child.pid } };
       },
-      async onStarted(targets) {
-        const problems = await preflight(targets);
-        if (problems.length > 0) {
-          for (const problem of problems) log(`PREFLIGHT FAIL ${problem}`);
-          throw new Error('the server on Redis does not answer as on the JSON file; nothing was measured');
-        }
-      },
+      onStarted: (targets) => requireSameAnswers(targets, log, 'the server on Redis does not answer as on the JSON file'),
     });
     const summaries = Object.fromEntries(storeCases.map((c) => [c.id, { json: summarise(raw[c.id].json), redis: summarise(raw[c.id].redis) }]));
     const ratios = Object.fromEntries(storeCases.map((c) => [c.id, pairedRatio(raw[c.id].redis, raw[c.id].json)]));
@@ -436,6 +426,14 @@ function defineCases() {
       run: (target, o) => runWsHandshakes({ port: target.port, cookie: target.cookie, connections: o.connections, duration: o.duration }),
     },
   ];
+}
+
+/** Stops the benchmark, saying why, when the preflight finds the targets answering differently. */
+async function requireSameAnswers(targets, log, why) {
+  const problems = await preflight(targets);
+  if (problems.length === 0) return;
+  for (const problem of problems) log(`PREFLIGHT FAIL ${problem}`);
+  throw new Error(`${why}; nothing was measured`);
 }
 
 /**

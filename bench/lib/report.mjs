@@ -42,14 +42,16 @@ export function pairedRatio(aRounds, bRounds) {
   return { median: median(perRound), perRound };
 }
 
+/** A paired ratio as two table cells: its median, and each round's. */
+const ratioCells = (ratio) => [num(ratio.median, 2), ratio.perRound.map((x) => num(x, 2)).join(' ')];
+
 /** The results table in Markdown, readable as plain text too. */
 export function resultsTable(cases, summaries, ratios) {
   const header = ['Case', 'Server req/s', 'Baseline req/s', 'Ratio', 'Ratio per round', 'Server p50 / p99 ms', 'Baseline p50 / p99 ms', 'Server RSS MB', 'Baseline RSS MB', 'CPU us/req server / baseline'];
   const rows = cases.map((c) => {
     const s = summaries[c.id].server;
     const b = summaries[c.id].baseline;
-    const r = ratios[c.id];
-    return [c.label, num(s.rps), num(b.rps), num(r.median, 2), r.perRound.map((x) => num(x, 2)).join(' '), `${num(s.p50, 2)} / ${num(s.p99, 2)}`, `${num(b.p50, 2)} / ${num(b.p99, 2)}`, num(s.rssMb, 1), num(b.rssMb, 1), `${num(s.cpuUsPerRequest)} / ${num(b.cpuUsPerRequest)}`];
+    return [c.label, num(s.rps), num(b.rps), ...ratioCells(ratios[c.id]), `${num(s.p50, 2)} / ${num(s.p99, 2)}`, `${num(b.p50, 2)} / ${num(b.p99, 2)}`, num(s.rssMb, 1), num(b.rssMb, 1), `${num(s.cpuUsPerRequest)} / ${num(b.cpuUsPerRequest)}`];
   });
   return markdownTable(header, rows, [false, true, true, true, true, true, true, true, true, true]);
 }
@@ -60,8 +62,7 @@ export function storesTable(cases, summaries, ratios) {
   const rows = cases.map((c) => {
     const j = summaries[c.id].json;
     const r = summaries[c.id].redis;
-    const ratio = ratios[c.id];
-    return [c.label, num(j.rps), num(r.rps), num(ratio.median, 2), ratio.perRound.map((x) => num(x, 2)).join(' '), `${num(j.p50, 2)} / ${num(j.p99, 2)}`, `${num(r.p50, 2)} / ${num(r.p99, 2)}`, `${num(j.cpuUsPerRequest)} / ${num(r.cpuUsPerRequest)}`, num(r.storeCpuUsPerRequest)];
+    return [c.label, num(j.rps), num(r.rps), ...ratioCells(ratios[c.id]), `${num(j.p50, 2)} / ${num(j.p99, 2)}`, `${num(r.p50, 2)} / ${num(r.p99, 2)}`, `${num(j.cpuUsPerRequest)} / ${num(r.cpuUsPerRequest)}`, num(r.storeCpuUsPerRequest)];
   });
   return markdownTable(header, rows, [false, true, true, true, true, true, true, true, true]);
 }

@@ -1,4 +1,4 @@
-// Rounds: every case on every target, one target after the other, the order alternating round by round.
+// Rounds: every case on every target, on fresh processes each round, the targets alternating slice by slice.
 import { readCounters, rssBytes, sleep } from './children.mjs';
 import { median } from './stats.mjs';
 
