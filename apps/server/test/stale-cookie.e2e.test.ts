@@ -113,11 +113,11 @@ describe('stale session cookies after a token change', () => {
     for (let round = 0; round < 2; round++) {
       for (const token of retired) expect((await staleTabRequests(tabs, sessionCookie(token), 2)).map((answer) => answer.status)).not.toContain(429);
     }
-    // All five old tokens in one Cookie header, as several tabs' jars merged would send them.
-    expectErrorBody(await tabs.get('/setup/status', { cookie: retired.map(sessionCookie).join('; ') }), 401, 'invalid_session');
-
     await loginOperator();
     expect(await listedKeys()).toEqual([]);
+    // All five old tokens in one Cookie header: more than one bot_session is refused unread, as one guess (issue 31).
+    expectErrorBody(await tabs.get('/setup/status', { cookie: retired.map(sessionCookie).join('; ') }), 400, 'duplicate_credentials');
+    expect(await listedKeys()).toEqual(['127.0.0.74']);
     const login = await tabs.post('/auth/verify', { body: { token: current }, cookie: null });
     expect(login.status, login.text).toBe(200);
     expect(login.json).toMatchObject({ valid: true });

@@ -4,8 +4,8 @@
  */
 export type SecurityEventVia = 'api' | 'cli' | 'hand_edit' | 'startup';
 
-/** How a secret was presented: the login form (/auth/verify), the session cookie, or an Authorization bearer. */
-export type CredentialHow = 'verify' | 'cookie' | 'bearer';
+/** How a secret was presented: the login form (/auth/verify), the session cookie, an Authorization bearer, or a WebSocket ticket. */
+export type CredentialHow = 'verify' | 'cookie' | 'bearer' | 'ticket';
 
 interface EventBase {
   /** The client's own address as the edge resolved it (IPv6 compressed, never grouped by /64), or null for a local action. */

@@ -11,7 +11,7 @@ export interface AttemptRefusal {
   scope: 'address' | 'server';
 }
 
-const FAILURE_MESSAGE: Record<CredentialHow, string> = { verify: 'login failed', cookie: 'session cookie rejected', bearer: 'bearer credential rejected' };
+const FAILURE_MESSAGE: Record<CredentialHow, string> = { verify: 'login failed', cookie: 'session cookie rejected', bearer: 'bearer credential rejected', ticket: 'WebSocket ticket rejected' };
 
 // One notice per proxy per minute: a misconfigured proxy sends every request without the header.
 const UNATTRIBUTED_NOTICE_MS = 60_000;

@@ -8,3 +8,11 @@ export function bearerCredential(header: string | undefined): string | null {
   if (!match) return null;
   return match[1] ?? '';
 }
+
+/**
+ * Whether an Authorization value holds more than one credential, a Bearer among them: repeated fields
+ * arrive joined with ", " (a web Headers, Node's raw lines), and no token or key holds a comma and a blank.
+ */
+export function holdsSeveralCredentials(header: string | undefined): boolean {
+  return header !== undefined && /,\s/.test(header) && /(?:^|,)\s*bearer(?:\s|$)/i.test(header);
+}

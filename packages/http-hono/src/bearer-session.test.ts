@@ -59,12 +59,13 @@ describe('Authorization: Bearer with the access token or a key', () => {
     expect((await t.verify(t.token)).status).toBe(200);
   });
 
-  it('a cookie and a bearer that differ get 400 with the D1 body and count nothing; equal ones pass', async () => {
+  it('a cookie and a bearer that differ get 400 with the D1 body, each request one guess, nothing compared; equal ones pass', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
     const key = await t.createKey('k', 'admin');
     for (const path of ['/setup/status', '/auth/check', '/ws-token']) await expectErrorBody(await t.request(path, { cookie, bearer: key }), 400, 'conflicting_credentials');
-    expect(await t.harness.bans.list()).toEqual([]);
+    expect(await t.harness.bans.list()).toMatchObject([{ key: '127.0.0.5', failures: 3 }]);
+    expect(t.audit.named('key_first_used')).toEqual([]);
     expect((await t.request('/setup/status', { cookie, bearer: t.token })).status).toBe(200);
   });
 

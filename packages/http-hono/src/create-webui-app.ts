@@ -140,7 +140,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
     .get('/openapi.json', (c) => c.json(openApi));
   const docs = options.docs;
   if (docs) api.get('/docs', docs).get('/docs/*', docs);
-  if (options.webSocket) api.route('/', wsRoutes(services, policy, options.webSocket.hub, options.webSocket.upgrade, (address) => refusals.refused(address, 'origin_not_allowed')));
+  if (options.webSocket) api.route('/', wsRoutes(services, policy, options.webSocket.hub, options.webSocket.upgrade, gate, (address) => refusals.refused(address, 'origin_not_allowed')));
   for (const group of options.protectedRoutes ?? []) api.route(group.path, group.app);
 
   // A sink that writes in groups is waited for, so no answer runs ahead of its audit line.

@@ -45,6 +45,20 @@ describe('GET /auth/check shortcut (the app\'s steps without the Hono pipeline)'
     expect(shortcut?.(plain({ target: `${SESSION_CHECK_TARGET}/` }))).toBeNull();
   });
 
+  it('refuses several credentials as the app does: 400 duplicate_credentials, counted against the client', async () => {
+    const t = await createTestApp();
+    const shortcut = createSessionCheckShortcut({ services: servicesOf(t), policy: t.policy, logger: new RecordingLogger(false) });
+    const cookie = await t.login();
+    const several: Array<Record<string, string>> = [{ cookie: `bot_session=wrong; bot_session=${cookie}` }, { authorization: `Bearer wrong, Bearer ${t.token}` }];
+    for (const headers of several) {
+      const all: Record<string, string> = { host: '127.0.0.1:8001', ...headers };
+      const answer = await shortcut?.({ method: 'GET', target: SESSION_CHECK_TARGET, peerAddress: '127.0.0.5', isTls: false, header: (name) => all[name] });
+      expect(await seen(answer as PlainAnswer)).toEqual(await seen(await t.request('/auth/check', { headers })));
+      expect(JSON.parse(answer?.body ?? '{}')).toMatchObject({ code: 'duplicate_credentials', authenticated: false });
+    }
+    expect(await t.harness.bans.list()).toMatchObject([{ key: '127.0.0.5', failures: 4 }]);
+  });
+
   it('logs a failing store and answers the D1 500 body, as the app would', async () => {
     const t = await createTestApp();
     const logger = new RecordingLogger(false);

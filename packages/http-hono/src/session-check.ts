@@ -1,7 +1,8 @@
 import type { AttemptClient, AttemptGate } from './attempt-gate.js';
 import { errorFields, tooManyAttemptsFields } from './error-body.js';
 import { jsonAnswer, type JsonAnswer } from './plain-answer.js';
-import { checkRequestSession, CONFLICTING_CREDENTIALS_DETAIL, type PresentedCredentials, type SessionAuthority } from './request-session.js';
+import { AMBIGUOUS_CREDENTIALS_DETAIL } from './ambiguous-credentials.js';
+import { checkRequestSession, type PresentedCredentials, type SessionAuthority } from './request-session.js';
 
 /**
  * The whole answer to GET /auth/check (specification "Check login"; while banned a 429, DESIGN D2)
@@ -11,8 +12,9 @@ import { checkRequestSession, CONFLICTING_CREDENTIALS_DETAIL, type PresentedCred
 export async function answerSessionCheck(presented: PresentedCredentials, client: AttemptClient, gate: AttemptGate, authority: SessionAuthority): Promise<JsonAnswer> {
   const session = await checkRequestSession(presented, client, gate, authority);
   switch (session.kind) {
-    case 'conflict':
-      return jsonAnswer(400, errorFields('conflicting_credentials', CONFLICTING_CREDENTIALS_DETAIL));
+    case 'ambiguous':
+      // A bad request (D1), and not authenticated for a client that reads only that field.
+      return jsonAnswer(400, errorFields(session.code, AMBIGUOUS_CREDENTIALS_DETAIL[session.code], { authenticated: false }));
     case 'refused':
       return jsonAnswer(429, tooManyAttemptsFields(session.retryAfterSeconds, { authenticated: false }, session.scope), { 'Retry-After': String(session.retryAfterSeconds) });
     case 'valid': {

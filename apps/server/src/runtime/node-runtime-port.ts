@@ -14,8 +14,8 @@ interface NodeBindings {
 const bindingsOf = (c: Context) => c.env as NodeBindings;
 
 // Node keeps only the first of these when a request repeats them; a web Headers joins them. They are
-// read from the raw lines instead, so a second Host (or Content-Type) is seen, never silently dropped.
-const FIRST_ONLY_IN_NODE = new Set(['host', 'content-type', 'content-length']);
+// read from the raw lines instead, so a second Host, Content-Type or Authorization is seen, never silently dropped.
+const FIRST_ONLY_IN_NODE = new Set(['host', 'content-type', 'content-length', 'authorization']);
 
 /** Every value of a header, joined as a web Headers joins them. */
 function joinedRawHeader(rawHeaders: readonly string[], name: string): string | undefined {

@@ -3,11 +3,12 @@ import { connect } from 'node:net';
 /**
  * One raw HTTP/1.1 exchange with a server on 127.0.0.1: `head` (the request line and header lines,
  * each ending in CRLF) goes on the wire exactly as written, then `Connection: close`, the blank line
- * and `body`; the whole raw answer comes back once the server closes.
+ * and `body`; the whole raw answer comes back once the server closes. `localAddress`: the source
+ * address (127.0.0.x), for tests that count per client.
  */
-export function rawExchange(port: number, head: string, body = ''): Promise<string> {
+export function rawExchange(port: number, head: string, body = '', localAddress?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) });
     let answer = '';
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => (answer += chunk));

@@ -3,7 +3,8 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { WebuiEnv } from '../app-env.js';
 import type { AttemptGate } from '../attempt-gate.js';
 import { errorBody, tooManyAttempts } from '../error-body.js';
-import { CONFLICTING_CREDENTIALS_DETAIL, readRequestSession, type SessionAuthority } from '../request-session.js';
+import { AMBIGUOUS_CREDENTIALS_DETAIL, type AmbiguousCredentials } from '../ambiguous-credentials.js';
+import { readRequestSession, type SessionAuthority } from '../request-session.js';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -29,8 +30,8 @@ export function sessionGuard(gate: AttemptGate, authority: SessionAuthority, isP
       }
       case 'refused':
         return tooManyAttempts(c, session.retryAfterSeconds, {}, session.scope);
-      case 'conflict':
-        return conflictingCredentials(c);
+      case 'ambiguous':
+        return ambiguousCredentials(c, session.code);
       case 'invalid':
         return session.via === 'bearer'
           ? errorBody(c, 401, 'invalid_credentials', 'The bearer credential is not the access token or a valid API key (revoked, expired or mistyped).')
@@ -57,7 +58,7 @@ function scopeRefusal(c: Context<WebuiEnv>, permission: Permission): Response {
   return errorBody(c, 403, 'insufficient_scope', SCOPE_REFUSAL_DETAIL[permission], { required: permission });
 }
 
-/** 400 for a request whose cookie and bearer are different secrets. */
-export function conflictingCredentials(c: Context): Response {
-  return errorBody(c, 400, 'conflicting_credentials', CONFLICTING_CREDENTIALS_DETAIL);
+/** 400 for a request that presents more than one credential (already counted as a guess). */
+export function ambiguousCredentials(c: Context, code: AmbiguousCredentials, extra: Record<string, unknown> = {}): Response {
+  return errorBody(c, 400, code, AMBIGUOUS_CREDENTIALS_DETAIL[code], extra);
 }

@@ -9,7 +9,7 @@ const EDGE_RESPONSES: Record<number, DocumentedResponse> = {
   403: { description: 'The client address is not in webui.allowed_ips, the Host is not served, or the Origin is not allowed.', schema: ErrorBody },
 };
 const SESSION_RESPONSES: Record<number, DocumentedResponse> = {
-  400: { description: 'The bot_session cookie and the Authorization bearer differ (`conflicting_credentials`).', schema: ErrorBody },
+  400: { description: 'More than one credential: two bot_session cookies or two Authorization headers (`duplicate_credentials`), or a cookie and a bearer that differ (`conflicting_credentials`). Counted as one failed attempt.', schema: ErrorBody },
   403: { description: 'Also: an API key whose scope does not cover this operation (`insufficient_scope`), or a refused Origin or Host.', schema: ErrorBody },
 };
 const BODY_RESPONSES: Record<number, DocumentedResponse> = {

@@ -74,7 +74,11 @@ export const OPERATIONS: Operation[] = [
     summary: 'Whether the cookie is a valid login',
     description: 'Never 401: a missing or wrong cookie answers authenticated:false. A wrong cookie counts as a failed verification.',
     access: 'public',
-    responses: { 200: { description: 'The login state.', schema: CheckResponse }, 429: banned },
+    responses: {
+      200: { description: 'The login state.', schema: CheckResponse },
+      400: { description: 'More than one credential (`duplicate_credentials`, `conflicting_credentials`), with authenticated:false; counted as one failed attempt.', schema: ErrorBody },
+      429: banned,
+    },
   },
   {
     method: 'post',
@@ -209,11 +213,14 @@ export const OPERATIONS: Operation[] = [
     access: 'ticket',
     responses: {
       101: { description: 'Switching protocols.' },
-      400: { description: 'A WebSocket handshake with a malformed Sec-WebSocket-Key or Sec-WebSocket-Protocol; the ticket is not spent.', schema: ErrorBody },
+      400: {
+        description: 'A WebSocket handshake with a malformed Sec-WebSocket-Key or Sec-WebSocket-Protocol, or more than one token parameter (`duplicate_credentials`, counted as one failed attempt); the ticket is not spent.',
+        schema: ErrorBody,
+      },
       401: { description: 'Missing, unknown, expired, spent or revoked ticket; no upgrade.', schema: ErrorBody },
       403: { description: 'An Origin that is not allowed; the ticket is not spent.', schema: ErrorBody },
       426: { description: 'Not a WebSocket upgrade (Upgrade other than websocket, no Connection: Upgrade) or a Sec-WebSocket-Version other than 13; the ticket is not spent.', schema: ErrorBody },
-      429: { description: 'Too many open WebSockets.', schema: TooManyAttemptsBody, retryAfter: true },
+      429: { description: 'Too many open WebSockets, or (for more than one token parameter) this address is banned.', schema: TooManyAttemptsBody, retryAfter: true },
     },
   },
 ];

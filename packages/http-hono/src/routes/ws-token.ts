@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { WebuiEnv, WebuiServices } from '../app-env.js';
 import type { AttemptGate } from '../attempt-gate.js';
-import { conflictingCredentials } from '../middleware/session-guard.js';
+import { ambiguousCredentials } from '../middleware/session-guard.js';
 import { readRequestSession } from '../request-session.js';
 import { tooManyAttempts } from '../error-body.js';
 
@@ -10,7 +10,7 @@ export function wsTokenRoutes(services: WebuiServices, gate: AttemptGate) {
   return new Hono<WebuiEnv>().get('/ws-token', async (c) => {
     // A read-scoped key may open the WebSocket: a ticket is issued to any valid session, cookie or bearer.
     const session = await readRequestSession(c, gate, services);
-    if (session.kind === 'conflict') return conflictingCredentials(c);
+    if (session.kind === 'ambiguous') return ambiguousCredentials(c, session.code, { success: false, message: 'Send exactly one credential.' });
     if (session.kind === 'refused') return tooManyAttempts(c, session.retryAfterSeconds, { success: false, message: 'Too many failed attempts; try again later.' }, session.scope);
     if (session.kind !== 'valid') return c.json({ success: false, message: 'Not logged in: call POST /api/webui/auth/verify first.' });
     const issued = await services.tickets.issue(session.principal.session);

@@ -175,6 +175,27 @@ describe('GET /ws: refused handshakes get 401 and no upgrade', () => {
   });
 });
 
+describe('GET /ws: more than one token parameter', () => {
+  it('is refused 400 before any ticket is redeemed, counted as one guess; the ticket then works alone', async () => {
+    const t = await createWsApp();
+    const ticket = await t.ticket();
+    const twice = (first: string, second: string) => t.request(`/ws?token=${encodeURIComponent(first)}&token=${encodeURIComponent(second)}`, { headers: VALID_HANDSHAKE });
+    await expectErrorBody(await twice('wrong', ticket), 400, 'duplicate_credentials');
+    await expectErrorBody(await twice(ticket, ticket), 400, 'duplicate_credentials');
+    expect(t.upgraded).toEqual([]);
+    expect(await t.harness.bans.list()).toMatchObject([{ key: '127.0.0.5', failures: 2 }]);
+    expect(isUpgraded(await t.handshake(ticket))).toBe(true);
+  });
+
+  it('five such handshakes ban the address: the fifth and later ones answer 429', async () => {
+    const t = await createWsApp();
+    for (let i = 0; i < 4; i++) await expectErrorBody(await t.request(`/ws?token=a${i}&token=b${i}`, { headers: VALID_HANDSHAKE }), 400, 'duplicate_credentials');
+    await expectErrorBody(await t.request('/ws?token=a&token=b', { headers: VALID_HANDSHAKE }), 429, 'too_many_attempts');
+    await expectErrorBody(await t.request('/ws?token=c&token=d', { headers: VALID_HANDSHAKE }), 429, 'too_many_attempts');
+    expect(t.logger.calls.some((call) => call.message === 'client banned after repeated failed verifications')).toBe(true);
+  });
+});
+
 describe('GET /ws: Origin', () => {
   it('a foreign Origin gets 403 before the ticket is looked at: the ticket then works', async () => {
     const t = await createWsApp();

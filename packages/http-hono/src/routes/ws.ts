@@ -2,7 +2,10 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { WSEvents } from 'hono/ws';
 import type { HttpPolicy, WebuiEnv, WebuiServices } from '../app-env.js';
 import { isAllowedOrigin } from '../allowed-origins.js';
-import { errorBody } from '../error-body.js';
+import { AMBIGUOUS_CREDENTIALS_DETAIL, countAmbiguousAttempt } from '../ambiguous-credentials.js';
+import type { AttemptGate } from '../attempt-gate.js';
+import { errorBody, tooManyAttempts } from '../error-body.js';
+import { attemptClientOf } from '../request-session.js';
 import { requestHeader } from '../runtime-port.js';
 import type { WsHub } from '../ws/ws-hub.js';
 import { handshakeRefusal } from '../ws/websocket-handshake.js';
@@ -20,7 +23,7 @@ const REFUSALS = {
 export const WS_ROUTE = '/ws';
 
 /** GET /ws?token=<ticket>: the unified channel, opened only with a live one-time ticket (DESIGN D13). */
-export function wsRoutes(services: WebuiServices, policy: HttpPolicy, hub: WsHub, upgrade: WsUpgrade, originRefused: (address: string) => void = () => undefined) {
+export function wsRoutes(services: WebuiServices, policy: HttpPolicy, hub: WsHub, upgrade: WsUpgrade, gate: AttemptGate, originRefused: (address: string) => void = () => undefined) {
   return new Hono<WebuiEnv>().get(
     WS_ROUTE,
     async (c, next) => {
@@ -36,7 +39,14 @@ export function wsRoutes(services: WebuiServices, policy: HttpPolicy, hub: WsHub
         for (const [name, value] of Object.entries(refusal.headers)) c.header(name, value);
         return errorBody(c, refusal.status, refusal.code, refusal.detail);
       }
-      const ticket = c.req.query('token');
+      const tickets = c.req.queries('token') ?? [];
+      if (tickets.length > 1) {
+        // More than one ticket is refused with none redeemed, as one guess (ambiguous-credentials.ts).
+        const refusal = await countAmbiguousAttempt(attemptClientOf(c), gate, 'ticket');
+        if (refusal) return tooManyAttempts(c, refusal.retryAfterSeconds, {}, refusal.scope);
+        return errorBody(c, 400, 'duplicate_credentials', AMBIGUOUS_CREDENTIALS_DETAIL.duplicate_credentials);
+      }
+      const [ticket] = tickets;
       if (!ticket) return errorBody(c, 401, 'missing_ticket', 'Pass a ticket from /api/webui/ws-token as ?token=.');
       const redeemed = await services.tickets.redeem(ticket);
       if (!redeemed.ok) return errorBody(c, 401, redeemed.error, REFUSALS[redeemed.error]);
