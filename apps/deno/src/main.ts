@@ -8,7 +8,7 @@
  *   --allow-read=../../packages/assembly/dist/web,../../node_modules   the setup page and the Swagger UI files it serves
  *   --allow-write=./data            webui.json, its temp files and the lock
  *   --allow-env=WEBUI_CONFIG,... --ignore-env   the WEBUI_* variables; every other one reads as unset
- *   --allow-sys=hostname            pino asks for it when it loads
+ *   --allow-sys=hostname,networkInterfaces   pino asks for the host name; a 0.0.0.0 bind's banner lists the machine's addresses
  *   --no-prompt                     a missing permission is an error, never a question on the terminal
  *   --conditions=source             the workspace packages from their TypeScript sources
  * Without --allow-run it cannot look at other processes: a data-directory lock left by a crashed

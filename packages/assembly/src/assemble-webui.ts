@@ -14,16 +14,19 @@ import {
 } from '@webui/http-hono';
 import type { Logger } from 'pino';
 import { createApiDocs } from './api-docs.js';
-import { wideBanExemptions } from './ban-settings.js';
 import type { LoadedSettings } from './config/index.js';
+import { unixSocketPath } from './config/listen-host.js';
 import { httpPolicyFrom, originOf } from './http-policy.js';
 import type { LogFeed } from './logging/log-feed.js';
 import { secretKeyFingerprint } from './secret-key-fingerprint.js';
 import { createSetupSite } from './setup-site.js';
 import { StartupError } from './startup-error.js';
-import { logBootstrap, printBanner } from './startup-banner.js';
+import { bannerAddresses, logBootstrap, printBanner } from './startup-banner.js';
+import { settingWarnings } from './startup-warnings.js';
+import { machineAddresses } from './system-ports.js';
 import type { Storage } from './storage.js';
 import { auditBootstrap, reactToRecordChanges } from './record-change-reaction.js';
+import { warnOfWeakTokenChanges } from './weak-token-warning.js';
 
 const SWEEP_INTERVAL_MS = 30_000;
 
@@ -89,9 +92,11 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
   const progress = new PluginProgressBoard();
   const hub = new WsHub({ logs: feed, progress, security, logger: logger.child({ module: 'ws' }), now: () => Date.now(), newConnectionId: () => crypto.randomUUID(), maxMessageBytes: MAX_MESSAGE_BYTES });
   reactToRecordChanges(storage.store, hub, audit);
+  warnOfWeakTokenChanges(storage.store, logger.child({ module: 'store' }));
 
   const listening: AssembledWebui['listening'] = [];
-  const origins = () => listening.map((address) => originOf(address.host, address.port));
+  // A Unix socket has no origin of its own: its requests carry the proxy's Host.
+  const origins = () => listening.filter(({ host }) => unixSocketPath(host) === null).map((address) => originOf(address.host, address.port));
   const policy = httpPolicyFrom(settings, origins);
   const httpLogger = logger.child({ module: 'http' });
   const app = createWebuiApp({
@@ -117,11 +122,11 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
     listening,
     sessionCheckShortcut: () => createSessionCheckShortcut({ services: core, policy, logger: httpLogger, audit }),
     announce(out = process.stderr) {
-      const wide = wideBanExemptions(settings);
-      const warnings = wide.map((entry) => `webui.ban_exempt ${entry} is wider than a /24 (IPv4) or /48 (IPv6): nobody there is ever banned`);
-      printBanner(out, origins(), storage, bootstrap, warnings);
-      if (wide.length > 0) logger.warn({ banExempt: wide }, 'webui.ban_exempt covers more than a /24 (IPv4) or /48 (IPv6): nobody in it is ever banned');
-      logger.info({ addresses: origins(), dataDir: storage.dataDir, tokenSource: bootstrap.tokenSource }, 'WebUI API listening');
+      const warnings = settingWarnings(settings);
+      printBanner(out, bannerAddresses(listening, settings.allowedHosts, machineAddresses()), storage, bootstrap, warnings.flatMap((warning) => warning.bannerLines));
+      for (const warning of warnings) logger.warn(warning.logFields, warning.logMessage);
+      const sockets = listening.map(({ host }) => host).filter((host) => unixSocketPath(host) !== null);
+      logger.info({ addresses: [...origins(), ...sockets], dataDir: storage.dataDir, tokenSource: bootstrap.tokenSource }, 'WebUI API listening');
     },
     async closeSockets(graceMs = 1_000) {
       hub.closeAll(CLOSE_GOING_AWAY, 'server shutting down');

@@ -1,5 +1,6 @@
 import { parseCidr, type Cidr } from '@webui/core';
-import { namesLoopback, type HttpPolicy } from '@webui/http-hono';
+import type { HttpPolicy } from '@webui/http-hono';
+import { isLocalHost } from './config/listen-host.js';
 import type { WebuiSettings } from './config/settings.js';
 
 /** The HTTP layer's view of the settings; CIDRs were validated when the config was loaded. */
@@ -14,7 +15,7 @@ export function httpPolicyFrom(settings: WebuiSettings, listenOrigins: () => rea
     allowedOrigins: settings.allowedOrigins,
     allowedHosts: settings.allowedHosts,
     listenOrigins,
-    loopbackOnly: settings.host.every(namesLoopback),
+    loopbackOnly: settings.host.every(isLocalHost),
   };
 }
 

@@ -11,11 +11,11 @@ export interface HttpPolicy {
   allowedIps: readonly Cidr[];
   /** Extra origins allowed to make state-changing and credentialed cross-origin requests. */
   allowedOrigins: readonly string[];
-  /** Extra Host names accepted while every bind address is loopback. */
+  /** Extra Host names accepted while every bind address is loopback; when set, the Host check holds on any bind. */
   allowedHosts: readonly string[];
   /** The server's own origins (http://127.0.0.1:8001, ...), known once it listens. */
   listenOrigins(): readonly string[];
-  /** True when every bind address is loopback: a foreign Host is then a DNS-rebinding attempt. */
+  /** True when every bind address is loopback (or a Unix socket): a foreign Host is then a DNS-rebinding attempt. */
   loopbackOnly: boolean;
 }
 

@@ -35,4 +35,11 @@ describe('Host check against DNS rebinding (DESIGN D9)', () => {
     expect((await t.request('/health', { host: 'evil.example' })).status).toBe(200);
     expect((await t.verify(t.token, { host: 'evil.example' })).status).toBe(200);
   });
+
+  it('off loopback, a non-empty allowed_hosts turns the Host check on: listed names and loopback are served, others refused', async () => {
+    const t = await createTestApp({ policy: { loopbackOnly: false, allowedHosts: ['bot.example.com'] } });
+    expect((await t.request('/health', { host: 'bot.example.com' })).status).toBe(200);
+    expect((await t.request('/health', { host: '127.0.0.1:8001' })).status).toBe(200);
+    await expectErrorBody(await t.request('/health', { host: 'evil.example' }), 403, 'host_not_allowed');
+  });
 });

@@ -28,10 +28,11 @@ export interface EdgeVerdict {
 /** Decides a request's EdgeVerdict under one policy. */
 export type EdgeVerdictOf = (facts: ConnectionFacts) => EdgeVerdict;
 
-/** The checks every request passes first: who the client is, DESIGN D8 allowed IPs (403 to others), the D9 Host rule (loopback binds serve only loopback or listed Hosts). */
+/** The checks every request passes first: who the client is, DESIGN D8 allowed IPs (403 to others), the D9 Host rule (loopback binds, or any bind once allowed_hosts is set, serve only loopback or listed Hosts). */
 export function createEdgeVerdict(policy: HttpPolicy): EdgeVerdictOf {
-  // Off loopback every Host is served: nothing to parse, nothing to remember.
-  const isServed = policy.loopbackOnly ? rememberHostVerdicts((host) => isServedHost(host, policy)) : () => true;
+  // Off loopback every Host is served unless allowed_hosts names them: then nothing to parse, nothing to remember.
+  const checksHost = policy.loopbackOnly || policy.allowedHosts.length > 0;
+  const isServed = checksHost ? rememberHostVerdicts((host) => isServedHost(host, policy)) : () => true;
   return (facts) => {
     const client = resolveClient(facts.peerAddress, facts.header, policy.trustedProxies);
     const secureTransport = facts.isTls || client.forwardedHttps;
@@ -49,7 +50,7 @@ function isAllowedClient(clientIp: string, policy: HttpPolicy): boolean {
   return ip !== null && anyCidrContains(policy.allowedIps, ip);
 }
 
-/** DESIGN D9 DNS-rebinding rule, asked only while bound to loopback only: the Host must name loopback or be listed. */
+/** DESIGN D9 DNS-rebinding rule, asked while bound to loopback only or allowed_hosts is set: the Host must name loopback or be listed. */
 function isServedHost(host: string, policy: HttpPolicy): boolean {
   const { name } = splitHost(host);
   if (namesLoopback(name)) return true;

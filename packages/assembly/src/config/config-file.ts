@@ -18,6 +18,7 @@ import {
   sessionExpireSchema,
   storePrefixSchema,
   storeSchema,
+  trustedProxyListSchema,
 } from './setting-schemas.js';
 import { ConfigError, type WebuiSettings } from './settings.js';
 
@@ -53,7 +54,7 @@ const webuiTableSchema = v.pipe(
       host: v.optional(hostListSchema),
       port: v.optional(portSchema),
       secure_cookie: v.optional(booleanSchema),
-      trusted_proxies: v.optional(networkListSchema),
+      trusted_proxies: v.optional(trustedProxyListSchema),
       allowed_ips: v.optional(networkListSchema),
       secret_key: v.optional(secretKeySchema),
       session_expire: v.optional(sessionExpireSchema),

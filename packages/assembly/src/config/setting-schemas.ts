@@ -1,7 +1,8 @@
-import { parseCidr, parseIp } from '@webui/core';
+import { parseCidr, parseIp, type Cidr } from '@webui/core';
 import { isDnsName, isWellFormedHost } from '@webui/http-hono';
 import { parseRedisUrl } from '@webui/store-redis';
 import * as v from 'valibot';
+import { isWiderThan, WIDEST_NETWORK_PREFIX } from './network-width.js';
 
 /** How a rejected value is shown after "got": strings quoted so blanks and commas stay visible. */
 export function describeReceived(value: unknown): string {
@@ -74,6 +75,16 @@ const networkEntrySchema = v.pipe(
   v.check((text) => parseCidr(text) !== null, (issue) => rejectEntry(issue.input, 'an IP address or CIDR')),
 );
 
+// A trusted proxy's X-Forwarded-For is believed: trusting everyone would let every client pick the address it is counted under.
+const trustedProxyEntrySchema = v.pipe(
+  networkEntrySchema,
+  v.check(
+    (text) => !isWiderThan(parseCidr(text) as Cidr, WIDEST_NETWORK_PREFIX),
+    (issue) =>
+      `entry ${JSON.stringify(issue.input)} trusts more than any network of proxies (wider than a /${WIDEST_NETWORK_PREFIX[4]} for IPv4 or a /${WIDEST_NETWORK_PREFIX[6]} for IPv6): anyone in it could choose the address they are counted under`,
+  ),
+);
+
 // Browsers send the origin normalised (lower case, no default port), so entries are stored that way.
 const originEntrySchema = v.pipe(
   v.string(),
@@ -100,6 +111,8 @@ export const portSchema = integerRangeSchema(0, 65535);
 export const portTextSchema = integerTextSchema(0, 65535);
 
 export const networkListSchema = listSchema(networkEntrySchema);
+
+export const trustedProxyListSchema = listSchema(trustedProxyEntrySchema);
 
 // The message never shows the input: it is a secret.
 const secretKeyMessage = 'must be a non-empty string';
