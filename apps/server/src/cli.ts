@@ -1,6 +1,7 @@
-import { ConfigError, describeSettings, loadSettings, parseConfigFlags } from '@webui/assembly';
+import { ConfigError, loadSettings, parseConfigFlags } from '@webui/assembly';
 import { auditCommand } from './cli/audit-command.js';
 import { bansCommand } from './cli/bans-commands.js';
+import { configCheck } from './cli/config-check.js';
 import { processIo, type CliIo } from './cli/cli-io.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './cli/exit-codes.js';
 import { keysCommand } from './cli/keys-commands.js';
@@ -45,8 +46,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string
   try {
     switch (command) {
       case 'config':
-        io.stdout(`${describeSettings(loaded).join('\n')}\nconfiguration is valid\n`);
-        return EXIT_OK;
+        return await configCheck(loaded, io);
       case 'token':
         return await tokenCommand(args, loaded, io);
       case 'setup':

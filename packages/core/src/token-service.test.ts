@@ -34,7 +34,7 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
     const outcome = await tokens.bootstrap();
 
     expect(requested).toEqual([32]);
-    expect(outcome).toEqual({ reason: 'created', temporaryToken: hexOf(new SeededRandom(7).bytes(32)), tokenSource: 'temporary', requiresCustomToken: true });
+    expect(outcome).toEqual({ reason: 'created', temporaryToken: hexOf(new SeededRandom(7).bytes(32)), tokenSource: 'temporary', requiresCustomToken: true, weakRules: [] });
     expect(outcome.temporaryToken).toMatch(HEX64);
     expect(await store.readRecord()).toEqual({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', firstSetupCompleted: false });
     expect(await tokens.verify(outcome.temporaryToken as string)).toBe(true);
@@ -63,7 +63,7 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
 
     const second = await tokens.bootstrap({ liveInstances: 2 });
 
-    expect(second).toEqual({ reason: 'temporary_shared', temporaryToken: first.temporaryToken, sharedWith: 2, tokenSource: 'temporary', requiresCustomToken: true });
+    expect(second).toEqual({ reason: 'temporary_shared', temporaryToken: first.temporaryToken, sharedWith: 2, tokenSource: 'temporary', requiresCustomToken: true, weakRules: [] });
     expect(write).not.toHaveBeenCalled();
     expect(await tokens.verify(first.temporaryToken as string)).toBe(true);
     // Once no other instance runs, the next start renews it as D11 says.
@@ -84,10 +84,27 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
 
     const outcome = await tokens.bootstrap();
 
-    expect(outcome).toEqual({ reason: 'kept', temporaryToken: null, tokenSource: 'configured', requiresCustomToken: false });
+    expect(outcome).toEqual({ reason: 'kept', temporaryToken: null, tokenSource: 'configured', requiresCustomToken: false, weakRules: [] });
     expect(write).not.toHaveBeenCalled();
     expect(await store.readRecord()).toEqual(CONFIGURED);
     expect(await tokens.verify(CONFIGURED.accessToken)).toBe(true);
+  });
+
+  it('a weak configured token (written by hand): kept, its broken rules named, a custom token required everywhere', async () => {
+    const { tokens } = createCoreHarness({ record: { ...CONFIGURED, accessToken: 'a' } });
+
+    const outcome = await tokens.bootstrap();
+
+    expect(outcome).toEqual({ reason: 'kept', temporaryToken: null, tokenSource: 'configured', requiresCustomToken: true, weakRules: ['too_short', 'missing_uppercase', 'missing_special'] });
+    expect(await tokens.status()).toEqual({ tokenSource: 'configured', requiresCustomToken: true });
+    expect(await tokens.statusFor('a')).toEqual({ tokenSource: 'configured', requiresCustomToken: true });
+  });
+
+  it('a regenerated token (64 hex, configured) is not weak', async () => {
+    const { tokens } = createCoreHarness({ record: CONFIGURED });
+    const rotated = await tokens.regenerate();
+    expect(rotated).toMatchObject({ tokenSource: 'configured', requiresCustomToken: false });
+    expect(await tokens.bootstrap()).toMatchObject({ reason: 'kept', requiresCustomToken: false, weakRules: [] });
   });
 
   it('legacy record without tokenSource and a 64-hex token: read as temporary and renewed (D12)', async () => {
@@ -108,7 +125,8 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
 
       const outcome = await tokens.bootstrap();
 
-      expect(outcome).toEqual({ reason: 'kept', temporaryToken: null, tokenSource: 'configured', requiresCustomToken: false });
+      // These hand-written tokens are weak too: kept, and reported so (see the weak-token test below).
+      expect(outcome).toMatchObject({ reason: 'kept', temporaryToken: null, tokenSource: 'configured', requiresCustomToken: true });
       expect(await store.readRecord()).toEqual({ accessToken, tokenSource: 'configured', firstSetupCompleted: false });
     }
   });
@@ -120,7 +138,7 @@ describe('TokenService.bootstrap with the secret-key fingerprint (D10)', () => {
 
     const outcome = await tokens.bootstrap({ secretKeyFingerprint: 'f1'.repeat(32) });
 
-    expect(outcome).toEqual({ reason: 'kept', temporaryToken: null, tokenSource: 'configured', requiresCustomToken: false });
+    expect(outcome).toEqual({ reason: 'kept', temporaryToken: null, tokenSource: 'configured', requiresCustomToken: false, weakRules: [] });
     expect(await store.readRecord()).toEqual({ ...CONFIGURED, secretKeyFingerprint: 'f1'.repeat(32) });
   });
 
@@ -291,7 +309,7 @@ describe('TokenService.update (Token source: temporary -> configured)', () => {
     const { tokens } = await bootedHarness();
     await tokens.update(STRONG);
     const restart = await tokens.bootstrap();
-    expect(restart).toEqual({ reason: 'kept', temporaryToken: null, tokenSource: 'configured', requiresCustomToken: false });
+    expect(restart).toEqual({ reason: 'kept', temporaryToken: null, tokenSource: 'configured', requiresCustomToken: false, weakRules: [] });
     expect(await tokens.verify(STRONG)).toBe(true);
   });
 });

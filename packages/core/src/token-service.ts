@@ -1,16 +1,14 @@
 import { constantTimeEqual } from './constant-time-equal.js';
 import type { RandomSource } from './ports/random-source.js';
-import type { Store, TokenRecord, TokenSource } from './ports/store.js';
+import type { Store, TokenRecord } from './ports/store.js';
 import { randomHex } from './random-encoding.js';
 import { requireRecord, type RecordEditor } from './record-editor.js';
 import { err, ok, type Result } from './result.js';
 import { resolveTokenSource } from './token-source.js';
+import { tokenStatus, tokenWeakness, type TokenStatus } from './token-status.js';
 import { tokenViolations, type TokenViolation } from './token-strength.js';
 
-export interface TokenStatus {
-  tokenSource: TokenSource;
-  requiresCustomToken: boolean;
-}
+export type { TokenStatus } from './token-status.js';
 
 export type BootstrapReason = 'created' | 'temporary_renewed' | 'temporary_shared' | 'secret_key_changed' | 'kept';
 
@@ -20,6 +18,8 @@ export interface BootstrapOutcome extends TokenStatus {
   temporaryToken: string | null;
   /** With `temporary_shared`: how many other running instances use the kept temporary token. */
   sharedWith?: number;
+  /** The strength rules the token in force breaks (a weak token written by hand); empty for a fresh temporary one. */
+  weakRules: TokenViolation[];
 }
 
 export interface BootstrapOptions {
@@ -66,11 +66,11 @@ export class TokenService {
       if (reason === 'kept' && current) {
         const next: TokenRecord = { ...current, tokenSource: 'configured', ...fingerprintField(fingerprint) };
         const changed = current.tokenSource !== 'configured' || current.secretKeyFingerprint !== fingerprint;
-        return { next: changed ? next : null, result: { reason, temporaryToken: null, ...status('configured') } };
+        return { next: changed ? next : null, result: { reason, temporaryToken: null, ...tokenStatus(next), weakRules: tokenWeakness(next.accessToken) } };
       }
       if (reason === 'temporary_shared' && current) {
         const next = current.secretKeyFingerprint === fingerprint ? null : { ...current, ...fingerprintField(fingerprint) };
-        return { next, result: { reason, temporaryToken: current.accessToken, sharedWith: liveInstances, ...status('temporary') } };
+        return { next, result: { reason, temporaryToken: current.accessToken, sharedWith: liveInstances, ...tokenStatus({ ...current, tokenSource: 'temporary' }), weakRules: tokenWeakness(current.accessToken) } };
       }
       const temporaryToken = this.generate();
       const next: TokenRecord = {
@@ -81,7 +81,7 @@ export class TokenService {
         ...fingerprintField(fingerprint),
       };
       if (!fingerprint) delete next.secretKeyFingerprint;
-      return { next, result: { reason, temporaryToken, ...status('temporary') } };
+      return { next, result: { reason, temporaryToken, ...tokenStatus(next), weakRules: [] } };
     });
   }
 
@@ -94,11 +94,11 @@ export class TokenService {
   async statusFor(candidate: string): Promise<TokenStatus | null> {
     const record = await this.store.readRecord();
     if (record === null || !constantTimeEqual(candidate, record.accessToken)) return null;
-    return status(resolveTokenSource(record));
+    return tokenStatus(record);
   }
 
   async status(): Promise<TokenStatus> {
-    return status(resolveTokenSource(await this.editor.read()));
+    return tokenStatus(await this.editor.read());
   }
 
   /** Replaces the token with a custom one that meets every strength rule (DESIGN D5). */
@@ -130,11 +130,7 @@ export class TokenService {
 
 function rotation(current: TokenRecord, token: string): { next: TokenRecord; outcome: RotationOutcome } {
   const next: TokenRecord = { ...current, accessToken: token, tokenSource: 'configured' };
-  return { next, outcome: { token, previousToken: current.accessToken, ...status('configured') } };
-}
-
-function status(tokenSource: TokenSource): TokenStatus {
-  return { tokenSource, requiresCustomToken: tokenSource === 'temporary' };
+  return { next, outcome: { token, previousToken: current.accessToken, ...tokenStatus(next) } };
 }
 
 function fingerprintField(fingerprint: string | undefined): { secretKeyFingerprint?: string } {

@@ -1,0 +1,25 @@
+import { describeSettings, storeIsShared, weakTokenAdvice, type LoadedSettings } from '@webui/assembly';
+import { tokenWeakness } from '@webui/core';
+import { readRecordFile } from '@webui/store-json';
+import type { CliIo } from './cli-io.js';
+import { EXIT_OK, EXIT_REFUSED } from './exit-codes.js';
+
+/**
+ * `webui config check`: the effective settings, then the token file as it is (read only: nothing is made
+ * or moved), since a weak token written by hand is accepted at startup and only warned about.
+ */
+export async function configCheck(loaded: LoadedSettings, io: CliIo): Promise<number> {
+  io.stdout(`${describeSettings(loaded).join('\n')}\nconfiguration is valid\n`);
+  // A shared store is checked by the server that opens it: a check must not connect to it or import into it.
+  if (storeIsShared(loaded.settings)) return EXIT_OK;
+  const file = await readRecordFile(loaded.dataDir);
+  if (file.kind === 'missing') return EXIT_OK;
+  if (file.kind === 'invalid') {
+    io.stderr(`webui config check: ${file.path} is not valid (${file.reason}); the next start moves it aside and makes a temporary token\n`);
+    return EXIT_REFUSED;
+  }
+  const rules = tokenWeakness(file.record.accessToken);
+  if (rules.length === 0) return EXIT_OK;
+  io.stderr(`webui config check: ${file.path}: ${weakTokenAdvice(rules)}\n`);
+  return EXIT_REFUSED;
+}
