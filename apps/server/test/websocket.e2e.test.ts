@@ -309,8 +309,8 @@ describe('access token changes close sockets with 4001', () => {
     const rotated = await http.post('/auth/regenerate');
     expect(rotated.status).toBe(200);
     const [closeA, closeB] = await Promise.all([a.closedWithin(1_000), b.closedWithin(1_000)]);
-    expect(closeA.code).toBe(4001);
-    expect(closeB.code).toBe(4001);
+    expect(closeA).toEqual({ code: 4001, reason: 'access token changed' });
+    expect(closeB).toEqual({ code: 4001, reason: 'access token changed' });
     // A ticket issued under the old token is refused.
     expect(await refusedStatus(server, unused)).toBe(401);
   });

@@ -10,7 +10,7 @@ import type { WsHub } from '@webui/http-hono';
 export function reactToRecordChanges(store: Store, hub: WsHub, audit: SecurityEventSink): () => void {
   return store.onRecordChanged((record, previous, origin) => {
     if (!previous) return;
-    for (const session of revokedKeySessions(previous.apiKeys, record?.apiKeys)) hub.revokeSession(session);
+    for (const session of revokedKeySessions(previous.apiKeys, record?.apiKeys)) hub.revokeSession(session, 'key_revoked');
     const tokenChanged = record?.accessToken !== previous.accessToken;
     if (tokenChanged) hub.revokeSession(previous.accessToken);
     if (origin !== 'elsewhere') return;

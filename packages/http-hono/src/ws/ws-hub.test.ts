@@ -418,6 +418,16 @@ describe('WsHub: access token changes', () => {
     expect(b.socket.take()).toHaveLength(1);
   });
 
+  it('the close reason says why: the token changed by default, a revoked API key when it was one', () => {
+    const { open, hub } = makeHub();
+    const tokenSocket = open('old-token');
+    const keySocket = open('key:abc');
+    hub.revokeSession('old-token');
+    hub.revokeSession('key:abc', 'key_revoked');
+    expect(tokenSocket.socket.closed).toEqual({ code: CLOSE_TOKEN_CHANGED, reason: 'access token changed' });
+    expect(keySocket.socket.closed).toEqual({ code: CLOSE_TOKEN_CHANGED, reason: 'API key revoked' });
+  });
+
   it('revoking twice (file change and service event) is harmless', () => {
     const { open, hub } = makeHub();
     const client = open('t');

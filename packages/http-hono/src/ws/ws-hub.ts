@@ -13,6 +13,10 @@ export const CLOSE_GOING_AWAY = 1001;
 export const CLOSE_MESSAGE_TOO_BIG = 1009;
 export const CLOSE_TRY_AGAIN_LATER = 1013;
 
+/** Why a session's sockets close with 4001: the close reason a client shows. */
+export type SessionEnd = 'token_changed' | 'key_revoked';
+export const SESSION_END_REASONS: Record<SessionEnd, string> = { token_changed: 'access token changed', key_revoked: 'API key revoked' };
+
 export interface WsHubOptions {
   logs: LogSource;
   progress: PluginProgressBoard;
@@ -86,10 +90,10 @@ export class WsHub {
     };
   }
 
-  /** Closes every socket opened under a token that is no longer valid. */
-  revokeSession(sessionToken: string): void {
+  /** Closes every socket opened under a session that is no longer valid (the old token, or a revoked key's), with 4001 and why. */
+  revokeSession(sessionToken: string, why: SessionEnd = 'token_changed'): void {
     for (const connection of [...this.connections]) {
-      if (connection.sessionToken === sessionToken) this.close(connection, CLOSE_TOKEN_CHANGED, 'access token changed');
+      if (connection.sessionToken === sessionToken) this.close(connection, CLOSE_TOKEN_CHANGED, SESSION_END_REASONS[why]);
     }
   }
 
