@@ -61,11 +61,12 @@ export interface WebuiAppOptions {
   protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>;
 }
 
-const EDGE_REFUSAL_DETAIL: Record<EdgeRefusal, string> = {
-  ip_not_allowed: 'This address is not in webui.allowed_ips.',
-  host_not_allowed: 'This Host is not served; add it to webui.allowed_hosts if a proxy forwards it.',
+const EDGE_REFUSAL: Record<EdgeRefusal, { status: 400 | 403; detail: string }> = {
+  ip_not_allowed: { status: 403, detail: 'This address is not in webui.allowed_ips.' },
+  duplicate_host: { status: 400, detail: 'The request carries more than one Host header; send one.' },
+  host_not_allowed: { status: 403, detail: 'This Host is not served; add it to webui.allowed_hosts if a proxy forwards it.' },
 };
-const edgeRefusal = (c: Context, refusal: EdgeRefusal) => errorBody(c, 403, refusal, EDGE_REFUSAL_DETAIL[refusal]);
+const edgeRefusal = (c: Context, refusal: EdgeRefusal) => errorBody(c, EDGE_REFUSAL[refusal].status, refusal, EDGE_REFUSAL[refusal].detail);
 
 /** The WebUI management API as a web-standard Hono app; the runtime brings the server. */
 // The return type is inferred on purpose: it carries every route for Hono's typed client (hc).

@@ -12,7 +12,7 @@ export interface ConnectionFacts {
   header(name: string): string | undefined;
 }
 
-export type EdgeRefusal = 'ip_not_allowed' | 'host_not_allowed';
+export type EdgeRefusal = 'ip_not_allowed' | 'duplicate_host' | 'host_not_allowed';
 
 export interface EdgeVerdict {
   /** The address bans, the allow list and logs use: the TCP peer, or X-Forwarded-For behind a trusted proxy (DESIGN D3). */
@@ -37,8 +37,11 @@ export function createEdgeVerdict(policy: HttpPolicy): EdgeVerdictOf {
     const client = resolveClient(facts.peerAddress, facts.header, policy.trustedProxies);
     const secureTransport = facts.isTls || client.forwardedHttps;
     const verdict: EdgeVerdict = { clientIp: client.ip, attributable: client.attributable, secureTransport };
+    const host = facts.header('host') ?? '';
     if (!isAllowedClient(client.ip, policy)) verdict.refusal = 'ip_not_allowed';
-    else if (!isServed(facts.header('host') ?? '')) verdict.refusal = 'host_not_allowed';
+    // Repeated Host fields arrive joined with ", " (no Host holds a comma): which one is meant is not ours to guess.
+    else if (host.includes(',')) verdict.refusal = 'duplicate_host';
+    else if (!isServed(host)) verdict.refusal = 'host_not_allowed';
     return verdict;
   };
 }

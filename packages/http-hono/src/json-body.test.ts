@@ -30,6 +30,22 @@ describe('request bodies (DESIGN D1, D5, D14)', () => {
     expect((await json(res)).valid).toBe(true);
   });
 
+  it('answers 415 unsupported_charset for a charset other than utf-8, and changes nothing', async () => {
+    const t = await createTestApp();
+    const body = JSON.stringify({ token: t.token });
+    for (const type of ['application/json; charset=utf-16', 'application/json;charset=UTF-16LE', 'application/json; charset="latin1"', 'application/json; charset=', 'application/json; charset=utf-8; charset=utf-16']) {
+      const res = await t.request('/auth/verify', { method: 'POST', body, headers: { 'content-type': type } });
+      await expectErrorBody(res, 415, 'unsupported_charset');
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+    const cookie = await t.login();
+    await expectErrorBody(await t.request('/auth/update', { method: 'POST', cookie, body: JSON.stringify({ new_token: 'A-Strong-Token-42!' }), headers: { 'content-type': 'application/json; charset=utf-16' } }), 415, 'unsupported_charset');
+    expect(await t.harness.tokens.verify(t.token)).toBe(true);
+    for (const type of ['application/json; charset="UTF-8"', 'application/json; boundary=x; charset=utf-8']) {
+      expect((await json(await t.request('/auth/verify', { method: 'POST', body, headers: { 'content-type': type } }))).valid, type).toBe(true);
+    }
+  });
+
   it('answers 400 invalid_json for a body that is not JSON', async () => {
     const t = await createTestApp();
     for (const body of ['{', '', "{'token': 'x'}", '{"token": "x"} trailing', '['.repeat(5000)]) {

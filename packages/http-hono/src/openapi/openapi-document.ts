@@ -15,7 +15,7 @@ const SESSION_RESPONSES: Record<number, DocumentedResponse> = {
 const BODY_RESPONSES: Record<number, DocumentedResponse> = {
   400: { description: 'The body is not valid JSON.', schema: ErrorBody },
   413: { description: 'The body is larger than 16 KiB.', schema: ErrorBody },
-  415: { description: 'The body is not sent as application/json.', schema: ErrorBody },
+  415: { description: 'The body is not sent as application/json (`unsupported_media_type`), or declares a charset other than utf-8 (`unsupported_charset`).', schema: ErrorBody },
   422: { description: 'A field is missing or of the wrong type.', schema: ErrorBody },
 };
 
