@@ -87,7 +87,19 @@ describe('a bad token file at startup', () => {
     const line = await server.waitForLog(storeEvent('corrupt-file-moved'));
     expect(line.level).toBe(50);
     expect(JSON.stringify(line)).toContain(aside[0]);
+    // The moved file took any API keys with it: the line says where they are and how to restore them.
+    expect(line.msg).toContain(`moved to ${join(dataDir, aside[0] as string)}`);
+    expect(line.msg).toMatch(/API keys it held are in that file/);
+    expect(line.msg).toContain(`stop the server, fix the JSON in ${join(dataDir, aside[0] as string)} and move it back to ${file}`);
     expect((await new HttpClient(server.baseUrl).post('/auth/verify', { body: { token: fresh.access_token } })).json).toMatchObject({ valid: true });
+  });
+
+  it('a data directory that cannot be created (/proc/self/webui): exits 1 at once with one line naming it and why, no spinning', async () => {
+    const run = await runServerToExit({ args: HOST_ARGS, env: { WEBUI_DATA_DIR: '/proc/self/webui' } });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain('/proc/self/webui');
+    expect(run.stderr).toMatch(/ENOENT|no such file/);
   });
 
   it('a directory where the file should be: a one-line startup error naming the path, and the directory is left alone', async () => {

@@ -39,7 +39,7 @@ export function createFileStore(dataDir: string, clock: Clock, logger: Logger): 
     clock,
     onEvent: (event) => {
       const level = event.kind === 'reloaded' ? 'info' : event.kind === 'insecure-permissions' ? 'warn' : 'error';
-      storeLogger[level]({ event }, describeStoreEvent(event.kind));
+      storeLogger[level]({ event }, describeStoreEvent(event));
     },
   });
 }
@@ -128,7 +128,7 @@ export function dataDirectoryStorage(directoryStore: JsonFileStore | DirectorySt
 /** The quick start: the whole state in memory, nothing written, gone when the process stops. */
 export function memoryStorage(clock: Clock, logger: Logger): Storage {
   const storeLogger = logger.child({ module: 'store' });
-  const store = new MemoryStore(clock, { onListenerError: (error) => storeLogger.error({ err: String(error) }, describeStoreEvent('listener-failed')) });
+  const store = new MemoryStore(clock, { onListenerError: (error) => storeLogger.error({ err: String(error) }, describeStoreEvent({ kind: 'listener-failed', reason: String(error) })) });
   return {
     store,
     where: 'in memory (--memory: nothing is written)',
@@ -145,10 +145,14 @@ export function memoryStorage(clock: Clock, logger: Logger): Storage {
   };
 }
 
-function describeStoreEvent(kind: StoreEvent['kind']): string {
-  switch (kind) {
+function describeStoreEvent(event: StoreEvent): string {
+  switch (event.kind) {
     case 'corrupt-file-moved':
-      return 'webui.json was not valid; it was kept aside and a new temporary token was made';
+      // The file moved aside took the API keys with it (DESIGN D12): say where they are and how to get them back.
+      return (
+        `webui.json was not valid (${event.reason}); it was moved to ${event.movedTo} and a new temporary token was made. ` +
+        `Any API keys it held are in that file: to restore them and the token, stop the server, fix the JSON in ${event.movedTo} and move it back to ${event.path}`
+      );
     case 'insecure-permissions':
       return 'the data directory or webui.json is readable by others';
     case 'reloaded':

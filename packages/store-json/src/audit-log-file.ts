@@ -1,8 +1,9 @@
 import { auditLine, type SecurityEvent, type SecurityEventSink } from '@webui/core';
-import { closeSync, existsSync, fchmodSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fstatSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIRECTORY_MODE, FILE_MODE } from './file-permissions.js';
 import { errorCode } from './file-system.js';
+import { makeDirectory } from './make-directory.js';
 
 /** The audit trail inside the data directory; rotated copies are audit.log.1 (newest) to audit.log.N. */
 export const AUDIT_LOG_FILE_NAME = 'audit.log';
@@ -179,7 +180,7 @@ export class AuditLogFile implements SecurityEventSink {
       if (named && this.opened && named.ino === this.opened.ino && named.dev === this.opened.dev) return this.fd;
       this.close();
     }
-    mkdirSync(this.options.dataDir, { recursive: true, mode: DIRECTORY_MODE });
+    makeDirectory(this.options.dataDir, DIRECTORY_MODE);
     // Readable too, to look at the last byte; O_APPEND still sends every write to the end.
     const fd = openSync(this.path, 'a+', FILE_MODE);
     try {

@@ -1,4 +1,5 @@
 import * as fsp from 'node:fs/promises';
+import { makeDirectory } from './make-directory.js';
 
 /** The part of an open file the store writes through; node's FileHandle satisfies it. */
 export interface WritableFile {
@@ -34,7 +35,10 @@ export const nodeFileSystem: FileSystem = {
   readFile: (path) => fsp.readFile(path),
   rename: (from, to) => fsp.rename(from, to),
   stat: (path) => fsp.stat(path),
-  mkdir: (path, options) => fsp.mkdir(path, options),
+  mkdir: async (path, options) => {
+    makeDirectory(path, options.mode);
+    return undefined;
+  },
   chmod: (path, mode) => fsp.chmod(path, mode),
   unlink: (path) => fsp.unlink(path),
   readdir: (path) => fsp.readdir(path),

@@ -1,8 +1,9 @@
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorMessage } from './error-message.js';
 import { DIRECTORY_MODE, FILE_MODE } from './file-permissions.js';
 import { errorCode } from './file-system.js';
+import { makeDirectory } from './make-directory.js';
 import { processIsAlive } from './process-alive.js';
 
 export const LOCK_FILE_NAME = 'webui.lock';
@@ -32,7 +33,7 @@ export class InstanceLock {
   static acquire(dataDir: string): InstanceLock {
     const path = join(dataDir, LOCK_FILE_NAME);
     try {
-      mkdirSync(dataDir, { recursive: true, mode: DIRECTORY_MODE });
+      makeDirectory(dataDir, DIRECTORY_MODE);
     } catch (error) {
       throw new InstanceLockError(`cannot create the data directory ${dataDir}: ${errorMessage(error)}`);
     }

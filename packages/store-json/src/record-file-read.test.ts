@@ -22,4 +22,15 @@ describe('readRecordFile', () => {
     expect(await readRecordFile(dir)).toMatchObject({ kind: 'invalid', path: join(dir, 'webui.json'), reason: expect.stringMatching(/not valid JSON/) });
     expect(readdirSync(dir)).toEqual(['webui.json']);
   });
+
+  it('says where the JSON broke, never quoting the file: an unquoted token typed by hand stays out of the reason', async () => {
+    const dir = dataDir();
+    writeFileSync(join(dir, 'webui.json'), '{"access_token": Secret-Tok3n!xyz}');
+    const unquoted = await readRecordFile(dir);
+    expect(unquoted).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/not valid JSON/) });
+    expect(JSON.stringify(unquoted)).not.toMatch(/Secret|Tok3n/);
+    writeFileSync(join(dir, 'webui.json'), '{\n  "access_token": "Secret-Tok3n!xyz"\n  "token_source": "configured"\n}');
+    const missingComma = await readRecordFile(dir);
+    expect(missingComma).toMatchObject({ kind: 'invalid', reason: 'the file is not valid JSON (line 3, column 3)' });
+  });
 });

@@ -51,7 +51,7 @@ export function parseRecordFile(bytes: Uint8Array): RecordFileParse {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ok: false, reason: `the file is not valid JSON (${errorMessage(error)})` };
+    return { ok: false, reason: `the file is not valid JSON${jsonErrorPlace(text, errorMessage(error))}` };
   }
   const parsed = v.safeParse(RecordFileSchema, json);
   if (!parsed.success) {
@@ -95,4 +95,15 @@ function unknownFieldsOf(object: Record<string, unknown>): UnknownFields {
 function apiKeyFileEntry(key: ApiKeyRecord): Record<string, unknown> {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return { name: key.name, scope: key.scope, key_sha256: key.keyHash, created_at: iso(key.createdAt), expires_at: iso(key.expiresAt), last_used_at: iso(key.lastUsedAt) };
+}
+
+/**
+ * Where JSON.parse stopped, as line and column, and nothing else of its message: that message may quote the
+ * text around the error, which in this file can be the token itself (an unquoted value typed by hand).
+ */
+function jsonErrorPlace(text: string, message: string): string {
+  const position = /at position (\d+)/.exec(message)?.[1];
+  if (position === undefined) return '';
+  const before = text.slice(0, Number(position)).split('\n');
+  return ` (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`;
 }
