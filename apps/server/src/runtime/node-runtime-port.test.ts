@@ -46,10 +46,11 @@ describe('nodeRuntimePort (the app\'s runtime port on Node, with its speed-ups)'
     });
   });
 
-  it('joins a repeated Host or Content-Type as a web Headers does, where Node itself would keep only the first', async () => {
+  it('joins a repeated Host, Content-Type or Authorization as a web Headers does, where Node itself would keep only the first', async () => {
     const port = await start();
-    const { body } = parse(await rawExchange(port, 'GET /?names=host,content-type HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: evil.example\r\nContent-Type: application/json\r\nCONTENT-TYPE: text/plain\r\n'));
-    expect(body.headers).toEqual({ host: '127.0.0.1, evil.example', 'content-type': 'application/json, text/plain' });
+    const head = 'GET /?names=host,content-type,authorization HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: evil.example\r\nContent-Type: application/json\r\nCONTENT-TYPE: text/plain\r\nAuthorization: Bearer a\r\nauthorization: Bearer b\r\n';
+    const { body } = parse(await rawExchange(port, head));
+    expect(body.headers).toEqual({ host: '127.0.0.1, evil.example', 'content-type': 'application/json, text/plain', authorization: 'Bearer a, Bearer b' });
   });
 
   it('joins repeated forwarded hops with a comma and repeated cookies with a semicolon', async () => {
