@@ -34,7 +34,7 @@ function recordEvents(cwd: string, entries: ReadonlyArray<readonly [number, Secu
 }
 
 const at = (iso: string) => Date.parse(iso);
-const EVENT_NAMES = 'login_succeeded, login_failed, ban_started, ban_lifted, token_changed, sessions_revoked, key_created, key_revoked, key_first_used, setup_completed, setup_reset, request_refused';
+const EVENT_NAMES = 'login_succeeded, login_failed, ban_started, ban_lifted, budget_reset, token_changed, sessions_revoked, key_created, key_revoked, key_first_used, setup_completed, setup_reset, request_refused';
 
 const HISTORY = [
   [at('2025-03-01T12:00:00.000Z'), { event: 'login_failed', address: '203.0.113.7', via: 'api', how: 'verify', counted: true, remaining: 2 }],

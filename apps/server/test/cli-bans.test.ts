@@ -39,21 +39,21 @@ function webui(cwd: string, args: string[]): Promise<CliRun> {
 const LOCAL_TIME = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`;
 const STOPPED = /no server is running on .*, so no bans are in force: bans and failure counts live in the running server's memory and ended when it stopped/;
 
-/** The table's rows by key: cells are separated by two or more spaces. */
+/** The table's rows by key: cells are separated by two or more spaces; a blank line ends the table (the budget follows). */
 function tableRows(stdout: string): Map<string, string[]> {
-  const [heading, ...rows] = stdout.trimEnd().split('\n');
+  const [heading, ...rows] = stdout.split('\n\n')[0]?.trimEnd().split('\n') ?? [];
   expect(heading?.split(/ {2,}/)).toEqual(['KEY', 'FAILURES', 'BANNED UNTIL', 'LAST ATTEMPT']);
   return new Map(rows.map((row) => row.split(/ {2,}/)).map((cells) => [cells[0] ?? '', cells.slice(1)]));
 }
 
 describe('webui bans with no server running', () => {
-  it('bans list says no bans are in force and prints an empty list (exit 0); --json prints {"bans":[]}', async () => {
+  it('bans list says no bans are in force and prints an empty list (exit 0); --json prints {"bans":[],"budget":null}', async () => {
     const cwd = makeTempDir();
     const table = await webui(cwd, ['bans', 'list']);
     expect(table).toMatchObject({ code: 0, stdout: 'no address has failures or a ban\n' });
     expect(table.stderr).toMatch(STOPPED);
     const json = await webui(cwd, ['bans', 'list', '--json']);
-    expect(json).toMatchObject({ code: 0, stdout: '{"bans":[]}\n' });
+    expect(json).toMatchObject({ code: 0, stdout: '{"bans":[],"budget":null}\n' });
     expect(json.stderr).toMatch(STOPPED);
   });
 
@@ -76,7 +76,8 @@ describe('webui bans with no server running', () => {
 
     const restarted = await startServer({ cwd: server.cwd });
     const again = await webui(restarted.cwd, ['bans', 'list', '--json']);
-    expect(again).toEqual({ code: 0, stdout: '{"bans":[]}\n', stderr: '' });
+    expect(JSON.parse(again.stdout)).toEqual({ bans: [], budget: { limit: 100, failures: 0, state: 'open', delay_ms: null, retry_after: null } });
+    expect(again).toMatchObject({ code: 0, stderr: '' });
     expect(await restarted.stop()).toBe(0);
   });
 
@@ -97,7 +98,7 @@ describe('webui bans with no server running', () => {
     }
   });
 
-  it.each([[['bans']], [['bans', 'frob']], [['bans', 'list', '--nope']], [['bans', 'list', 'extra']], [['bans', 'lift']], [['bans', 'lift', '127.0.0.2', '127.0.0.3']], [['bans', 'lift', '--force', '127.0.0.2']]])(
+  it.each([[['bans']], [['bans', 'frob']], [['bans', 'list', '--nope']], [['bans', 'list', 'extra']], [['bans', 'lift']], [['bans', 'lift', '127.0.0.2', '127.0.0.3']], [['bans', 'lift', '--force', '127.0.0.2']], [['bans', 'reset-budget', 'now']]])(
     'usage error %j exits 2 with one line on stderr',
     async (args) => {
       const run = await webui(makeTempDir(), args);
@@ -111,6 +112,7 @@ describe('webui bans with no server running', () => {
     const run = spawnSync(process.execPath, [SERVER_BUNDLE, 'help'], { encoding: 'utf8' });
     expect(run.stdout).toMatch(/bans list \[--json\]/);
     expect(run.stdout).toMatch(/bans lift/);
+    expect(run.stdout).toMatch(/bans reset-budget/);
   });
 });
 
@@ -152,18 +154,19 @@ describe('webui bans against a running server', () => {
     expect(run.stdout).not.toContain(token);
   });
 
-  it('bans list --json prints exactly what GET /security/bans answers', async () => {
+  it('bans list --json prints exactly what GET /security/bans answers, and the global budget', async () => {
     const run = await bans('list', '--json');
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    const printed: unknown = JSON.parse(run.stdout);
+    const printed = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(v.is(schemas.BanListResponse, printed)).toBe(true);
 
     const admin = from('127.0.0.1');
     expect((await admin.post('/auth/verify', { body: { token } })).json).toMatchObject({ valid: true });
     const listed = await admin.get('/security/bans');
     expect(listed.status).toBe(200);
-    expect(printed).toEqual(listed.json);
+    expect(printed['bans']).toEqual(listed.json?.['bans']);
     expect(printed).toMatchObject({ bans: [{ key: '127.0.0.2', failures: 0 }, { key: '127.0.0.3', failures: 2, banned_until: null }] });
+    expect(printed['budget']).toEqual({ limit: 100, failures: 7, state: 'open', delay_ms: null, retry_after: null });
   });
 
   it('bans lift 127.0.0.2 prints what it lifted, and the very next verify with the right token from there answers 200 valid:true', async () => {
@@ -203,7 +206,7 @@ describe('webui bans against a running server', () => {
   it('bans lift all clears everything left', async () => {
     const run = await bans('lift', 'all');
     expect(run).toEqual({ code: 0, stdout: 'lifted 127.0.0.4 (had 1 failure)\nlifted 127.0.0.9 (had 1 failure)\n', stderr: '' });
-    expect(await bans('list', '--json')).toEqual({ code: 0, stdout: '{"bans":[]}\n', stderr: '' });
+    expect(await bans('list', '--json')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\{"bans":\[\],"budget":\{/), stderr: '' });
     expect(await bans('lift', 'all')).toEqual({ code: 1, stdout: '', stderr: 'nothing lifted: no address has failures or a ban\n' });
   });
 

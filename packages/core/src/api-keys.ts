@@ -102,6 +102,13 @@ export class ApiKeys {
     return { kind: 'valid', entry: this.entryOf({ ...found, lastUsedAt: now }), session: keySession(hash), firstUse };
   }
 
+  /** Whether a presented secret is a key that exists and has not expired; unlike check, it writes nothing. */
+  async matches(presented: string): Promise<boolean> {
+    if (!looksLikeApiKey(presented)) return false;
+    const found = findByHash((await this.store.readRecord())?.apiKeys ?? [], await apiKeyHash(presented));
+    return found !== undefined && !isExpired(found, this.clock.now());
+  }
+
   /** Whether the key a session came from still exists and has not expired. */
   async isLive(session: string): Promise<boolean> {
     if (!isKeySession(session)) return false;

@@ -1,6 +1,6 @@
 import { addressIn, banTargetMatches, parseBanTarget } from './ban-target.js';
 import type { Cidr } from './cidr.js';
-import { budgetBucket, bucketExpiry, budgetVerdict, oldestLiveBucket, type BudgetVerdict } from './global-failure-budget.js';
+import { budgetBucket, bucketExpiry, budgetState, budgetVerdict, oldestLiveBucket, type BudgetState, type BudgetVerdict } from './global-failure-budget.js';
 import { clientKey, parseIp } from './ip-address.js';
 import type { Clock } from './ports/clock.js';
 import type { AttemptRecord, FailureTally, Store } from './ports/store.js';
@@ -60,6 +60,18 @@ export interface AttemptSource {
   attributable?: boolean;
 }
 
+/** What a verified secret was: the access token, or an API key (which is nobody's login of the token). */
+export type VerifiedCredential = 'token' | 'key';
+
+/** Tells whether a presented secret is a live API key, without counting or writing anything (ApiKeys.matches). */
+export interface KnownKeys {
+  matches(secret: string): Promise<boolean>;
+}
+
+const NO_KEYS: KnownKeys = { matches: async () => false };
+
+export type LiftRefusal = 'invalid_target' | 'own_ban';
+
 /** One client key as an operator sees it. */
 export interface BanEntry {
   key: string;
@@ -84,6 +96,7 @@ export class BanPolicy {
     private readonly store: Store,
     private readonly clock: Clock,
     options: Partial<BanPolicyOptions> = {},
+    private readonly keys: KnownKeys = NO_KEYS,
   ) {
     this.options = { ...DEFAULT_BAN_POLICY, ...options };
   }
@@ -97,8 +110,10 @@ export class BanPolicy {
    * Decides whether an attempt may be checked at all: exempt clients always, banned ones never, and
    * while the global budget is spent, clients without a recent login wait or are turned away. An
    * admitted attempt holds its place in the budget at once, so parallel guesses cannot slip past it.
+   * `secret`, when the attempt's secret is known before it is checked: a live API key (256 random bits,
+   * nothing to guess) passes the budget without spending it; a banned address stays banned.
    */
-  async admit(clientIp: string, source: AttemptSource = {}): Promise<Admission> {
+  async admit(clientIp: string, source: AttemptSource & { secret?: string } = {}): Promise<Admission> {
     if (addressIn(this.options.exempt, clientIp)) return { kind: 'open', hold: null };
     const key = keyOf(clientIp);
     const attributable = source.attributable !== false;
@@ -108,6 +123,7 @@ export class BanPolicy {
     }
     if (this.options.globalFailureBudget <= 0) return { kind: 'open', hold: null };
     if (attributable && (await this.store.hasRecentSuccess(key))) return { kind: 'open', hold: null };
+    if (source.secret !== undefined && (await this.keys.matches(source.secret))) return { kind: 'open', hold: null };
     const now = this.clock.now();
     const bucket = budgetBucket(now);
     await this.store.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
@@ -144,9 +160,14 @@ export class BanPolicy {
     return outcome;
   }
 
-  /** A successful verification clears the count (a running ban ends only when its time is up) and marks the client as recently logged in. */
-  async recordSuccess(clientIp: string, admission: { hold: number | null } = { hold: null }, source: AttemptSource = {}): Promise<void> {
+  /**
+   * A successful verification of the access token clears the count (a running ban ends only when its time is up)
+   * and marks the client as recently logged in. An API key's only gives its place in the budget back: using a
+   * key must not wipe the address's token guesses or let them past the budget.
+   */
+  async recordSuccess(clientIp: string, admission: { hold: number | null } = { hold: null }, source: AttemptSource & { credential?: VerifiedCredential } = {}): Promise<void> {
     if (admission.hold !== null) await this.release(admission.hold);
+    if (source.credential === 'key') return;
     const key = keyOf(clientIp);
     // Renewed at every login, so "logged in within the session lifetime" counts from the last one; a proxy's own address is nobody's login.
     if (this.options.globalFailureBudget > 0 && source.attributable !== false) {
@@ -179,10 +200,15 @@ export class BanPolicy {
     return entries.sort((a, b) => Number(b.bannedUntil !== null) - Number(a.bannedUntil !== null) || (b.lastFailureAt ?? 0) - (a.lastFailureAt ?? 0) || a.key.localeCompare(b.key));
   }
 
-  /** Lifts the bans and clears the failures of every key under `target` (`all`, an address, a CIDR or a listed key); returns what was lifted. */
-  async lift(target: string): Promise<Result<BanEntry[], 'invalid_target'>> {
+  /**
+   * Lifts the bans and clears the failures of every key under `target` (`all`, an address, a CIDR or a listed key);
+   * returns what was lifted. `caller`: the address of an API key asking, which may not lift or clear its own
+   * client key (a target covering it, `all` included), or it could guess the token without end; the operator's CLI gives none.
+   */
+  async lift(target: string, options: { caller?: string } = {}): Promise<Result<BanEntry[], LiftRefusal>> {
     const parsed = parseBanTarget(target);
     if (!parsed) return err('invalid_target');
+    if (options.caller !== undefined && banTargetMatches(parsed, keyOf(options.caller))) return err('own_ban');
     const now = this.clock.now();
     const lifted: BanEntry[] = [];
     for (const { key, record } of await this.store.listAttempts()) {
@@ -192,6 +218,19 @@ export class BanPolicy {
       if (entry.failures > 0 || entry.bannedUntil !== null) lifted.push(entry);
     }
     return ok(lifted.sort((a, b) => a.key.localeCompare(b.key)));
+  }
+
+  /** The global budget as it stands: failures in the hour and what a new client meets now. */
+  async budget(): Promise<BudgetState> {
+    const now = this.clock.now();
+    return budgetState(await this.store.readGlobalFailures(oldestLiveBucket(now)), this.options.globalFailureBudget, now);
+  }
+
+  /** Forgets every failure in the global budget (an operator's reset); bans and per-address counts stay. Returns how many it forgot. */
+  async resetBudget(): Promise<number> {
+    const { failures } = await this.budget();
+    await this.store.clearGlobalFailures();
+    return failures;
   }
 
   private async uncountedReason(clientIp: string, failure: { presented?: readonly string[] } & AttemptSource): Promise<UncountedReason | null> {

@@ -37,7 +37,7 @@ export function createCore({ store, clock, random, banPolicy }: CorePorts): Core
   const tokens = new TokenService(store, editor, random);
   const keys = new ApiKeys(store, editor, clock, random);
   const credentials = new Credentials(tokens, keys);
-  const bans = new BanPolicy(store, clock, banPolicy);
+  const bans = new BanPolicy(store, clock, banPolicy, keys);
   // Whoever replaced the token (the API, another process, a hand edit): its tickets die, and its
   // cookies in open tabs become stale sessions rather than guesses.
   // A revoked key's tickets die the same way, whoever revoked it.

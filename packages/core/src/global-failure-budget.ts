@@ -34,3 +34,30 @@ export function budgetVerdict(buckets: ReadonlyArray<{ bucket: number; count: nu
   }
   return { kind: 'throttled', retryAfterSeconds: 1 };
 }
+
+/** The budget as an operator sees it: failures in the hour, and what a new client without a recent login meets now. */
+export interface BudgetState {
+  /** Failures per hour before new clients are held back; 0: the budget is off. */
+  limit: number;
+  failures: number;
+  state: 'off' | 'open' | 'delayed' | 'throttled';
+  delayMs: number | null;
+  retryAfterSeconds: number | null;
+}
+
+/** The state of the budget for the live `buckets` (oldest first), judged as the verdict on one more attempt. */
+export function budgetState(buckets: ReadonlyArray<{ bucket: number; count: number }>, budget: number, now: number): BudgetState {
+  // A hold given back after an operator's reset can leave a bucket below nothing; no one sees fewer than none.
+  const failures = Math.max(0, buckets.reduce((total, entry) => total + entry.count, 0));
+  if (budget <= 0) return { limit: 0, failures, state: 'off', delayMs: null, retryAfterSeconds: null };
+  const current = budgetBucket(now);
+  const withNext = [...buckets.filter((entry) => entry.bucket !== current), { bucket: current, count: (buckets.find((entry) => entry.bucket === current)?.count ?? 0) + 1 }];
+  const verdict = budgetVerdict(withNext, budget, now);
+  return {
+    limit: budget,
+    failures,
+    state: verdict.kind,
+    delayMs: verdict.kind === 'delayed' ? verdict.delayMs : null,
+    retryAfterSeconds: verdict.kind === 'throttled' ? verdict.retryAfterSeconds : null,
+  };
+}

@@ -121,6 +121,10 @@ export class MemoryStore implements Store {
     return buckets.sort((a, b) => a.bucket - b.bucket);
   }
 
+  async clearGlobalFailures(): Promise<void> {
+    this.globalFailures.clear();
+  }
+
   async rememberSuccess(key: string, until: number): Promise<void> {
     rememberUntil(this.recentSuccesses, key, until, this.limits.maxRecentSuccesses);
   }

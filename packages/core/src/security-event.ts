@@ -29,6 +29,8 @@ export type SecurityEvent = EventBase &
       }
     | { event: 'ban_started'; how: CredentialHow; retry_after: number }
     | { event: 'ban_lifted'; target: string; lifted: string[] }
+    /** The operator emptied the global failure budget; `cleared`: the failures it held. */
+    | { event: 'budget_reset'; cleared: number }
     | { event: 'token_changed'; how: 'update' | 'regenerate' | 'temporary' | 'secret_key_changed' | 'hand_edit' }
     | { event: 'sessions_revoked'; reason: 'secret_key_changed' }
     | { event: 'key_created'; key: string; scope: 'read' | 'admin'; expires_at: string | null }
@@ -47,6 +49,7 @@ export const SECURITY_EVENT_NAMES: readonly SecurityEventName[] = [
   'login_failed',
   'ban_started',
   'ban_lifted',
+  'budget_reset',
   'token_changed',
   'sessions_revoked',
   'key_created',

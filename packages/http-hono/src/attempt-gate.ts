@@ -1,4 +1,4 @@
-import type { Admission, CredentialHow, FailureOutcome, SecurityEventSink } from '@webui/core';
+import type { Admission, CredentialHow, FailureOutcome, SecurityEventSink, VerifiedCredential } from '@webui/core';
 import type { AppLogger, WebuiServices } from './app-env.js';
 import type { ResolvedClient } from './client-ip.js';
 
@@ -32,9 +32,12 @@ export class AttemptGate {
     private readonly audit: SecurityEventSink,
   ) {}
 
-  /** Admits an attempt, waiting out a budget delay; a refusal is answered 429 without comparing anything. */
-  async admit(client: AttemptClient): Promise<{ admission: Admission; refusal: AttemptRefusal | null }> {
-    const admission = await this.services.bans.admit(client.ip, { attributable: client.attributable });
+  /**
+   * Admits an attempt, waiting out a budget delay; a refusal is answered 429 without comparing anything.
+   * `secret`: a bearer, known before it is checked (a live API key passes the global budget).
+   */
+  async admit(client: AttemptClient, secret?: string): Promise<{ admission: Admission; refusal: AttemptRefusal | null }> {
+    const admission = await this.services.bans.admit(client.ip, { attributable: client.attributable, ...(secret === undefined ? {} : { secret }) });
     switch (admission.kind) {
       case 'banned':
         return { admission, refusal: { retryAfterSeconds: admission.retryAfterSeconds, scope: 'address' } };
@@ -48,8 +51,9 @@ export class AttemptGate {
     }
   }
 
-  succeeded(client: AttemptClient, admission: Admission): Promise<void> {
-    return this.services.bans.recordSuccess(client.ip, admission, { attributable: client.attributable });
+  /** `credential`: what was verified; an API key is no login of the access token (BanPolicy.recordSuccess). */
+  succeeded(client: AttemptClient, admission: Admission, credential: VerifiedCredential = 'token'): Promise<void> {
+    return this.services.bans.recordSuccess(client.ip, admission, { attributable: client.attributable, credential });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { err, ok, parseDuration, TOKEN_VIOLATION_MESSAGES, type ApiKeyScope, type Core, type Result, type SecurityEvent, type SecurityEventSink, type SecurityEventVia, type TokenViolation } from '@webui/core';
+import { err, ok, parseDuration, TOKEN_VIOLATION_MESSAGES, type ApiKeyScope, type Core, type LiftRefusal, type Result, type SecurityEvent, type SecurityEventSink, type SecurityEventVia, type TokenViolation, type VerifiedCredential } from '@webui/core';
 import type { Context } from 'hono';
 import { apiKeyJson, KEY_REFUSAL_DETAIL, type ApiKeyJson } from './api-key-body.js';
 import type { AppLogger, WebuiEnv } from './app-env.js';
@@ -8,12 +8,18 @@ import { banEntryJson, type BanEntryJson } from './ban-entry-body.js';
 export interface Actor {
   address: string | null;
   via: SecurityEventVia;
+  /** What the API caller presented: an API key may not lift its own ban (see liftBans). */
+  credential?: VerifiedCredential;
 }
 
-/** The client of an API request, as the edge resolved it. */
+/** The client of an API request, as the edge resolved it, and the credential the session guard accepted. */
 export function apiActor(c: Context<WebuiEnv>): Actor {
-  return { address: c.get('clientIp'), via: 'api' };
+  const principal = c.get('principal');
+  return { address: c.get('clientIp'), via: 'api', ...(principal ? { credential: principal.kind } : {}) };
 }
+
+export const OWN_BAN_DETAIL =
+  'An API key may not lift the ban or clear the failures of the address it is used from (a target covering it, `all` included); the operator can, with `webui bans lift` on the server.';
 
 export type KeyRefusal = keyof typeof KEY_REFUSAL_DETAIL;
 
@@ -41,14 +47,28 @@ export class OperatorActions {
     private readonly logger?: AppLogger,
   ) {}
 
-  async liftBans(target: string, actor: Actor): Promise<Result<BanEntryJson[], 'invalid_ban_target'>> {
-    const result = await this.core.bans.lift(target);
-    if (!result.ok) return err('invalid_ban_target');
+  /**
+   * Lifts bans as BanPolicy.lift does. An API key's own client key is refused: a key that could clear its own count
+   * could guess the token without end. The access token's session may (its holder has the token already), and
+   * local commands have no address to spare.
+   */
+  async liftBans(target: string, actor: Actor): Promise<Result<BanEntryJson[], 'invalid_ban_target' | 'own_ban'>> {
+    const caller = actor.credential === 'key' && actor.address !== null ? { caller: actor.address } : {};
+    const result = await this.core.bans.lift(target, caller);
+    if (!result.ok) return err(liftRefusal(result.error, actor, target, this.logger));
     const lifted = result.value.map(banEntryJson);
     const keys = lifted.map((entry) => entry.key);
     this.log(actor, { target, lifted: keys }, keys.length > 0 ? 'bans lifted' : 'ban lift matched nothing');
     if (keys.length > 0) this.record(actor, { event: 'ban_lifted', target, lifted: keys });
     return ok(lifted);
+  }
+
+  /** Forgets the global failure budget's failures (bans and per-address counts stay); returns how many. */
+  async resetBudget(actor: Actor): Promise<number> {
+    const cleared = await this.core.bans.resetBudget();
+    this.log(actor, { cleared }, 'global failure budget reset');
+    this.record(actor, { event: 'budget_reset', cleared });
+    return cleared;
   }
 
   /** `expires` as operators type it (`90d`), null for never; the key itself is in this result and nowhere else. */
@@ -123,4 +143,11 @@ export class OperatorActions {
   private record(actor: Actor, event: EventFields): void {
     this.audit.record({ ...event, address: actor.address, via: actor.via } as SecurityEvent);
   }
+}
+
+function liftRefusal(refusal: LiftRefusal, actor: Actor, target: string, logger: AppLogger | undefined): 'invalid_ban_target' | 'own_ban' {
+  if (refusal === 'invalid_target') return 'invalid_ban_target';
+  // Warned: an API key trying to clear its own count is what a token-guessing script would do.
+  logger?.warn({ ...(actor.address === null ? {} : { ip: actor.address }), target, via: actor.via }, 'ban lift refused: an API key may not lift its own ban');
+  return 'own_ban';
 }

@@ -6,7 +6,7 @@ import { createTestApp, expectErrorBody, json, sessionSetCookies, type TestApp }
 function loseStore(t: TestApp): { restore(): void } {
   const store = t.harness.store as unknown as Record<keyof Store, unknown>;
   const originals = new Map<keyof Store, unknown>();
-  const methods: Array<keyof Store> = ['swapRecord', 'countFailure', 'clearFailures', 'readAttempts', 'deleteAttempts', 'listAttempts', 'addGlobalFailures', 'readGlobalFailures', 'rememberSuccess', 'hasRecentSuccess', 'retireToken', 'isRetiredToken', 'putTicket', 'consumeTicket', 'revokeTickets'];
+  const methods: Array<keyof Store> = ['swapRecord', 'countFailure', 'clearFailures', 'readAttempts', 'deleteAttempts', 'listAttempts', 'addGlobalFailures', 'readGlobalFailures', 'clearGlobalFailures', 'rememberSuccess', 'hasRecentSuccess', 'retireToken', 'isRetiredToken', 'putTicket', 'consumeTicket', 'revokeTickets'];
   for (const method of methods) {
     originals.set(method, store[method]);
     store[method] = () => Promise.reject(new StoreUnavailableError('cannot reach Redis at redis://127.0.0.1:6379/0'));

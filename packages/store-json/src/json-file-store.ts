@@ -143,6 +143,10 @@ export class JsonFileStore implements Store {
     return this.shortLived.readGlobalFailures(fromBucket);
   }
 
+  clearGlobalFailures(): Promise<void> {
+    return this.shortLived.clearGlobalFailures();
+  }
+
   rememberSuccess(key: string, until: number): Promise<void> {
     return this.shortLived.rememberSuccess(key, until);
   }

@@ -57,6 +57,10 @@ export class RedisGlobalFailures {
     await this.connection.run(ADD_GLOBAL_FAILURES, [this.keys.globalFailures], [bucket, count, expiresAt, now, expiryTtl(expiresAt, now)]);
   }
 
+  async clear(): Promise<void> {
+    await this.connection.send((client) => client.del(this.keys.globalFailures));
+  }
+
   async read(fromBucket: number): Promise<Array<{ bucket: number; count: number }>> {
     const listed = await this.connection.run(READ_GLOBAL_FAILURES, [this.keys.globalFailures], [fromBucket, this.clock.now()]);
     if (!Array.isArray(listed)) throw new Error(`unexpected reply to the global failure read: ${String(listed)}`);

@@ -34,6 +34,7 @@ function everyCall(store: Store, now: number): Array<[string, () => Promise<unkn
     ['listAttempts', () => store.listAttempts()],
     ['addGlobalFailures', () => store.addGlobalFailures(1, 1, now + 60_000)],
     ['readGlobalFailures', () => store.readGlobalFailures(0)],
+    ['clearGlobalFailures', () => store.clearGlobalFailures()],
     ['rememberSuccess', () => store.rememberSuccess('203.0.113.7', now + 60_000)],
     ['hasRecentSuccess', () => store.hasRecentSuccess('203.0.113.7')],
     ['retireToken', () => store.retireToken('ab'.repeat(32), now + 60_000)],

@@ -174,6 +174,10 @@ export class RedisStore implements Store {
     return this.globalFailures.read(fromBucket);
   }
 
+  clearGlobalFailures(): Promise<void> {
+    return this.globalFailures.clear();
+  }
+
   rememberSuccess(key: string, until: number): Promise<void> {
     return this.recentSuccesses.remember(key, until);
   }

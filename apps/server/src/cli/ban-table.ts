@@ -1,4 +1,5 @@
 import type { BanEntryJson } from '@webui/http-hono';
+import type { BudgetJson } from '../control/budget-body.js';
 import { localTime } from './local-time.js';
 
 const HEADINGS = ['KEY', 'FAILURES', 'BANNED UNTIL', 'LAST ATTEMPT'] as const;
@@ -29,4 +30,18 @@ function banEnd(isoTime: string, now: number): string {
 
 function secondsLeft(isoTime: string, now: number): number {
   return Math.max(0, Math.ceil((Date.parse(isoTime) - now) / 1000));
+}
+
+/** The global failure budget in one line, after the table: how much of it is spent and what a new client meets. */
+export function budgetLine(budget: BudgetJson): string {
+  if (budget.state === 'off') return 'global failure budget: off (global_failure_budget = 0)\n';
+  const spent = `global failure budget: ${budget.failures} of ${budget.limit} failures in the last hour`;
+  switch (budget.state) {
+    case 'open':
+      return `${spent}; new clients are let in\n`;
+    case 'delayed':
+      return `${spent}; new clients wait ${budget.delay_ms} ms before their token is checked (webui bans reset-budget clears it)\n`;
+    case 'throttled':
+      return `${spent}; new clients are turned away for ${budget.retry_after} s (webui bans reset-budget clears it)\n`;
+  }
 }

@@ -1,7 +1,8 @@
 import type { LoadedSettings } from '@webui/assembly';
 import type { BanEntryJson } from '@webui/http-hono';
 import { runServerStateRequest } from './admin-request.js';
-import { banTable, liftedLine } from './ban-table.js';
+import type { BudgetJson } from '../control/budget-body.js';
+import { banTable, budgetLine, liftedLine } from './ban-table.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exit-codes.js';
 
@@ -9,8 +10,8 @@ import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exit-codes.js';
 const INSTEAD = 'use GET or DELETE /api/webui/security/bans instead';
 
 /**
- * `webui bans list [--json]` and `webui bans lift <address|cidr|all>`: over the running server's control
- * socket; with no server, on a shared store (Redis, where bans outlive servers) directly.
+ * `webui bans list [--json]`, `webui bans lift <address|cidr|all>` and `webui bans reset-budget`: over the running
+ * server's control socket; with no server, on a shared store (Redis, where bans outlive servers) directly.
  */
 export async function bansCommand(args: string[], loaded: LoadedSettings, io: CliIo): Promise<number> {
   const [action, ...rest] = args;
@@ -27,8 +28,11 @@ export async function bansCommand(args: string[], loaded: LoadedSettings, io: Cl
       if (rest.length !== 1) return usage(io, 'webui bans lift: expected one target: an address, a CIDR (192.168.1.0/24) or all');
       return liftBans(loaded, io, rest[0] as string);
     }
+    case 'reset-budget':
+      if (rest.length > 0) return usage(io, `webui bans reset-budget: unexpected argument ${JSON.stringify(rest[0])}`);
+      return resetBudget(loaded, io);
     default:
-      return usage(io, `webui bans: expected list or lift${action ? `, got ${JSON.stringify(action)}` : ''}`);
+      return usage(io, `webui bans: expected list, lift or reset-budget${action ? `, got ${JSON.stringify(action)}` : ''}`);
   }
 }
 
@@ -39,17 +43,20 @@ async function listBans(loaded: LoadedSettings, io: CliIo, { json }: { json: boo
     return EXIT_REFUSED;
   }
   let bans: BanEntryJson[];
+  // Null with no server: nothing is counted anywhere.
+  let budget: BudgetJson | null;
   if (reached.kind === 'stopped') {
     // Not an error: with no server nothing is in force, and an empty list says exactly that.
     io.stderr(`no server is running on ${loaded.dataDir}, so no bans are in force: bans and failure counts live in the running server's memory and ended when it stopped\n`);
     bans = [];
+    budget = null;
   } else if (reached.answer.ok) {
-    bans = reached.answer.bans;
+    ({ bans, budget } = reached.answer);
   } else {
     io.stderr(`webui bans list: ${reached.answer.detail}\n`);
     return EXIT_REFUSED;
   }
-  io.stdout(json ? `${JSON.stringify({ bans })}\n` : banTable(bans, Date.now()));
+  io.stdout(json ? `${JSON.stringify({ bans, budget })}\n` : banTable(bans, Date.now()) + (budget === null ? '' : `\n${budgetLine(budget)}`));
   return EXIT_OK;
 }
 
@@ -75,6 +82,25 @@ async function liftBans(loaded: LoadedSettings, io: CliIo, target: string): Prom
   }
   const now = Date.now();
   io.stdout(answer.lifted.map((entry) => liftedLine(entry, now)).join(''));
+  return EXIT_OK;
+}
+
+async function resetBudget(loaded: LoadedSettings, io: CliIo): Promise<number> {
+  const reached = await runServerStateRequest(loaded, { op: 'bans.reset_budget' }, io, 'restart it to empty the budget');
+  if (reached.kind === 'unreachable') {
+    io.stderr(`webui bans reset-budget: ${reached.message}\n`);
+    return EXIT_REFUSED;
+  }
+  if (reached.kind === 'stopped') {
+    io.stderr(`nothing reset: no server is running on ${loaded.dataDir}, and the global failure budget lives only in a running server's memory\n`);
+    return EXIT_REFUSED;
+  }
+  const { answer } = reached;
+  if (!answer.ok) {
+    io.stderr(`webui bans reset-budget: ${answer.detail}\n`);
+    return EXIT_REFUSED;
+  }
+  io.stdout(`global failure budget reset: ${answer.cleared} ${answer.cleared === 1 ? 'failure' : 'failures'} forgotten\n${budgetLine(answer.budget)}`);
   return EXIT_OK;
 }
 

@@ -13,8 +13,10 @@ Commands:
   keys list [--json]    name, scope, created, expires, last used of every key; never the keys themselves
   keys revoke NAME|--all
                         revoke a key (or every key) at once
-  bans list [--json]    addresses with failures or a ban: failures in the window, banned until, last attempt
+  bans list [--json]    addresses with failures or a ban: failures in the window, banned until, last attempt;
+                        then the global failure budget: failures in the last hour, and what new clients meet
   bans lift TARGET      lift bans and clear failures of an address, a CIDR or all, on the running server at once
+  bans reset-budget     forget the global failure budget's failures, so new clients are let in again
   audit [--since WHEN] [--event NAME[,NAME...]] [--json]
                         print the security events of DATA_DIR/audit.log, oldest first; WHEN is a duration
                         (30m, 1h, 7d) or a time (2025-01-31T08:00, local unless it ends in Z or an offset)

@@ -1,6 +1,7 @@
 import type { Core, SecurityEventSink, SecurityEventVia } from '@webui/core';
-import { apiKeyJson, banEntryJson, KEY_REFUSAL_DETAIL, OperatorActions, unknownKeyDetail, weakTokenDetail, type Actor, type AppLogger } from '@webui/http-hono';
+import { apiKeyJson, banEntryJson, KEY_REFUSAL_DETAIL, OperatorActions, OWN_BAN_DETAIL, unknownKeyDetail, weakTokenDetail, type Actor, type AppLogger } from '@webui/http-hono';
 import type { AdminAnswer, AdminRefusal, AdminRefusalCode, AdminRequest } from './admin-protocol.js';
+import { budgetJson } from './budget-body.js';
 
 const INVALID_TARGET = 'the target must be `all`, an IP address, a CIDR, or a key as `webui bans list` shows it';
 
@@ -23,11 +24,16 @@ export async function performAdminOperation(request: AdminRequest, { core, audit
   const actor: Actor = { address: null, via };
   switch (request.op) {
     case 'bans.list':
-      return { ok: true, bans: (await core.bans.list()).map(banEntryJson) };
+      return { ok: true, bans: (await core.bans.list()).map(banEntryJson), budget: budgetJson(await core.bans.budget()) };
     case 'bans.lift': {
       const result = await actions.liftBans(request.target, actor);
-      if (!result.ok) return refusal('invalid_ban_target', INVALID_TARGET);
+      // The same rule as over HTTP; a local actor has no address and no key, so the operator may lift any ban.
+      if (!result.ok) return result.error === 'own_ban' ? refusal('own_ban', OWN_BAN_DETAIL) : refusal('invalid_ban_target', INVALID_TARGET);
       return { ok: true, lifted: result.value };
+    }
+    case 'bans.reset_budget': {
+      const cleared = await actions.resetBudget(actor);
+      return { ok: true, cleared, budget: budgetJson(await core.bans.budget()) };
     }
     case 'keys.list':
       return { ok: true, keys: (await core.keys.list()).map(apiKeyJson) };

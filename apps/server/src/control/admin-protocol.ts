@@ -1,5 +1,6 @@
 import { schemas } from '@webui/http-hono';
 import * as v from 'valibot';
+import { BudgetBody } from './budget-body.js';
 import { ControlRefusal as Refusal } from './control-refusal.js';
 
 /**
@@ -9,6 +10,7 @@ import { ControlRefusal as Refusal } from './control-refusal.js';
 export const AdminRequest = v.variant('op', [
   v.object({ op: v.literal('bans.list') }),
   v.object({ op: v.literal('bans.lift'), target: v.string() }),
+  v.object({ op: v.literal('bans.reset_budget') }),
   v.object({ op: v.literal('keys.list') }),
   v.object({ op: v.literal('keys.create'), name: v.string(), scope: v.picklist(['read', 'admin']), expires: v.nullable(v.string()) }),
   v.object({ op: v.literal('keys.revoke'), name: v.string() }),
@@ -22,14 +24,15 @@ export const AdminRequest = v.variant('op', [
 export type AdminRequest = v.InferOutput<typeof AdminRequest>;
 export type AdminOp = AdminRequest['op'];
 
-export type AdminRefusalCode = 'invalid_ban_target' | 'invalid_key_name' | 'key_name_taken' | 'too_many_keys' | 'invalid_expiry' | 'unknown_key' | 'weak_token' | 'no_data';
+export type AdminRefusalCode = 'invalid_ban_target' | 'own_ban' | 'invalid_key_name' | 'key_name_taken' | 'too_many_keys' | 'invalid_expiry' | 'unknown_key' | 'weak_token' | 'no_data';
 
 const SetupAnswer = v.union([v.object({ ok: v.literal(true), is_first_setup: v.boolean(), token_source: v.picklist(['temporary', 'configured']) }), Refusal]);
 
 /** Each request's answer, in the HTTP API's key and ban entry shapes (apiKeyJson, banEntryJson); the CLI checks both paths' answers against these. */
 export const ADMIN_ANSWERS = {
-  'bans.list': v.union([v.object({ ok: v.literal(true), bans: v.array(schemas.BanEntryBody) }), Refusal]),
+  'bans.list': v.union([v.object({ ok: v.literal(true), bans: v.array(schemas.BanEntryBody), budget: BudgetBody }), Refusal]),
   'bans.lift': v.union([v.object({ ok: v.literal(true), lifted: v.array(schemas.BanEntryBody) }), Refusal]),
+  'bans.reset_budget': v.union([v.object({ ok: v.literal(true), cleared: v.number(), budget: BudgetBody }), Refusal]),
   'keys.list': v.union([v.object({ ok: v.literal(true), keys: v.array(schemas.ApiKeyBody) }), Refusal]),
   // The key itself travels only over the 0600 socket, to be printed once by the CLI.
   'keys.create': v.union([v.object({ ok: v.literal(true), key: v.string(), created: schemas.ApiKeyBody }), Refusal]),

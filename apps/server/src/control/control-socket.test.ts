@@ -36,6 +36,9 @@ function tempDataDir(): string {
   return dir;
 }
 
+/** The default budget of 100 with nothing spent. */
+const OPEN_BUDGET = { limit: 100, failures: 0, state: 'open', delay_ms: null, retry_after: null };
+
 const RECORD = { accessToken: 'Initial-Token_2024!', tokenSource: 'configured' as const, firstSetupCompleted: false };
 
 async function openOn(dataDir: string, options: { idleTimeoutMs?: number } = {}) {
@@ -85,7 +88,7 @@ describe('the control socket', () => {
     const requests = ['{"op":"bans.list"}', 'garbage', '{"op":"bans.frob"}', '', '{"op":"bans.lift","target":"two words"}', '{"op":"bans.lift","target":"all"}'];
     const { answers } = await converse(socket?.path ?? '', `${requests.join('\n')}\n`, { lines: 5 });
     expect(answers).toEqual([
-      { ok: true, bans: [] },
+      { ok: true, bans: [], budget: OPEN_BUDGET },
       { ok: false, code: 'bad_request', detail: expect.stringMatching(/JSON/) },
       { ok: false, code: 'bad_request', detail: expect.stringMatching(/^op: /) },
       { ok: false, code: 'invalid_ban_target', detail: expect.stringMatching(/all.*address.*CIDR/) },
@@ -108,6 +111,7 @@ describe('the control socket', () => {
           { key: '203.0.113.7', failures: 0, banned_until: expect.any(String), last_attempt: expect.any(String) },
           { key: '203.0.113.8', failures: 1, banned_until: null, last_attempt: expect.any(String) },
         ],
+        budget: { ...OPEN_BUDGET, failures: 6 },
       },
     ]);
 
@@ -119,6 +123,21 @@ describe('the control socket', () => {
     // A lift that matched nothing changed nothing: no event.
     await converse(path, '{"op":"bans.lift","target":"10.0.0.1"}\n');
     expect(events).toHaveLength(1);
+  });
+
+  it('bans.list carries the global budget, and bans.reset_budget empties it, leaving bans alone, logged and audited with via cli (issue 31)', async () => {
+    const { core, logger, events, socket } = await openOn(tempDataDir());
+    for (let n = 1; n <= 201; n++) await core.bans.recordFailure(`198.51.100.${n % 250}`);
+    for (let n = 0; n < 5; n++) await core.bans.recordFailure('203.0.113.7');
+    const path = socket?.path ?? '';
+    const [listed] = (await converse(path, '{"op":"bans.list"}\n')).answers as Array<{ budget: unknown }>;
+    expect(listed?.budget).toEqual({ limit: 100, failures: 206, state: 'throttled', delay_ms: null, retry_after: 3600 });
+
+    expect((await converse(path, '{"op":"bans.reset_budget"}\n')).answers).toEqual([{ ok: true, cleared: 206, budget: OPEN_BUDGET }]);
+    expect(await core.bans.admit('192.0.2.1')).toMatchObject({ kind: 'open' });
+    expect(await core.bans.status('203.0.113.7')).toMatchObject({ banned: true });
+    expect(logger.lines).toContainEqual({ level: 'info', fields: { cleared: 206, via: 'cli' }, message: 'global failure budget reset' });
+    expect(events).toEqual([{ event: 'budget_reset', address: null, via: 'cli', cleared: 206 }]);
   });
 
   it('creates, lists and revokes keys through the core, auditing each change with via cli and never the key', async () => {
@@ -190,7 +209,7 @@ describe('the control socket', () => {
 
   it('answers a last line without its newline when the client half-closes (nc -U)', async () => {
     const { socket } = await openOn(tempDataDir());
-    expect(await converse(socket?.path ?? '', '{"op":"bans.list"}', { end: true })).toEqual({ answers: [{ ok: true, bans: [] }], closed: true });
+    expect(await converse(socket?.path ?? '', '{"op":"bans.list"}', { end: true })).toEqual({ answers: [{ ok: true, bans: [], budget: OPEN_BUDGET }], closed: true });
   });
 
   it(`refuses a line over ${MAX_REQUEST_LINE_BYTES} bytes and closes the connection`, async () => {
@@ -218,7 +237,7 @@ describe('the control socket', () => {
     expect(lstatSync(path).isSocket()).toBe(true);
     const { socket } = await openOn(dataDir);
     expect(socket).not.toBeNull();
-    expect((await converse(path, '{"op":"bans.list"}\n')).answers).toEqual([{ ok: true, bans: [] }]);
+    expect((await converse(path, '{"op":"bans.list"}\n')).answers).toEqual([{ ok: true, bans: [], budget: OPEN_BUDGET }]);
   });
 
   it('leaves a file that is not a socket alone and runs without the socket, with one warning', async () => {

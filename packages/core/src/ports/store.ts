@@ -120,6 +120,8 @@ export interface Store {
   addGlobalFailures(bucket: number, count: number, expiresAt: number): Promise<void>;
   /** Failures per bucket for every bucket at or after `fromBucket`, oldest first. */
   readGlobalFailures(fromBucket: number): Promise<Array<{ bucket: number; count: number }>>;
+  /** Forgets every bucket at once (an operator's reset); counts added afterwards start from nothing. */
+  clearGlobalFailures(): Promise<void>;
 
   /** Remembers that a client key logged in, until `until`; the store may forget the oldest when full. */
   rememberSuccess(key: string, until: number): Promise<void>;

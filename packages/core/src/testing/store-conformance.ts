@@ -272,6 +272,43 @@ export function storeConformanceCases(makeHarness: () => Promise<StoreConformanc
       }),
     },
     {
+      name: 'clearGlobalFailures forgets every bucket at once, and a count added afterwards starts from nothing',
+      run: withHarness(async ({ store, clock }) => {
+        const expiresAt = clock.now() + 3_600_000;
+        await store.clearGlobalFailures();
+        expectEqual(await store.readGlobalFailures(0), [], 'buckets after clearing an empty store');
+        await store.addGlobalFailures(1000, 7, expiresAt);
+        await store.addGlobalFailures(1001, 2, expiresAt);
+        await store.countFailure('203.0.113.7', failureAt(clock.now()));
+        await store.clearGlobalFailures();
+        expectEqual(await store.readGlobalFailures(0), [], 'buckets after the reset');
+        expectEqual((await store.readAttempts('203.0.113.7'))?.failures.length, 1, "a client key's failures after the reset");
+        await store.addGlobalFailures(1001, 1, expiresAt);
+        // A hold given back after the reset: the store keeps what it is told, the reader judges it.
+        await store.addGlobalFailures(1002, -1, expiresAt);
+        expectEqual(
+          await store.readGlobalFailures(0),
+          [
+            { bucket: 1001, count: 1 },
+            { bucket: 1002, count: -1 },
+          ],
+          'buckets added after the reset',
+        );
+      }),
+    },
+    {
+      name: 'K clients: the global failures added by every client are one budget, and one client clears it for all',
+      run: withHarness(async ({ clock, clients }) => {
+        const [first, second] = (await clients(2)) as [Store, Store];
+        const expiresAt = clock.now() + 3_600_000;
+        await first.addGlobalFailures(500, 3, expiresAt);
+        await second.addGlobalFailures(500, 4, expiresAt);
+        expectEqual(await first.readGlobalFailures(0), [{ bucket: 500, count: 7 }], 'the budget read by the first client');
+        await second.clearGlobalFailures();
+        expectEqual(await first.readGlobalFailures(0), [], 'the budget read by the first client after the second cleared it');
+      }),
+    },
+    {
       name: 'rememberSuccess is remembered per key until `until`, and remembering again moves `until`',
       run: withHarness(async ({ store, clock }) => {
         expectEqual(await store.hasRecentSuccess('203.0.113.7'), false, 'a key never remembered');

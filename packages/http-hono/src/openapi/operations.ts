@@ -161,6 +161,7 @@ export const OPERATIONS: Operation[] = [
       200: { description: 'Lifted.', schema: BanLiftResponse },
       400: { description: 'The key is not `all`, an address, a CIDR or a listed key.', schema: ErrorBody },
       401: unauthenticated,
+      403: { description: 'An API key asked to lift its own address (`own_ban`: the path parameter covers it, `all` included); or a read key (`insufficient_scope`), a refused Origin or Host.', schema: ErrorBody },
       429: banned,
     },
   },
