@@ -1,11 +1,14 @@
 import { getRequestListener } from '@hono/node-server';
-import { listenOnHosts, type Bound } from '@webui/assembly';
+import { listenOnHosts, unixSocketPath, type Bound } from '@webui/assembly';
 import type { SessionCheckShortcut } from '@webui/http-hono';
+import { chmod } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { endWithRawAnswer } from './runtime/raw-answer.js';
 import { withSessionCheckShortcut } from './runtime/shortcut-listener.js';
+import { clearLeftoverSocket } from './runtime/unix-socket-file.js';
+import { markUnixSocketConnection } from './runtime/unix-socket-peer.js';
 
 export type BoundListener = Bound<Server>;
 
@@ -16,6 +19,8 @@ const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 // Node looks for expired requests only this often; its 30 s default let a slow client keep a socket up to 40 s.
 const CONNECTIONS_CHECK_MS = 1_000;
+// Owner and group: a reverse proxy in the server's group connects, nobody else on the machine does.
+const UNIX_SOCKET_MODE = 0o660;
 
 /** Binds every host on one port, the assembly's rule for a host that cannot be bound or a port in use. */
 export function bindAll(hosts: readonly string[], port: number, fetch: FetchHandler, logger: Logger, shortcut?: SessionCheckShortcut): Promise<BoundListener[]> {
@@ -33,6 +38,13 @@ export function bindAll(hosts: readonly string[], port: number, fetch: FetchHand
         server.headersTimeout = HEADERS_TIMEOUT_MS;
         server.requestTimeout = REQUEST_TIMEOUT_MS;
         server.keepAliveTimeout = 5_000;
+        const socketPath = unixSocketPath(host);
+        if (socketPath !== null) {
+          await clearLeftoverSocket(socketPath);
+          server.on('connection', markUnixSocketConnection);
+          await listenOnSocket(server, socketPath);
+          return { server, port: 0 };
+        }
         await listen(server, host, chosenPort);
         const address = server.address();
         return { server, port: address && typeof address === 'object' ? address.port : chosenPort };
@@ -52,6 +64,24 @@ function listen(server: Server, host: string, port: number): Promise<void> {
       resolve();
     });
   });
+}
+
+/** Listens on a Unix socket created with mode 0660 (no moment with a wider one); Node removes the file when the server closes. */
+async function listenOnSocket(server: Server, path: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // The socket file is created inside listen(), synchronously: the narrower umask covers it and nothing else.
+    const umask = process.umask(0o117);
+    try {
+      server.listen(path, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    } finally {
+      process.umask(umask);
+    }
+  });
+  await chmod(path, UNIX_SOCKET_MODE);
 }
 
 /** Stops accepting at once; requests still in flight get `graceMs` before their connections are cut. */

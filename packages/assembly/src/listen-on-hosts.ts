@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
+import { unixSocketPath } from './config/listen-host.js';
 import { StartupError } from './startup-error.js';
 
-/** One bound address: the runtime's server for one host, and the port it got. */
+/** One bound address: the runtime's server for one host, and the port it got (0 for a `unix:` host). */
 export interface Bound<Server> {
   host: string;
   port: number;
@@ -10,6 +11,7 @@ export interface Bound<Server> {
 
 /** How one runtime binds a host, tells a port in use from other failures, and lets a server go. */
 export interface HostBinder<Server> {
+  /** A `unix:/path` host listens on that socket (port ignored), or throws a StartupError when it must not. */
   bind(host: string, port: number): Promise<{ server: Server; port: number }>;
   isAddressInUse(error: unknown): boolean;
   stop(server: Server): Promise<void>;
@@ -23,15 +25,21 @@ export async function listenOnHosts<Server>(hosts: readonly string[], port: numb
   const bound: Array<Bound<Server>> = [];
   let chosen = port;
   for (const host of hosts) {
-    const address = host.includes(':') ? `[${host}]:${chosen}` : `${host}:${chosen}`;
+    const socket = unixSocketPath(host) !== null;
+    const address = socket ? host : host.includes(':') ? `[${host}]:${chosen}` : `${host}:${chosen}`;
     try {
       const { server, port: actual } = await binder.bind(host, chosen);
-      chosen = actual;
-      bound.push({ host, port: chosen, server });
+      // A socket has no port: the next TCP host still picks or keeps it.
+      if (!socket) chosen = actual;
+      bound.push({ host, port: socket ? 0 : chosen, server });
     } catch (error) {
-      if (binder.isAddressInUse(error)) {
+      const inUse = binder.isAddressInUse(error);
+      if (inUse || error instanceof StartupError) {
         await Promise.all(bound.map((listener) => binder.stop(listener.server)));
-        throw new StartupError(`cannot listen on ${address}: the port is already in use (set webui.port, WEBUI_PORT or --port)`);
+        if (!inUse) throw error;
+        throw new StartupError(
+          socket ? `cannot listen on ${address}: another server answers on it (stop it or pick another path)` : `cannot listen on ${address}: the port is already in use (set webui.port, WEBUI_PORT or --port)`,
+        );
       }
       const code = (error as { code?: unknown }).code;
       logger.warn({ host, port: chosen, ...(typeof code === 'string' ? { code } : {}) }, `cannot listen on ${address}: ${(error as Error).message}; continuing without it`);

@@ -2,6 +2,7 @@ import { createCore } from '@webui/core';
 import { banPolicyFrom } from './ban-settings.js';
 import type { WebuiRuntime } from './assemble-webui.js';
 import { ConfigError, loadSettings, parseConfigFlags, SETTING_VARIABLES, type LoadedSettings } from './config/index.js';
+import { unixSocketPath } from './config/listen-host.js';
 import { listenOnHosts, type HostBinder } from './listen-on-hosts.js';
 import { createLogger } from './logging/create-logger.js';
 import { LogFeed } from './logging/log-feed.js';
@@ -45,6 +46,10 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
     console.log(`webui: webui.enabled is false in ${loaded.configPath}; the WebUI API is not started.`);
     return runtime.exit(0);
   }
+
+  // Their serve APIs take a socket path, but not who is on the other end: the client rule (DESIGN D3) could not be kept.
+  const socketHost = loaded.settings.host.find((host) => unixSocketPath(host) !== null);
+  if (socketHost !== undefined) return exitWith(runtime, 1, `webui: cannot start: webui.host ${socketHost}: unix sockets are supported on the Node server (apps/server)`);
 
   const hand = stopOnSignals(runtime);
   const feed = new LogFeed();

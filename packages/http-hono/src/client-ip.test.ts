@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveClient } from './client-ip.js';
+import { resolveClient, UNIX_SOCKET_PEER } from './client-ip.js';
 import { cidrs } from './testing/test-app.js';
 
 /** A header reader over a web Headers, as the app's fallback reads them. */
@@ -17,6 +17,16 @@ describe('resolveClient (DESIGN D3)', () => {
   it('ignores forwarded headers from a peer outside trusted_proxies', () => {
     const client = resolveClient('198.51.100.7', headers({ 'x-forwarded-for': '1.2.3.4', 'x-forwarded-proto': 'https' }), cidrs(['127.0.0.1']));
     expect(client).toEqual({ ip: '198.51.100.7', forwardedHttps: false, attributable: true });
+  });
+
+  it('believes the Unix socket peer as a trusted proxy, walking X-Forwarded-For through trusted_proxies', () => {
+    const client = resolveClient(UNIX_SOCKET_PEER, headers({ 'x-forwarded-for': 'spoofed, 203.0.113.9, 10.0.0.2', 'x-forwarded-proto': 'https' }), cidrs(['10.0.0.2']));
+    expect(client).toEqual({ ip: '203.0.113.9', forwardedHttps: true, attributable: true });
+    expect(resolveClient(UNIX_SOCKET_PEER, headers({ 'x-forwarded-for': '203.0.113.9, 10.0.0.2' }), []).ip).toBe('10.0.0.2');
+  });
+
+  it('counts a Unix socket request without X-Forwarded-For as the local client 127.0.0.1', () => {
+    expect(resolveClient(UNIX_SOCKET_PEER, headers({}), [])).toEqual({ ip: '127.0.0.1', forwardedHttps: false, attributable: true });
   });
 
   it('takes the rightmost untrusted X-Forwarded-For entry behind a trusted peer', () => {

@@ -9,15 +9,24 @@ export interface ResolvedClient {
   attributable: boolean;
 }
 
+/** The peer address a runtime reports for a request over its Unix socket (`webui.host = "unix:/path"`). */
+export const UNIX_SOCKET_PEER = 'unix';
+
+// A socket peer is a process on this machine, so it is counted as a local TCP client is: one address that
+// bans, ban_exempt and allowed_ips can name, and that a local process cannot escape by switching transports.
+const UNIX_SOCKET_CLIENT = parseIp('127.0.0.1') as IpAddress;
+
 /**
  * DESIGN D3: the TCP peer, unless the peer is a trusted proxy; then X-Forwarded-For is walked
  * right to left and the first address that is not a trusted proxy is the client. Headers from
- * anyone else are ignored, so a client cannot pick the address it is banned under.
+ * anyone else are ignored, so a client cannot pick the address it is banned under. The Unix socket's
+ * peer is a trusted proxy by construction (only the socket's owner and group may connect).
  */
 export function resolveClient(peerAddress: string | undefined, header: (name: string) => string | undefined, trustedProxies: readonly Cidr[]): ResolvedClient {
-  const peer = peerAddress === undefined ? null : parseIp(peerAddress);
+  const overSocket = peerAddress === UNIX_SOCKET_PEER;
+  const peer = overSocket ? UNIX_SOCKET_CLIENT : peerAddress === undefined ? null : parseIp(peerAddress);
   if (!peer) return { ip: peerAddress ?? 'unknown', forwardedHttps: false, attributable: true };
-  if (!anyCidrContains(trustedProxies, peer)) return { ip: formatIp(peer), forwardedHttps: false, attributable: true };
+  if (!overSocket && !anyCidrContains(trustedProxies, peer)) return { ip: formatIp(peer), forwardedHttps: false, attributable: true };
 
   const proto = header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
   const forwardedHttps = proto === 'https';
@@ -26,7 +35,8 @@ export function resolveClient(peerAddress: string | undefined, header: (name: st
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
   let client = peer;
-  let attributable = false;
+  // Without X-Forwarded-For a socket peer is counted as the local client it is.
+  let attributable = overSocket;
   for (let i = chain.length - 1; i >= 0; i--) {
     const hop = parseHop(chain[i] as string);
     // A malformed hop was written by the client, not by a proxy: stop at the last real address.

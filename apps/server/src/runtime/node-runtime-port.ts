@@ -3,6 +3,7 @@ import type { RuntimePort } from '@webui/http-hono';
 import type { Context } from 'hono';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { peerAddressOf } from './unix-socket-peer.js';
 
 /** What @hono/node-server puts into c.env. */
 interface NodeBindings {
@@ -105,7 +106,12 @@ function utf8Text(bytes: Buffer): string {
  * Performance, has what each saves).
  */
 export const nodeRuntimePort: RuntimePort = {
-  getConnInfo,
+  getConnInfo(c) {
+    const info = getConnInfo(c);
+    // Hono's helper leaves the address out for a Unix socket; the edge must know the request came that way.
+    info.remote.address = peerAddressOf(bindingsOf(c).incoming.socket);
+    return info;
+  },
   isTls: (c) => isTlsIncoming(bindingsOf(c).incoming),
   readHeader: (c, name) => incomingHeader(bindingsOf(c).incoming, name),
   readBody: (c, maxBytes) => readIncomingBody(bindingsOf(c).incoming, maxBytes),

@@ -1,6 +1,7 @@
 import { isCanonicalHost, rememberHostVerdicts, SESSION_CHECK_TARGET, type SessionCheckShortcut } from '@webui/http-hono';
 import type { RequestListener } from 'node:http';
 import { incomingHeader, isTlsIncoming } from './node-runtime-port.js';
+import { peerAddressOf } from './unix-socket-peer.js';
 
 /**
  * Puts the app's GET /auth/check shortcut in front of the Hono listener: a request it takes is
@@ -18,7 +19,7 @@ export function withSessionCheckShortcut(shortcut: SessionCheckShortcut, app: Re
     const answer = shortcut({
       method: incoming.method ?? '',
       target: incoming.url,
-      peerAddress: incoming.socket.remoteAddress,
+      peerAddress: peerAddressOf(incoming.socket),
       isTls: isTlsIncoming(incoming),
       // The Host was just read from the raw lines; the edge verdict reads it again.
       header: (name) => (name === 'host' ? host : incomingHeader(incoming, name)),

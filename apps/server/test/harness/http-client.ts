@@ -28,6 +28,8 @@ export interface HttpClientOptions {
   localAddress?: string;
   /** Prepended to every path; API_PREFIX unless told otherwise. */
   prefix?: string;
+  /** Connects to this Unix socket instead of the base URL's port (the Host header still comes from the base URL). */
+  socketPath?: string;
 }
 
 /** A parsed Set-Cookie line: the pair and its attributes, names lower-cased. */
@@ -112,6 +114,7 @@ export class HttpClient {
           headers,
           agent: false,
           ...(this.options.localAddress ? { localAddress: this.options.localAddress } : {}),
+          ...(this.options.socketPath ? { socketPath: this.options.socketPath } : {}),
         },
         (res) => {
           const chunks: Buffer[] = [];

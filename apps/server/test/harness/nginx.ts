@@ -37,13 +37,15 @@ const running = new Set<ChildProcess>();
 // Debian puts nginx in /usr/sbin, which is not on every user's PATH.
 const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
 
-/** `upstream`: one server's port, or several, which nginx then takes in turn (round-robin), as a balancer in front of instances sharing one store. */
-export async function startNginx(upstream: number | readonly number[], options: NginxOptions = {}): Promise<NginxProxy> {
+/** Where nginx proxies to: one server's port, several (taken in turn, round-robin, as a balancer in front of instances sharing one store), or a server's Unix socket. */
+export type NginxUpstream = number | readonly number[] | { socket: string };
+
+export async function startNginx(upstream: NginxUpstream, options: NginxOptions = {}): Promise<NginxProxy> {
   const dir = makeTempDir('webui-nginx-');
   for (const temp of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp));
   const [httpPort, httpsPort, proxyHostPort] = [await freePort(), await freePort(), await freePort()];
   const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, nginxConf(dir, typeof upstream === 'number' ? [upstream] : upstream, { httpPort, httpsPort, proxyHostPort }, options.forwardedFor ?? true));
+  writeFileSync(conf, nginxConf(dir, upstream, { httpPort, httpsPort, proxyHostPort }, options.forwardedFor ?? true));
 
   const child = spawn(NGINX, ['-p', dir, '-c', conf, '-e', 'stderr', '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
@@ -72,9 +74,11 @@ export async function stopAllNginx(): Promise<void> {
   await Promise.all([...running].map((child) => stopProcess(child)));
 }
 
-function nginxConf(dir: string, upstreamPorts: readonly number[], ports: { httpPort: number; httpsPort: number; proxyHostPort: number }, forwardedFor: boolean): string {
-  // One server is named by its address, so $proxy_host stays 127.0.0.1:port; several form the upstream `webui`.
-  const target = upstreamPorts.length === 1 ? `127.0.0.1:${upstreamPorts[0]}` : 'webui';
+function nginxConf(dir: string, upstream: NginxUpstream, ports: { httpPort: number; httpsPort: number; proxyHostPort: number }, forwardedFor: boolean): string {
+  const socket = typeof upstream === 'object' && 'socket' in upstream ? upstream.socket : undefined;
+  const upstreamPorts = typeof upstream === 'number' ? [upstream] : socket === undefined ? (upstream as readonly number[]) : [];
+  // One server is named by its address, so $proxy_host stays 127.0.0.1:port; several form the upstream `webui`; a socket is the README's recipe.
+  const target = socket !== undefined ? `unix:${socket}:` : upstreamPorts.length === 1 ? `127.0.0.1:${upstreamPorts[0]}` : 'webui';
   const location = (host: string, proto: string) => `
     location / {
       proxy_pass http://${target};
@@ -101,7 +105,7 @@ http {
   scgi_temp_path ${join(dir, 'scgi')};
   map $http_upgrade $connection_upgrade { default upgrade; '' close; }
   # Round-robin over every instance; an instance that fails is not retried elsewhere, so each answer is that instance's own.
-  ${upstreamPorts.length === 1 ? '' : `upstream webui {\n    ${upstreamPorts.map((port) => `server 127.0.0.1:${port} max_fails=0;`).join('\n    ')}\n  }`}
+  ${upstreamPorts.length <= 1 ? '' : `upstream webui {\n    ${upstreamPorts.map((port) => `server 127.0.0.1:${port} max_fails=0;`).join('\n    ')}\n  }`}
   server {
     listen 127.0.0.1:${ports.httpPort};
     ${location('$host', '$scheme')}

@@ -304,10 +304,21 @@ store_prefix = "bot-a:"
     expect(load(withConfig('[webui]\nhost = "localhost, 0.0.0.0, ::, fe80::1"\n')).settings.host).toEqual(['localhost', '0.0.0.0', '::', 'fe80::1']);
     for (const bad of ['bad host!', '[::1]', '999.1.1.1', 'http://localhost']) {
       expect(errorOf(() => load(withConfig(`[webui]\nhost = ["${bad}"]\n`)))).toBe(
-        `${FILE}: webui.host entry ${JSON.stringify(bad)} is not an IP address or host name`,
+        `${FILE}: webui.host entry ${JSON.stringify(bad)} is not an IP address, host name or unix:/absolute/path`,
       );
     }
     expect(errorOf(() => load(withConfig('[webui]\nhost = []\n')))).toBe(`${FILE}: webui.host must list at least one address`);
+  });
+
+  it('accepts unix:/absolute/path host entries from the file, WEBUI_HOST and --host, and refuses a relative or empty path', () => {
+    expect(load(withConfig('[webui]\nhost = ["unix:/run/webui/http.sock", "127.0.0.1"]\n')).settings.host).toEqual(['unix:/run/webui/http.sock', '127.0.0.1']);
+    expect(load(workspace(), { env: { WEBUI_HOST: 'unix:/tmp/a.sock' } }).settings.host).toEqual(['unix:/tmp/a.sock']);
+    expect(load(workspace(), { argv: ['--host', 'unix:/tmp/b.sock,::1'] }).settings.host).toEqual(['unix:/tmp/b.sock', '::1']);
+    for (const bad of ['unix:', 'unix:run/webui.sock', 'unix:./webui.sock']) {
+      expect(errorOf(() => load(withConfig(`[webui]\nhost = ["${bad}"]\n`)))).toBe(
+        `${FILE}: webui.host entry ${JSON.stringify(bad)} is not an IP address, host name or unix:/absolute/path`,
+      );
+    }
   });
 
   it('accepts origins without a path, normalised, and refuses the rest', () => {
@@ -335,7 +346,7 @@ store_prefix = "bot-a:"
     expect(errorOf(() => load(withConfig('[webui]\nport = -1\n')))).toBe(`${FILE}: webui.port must be an integer from 0 to 65535, got -1`);
     expect(errorOf(() => load(workspace(), { env: { WEBUI_PORT: 'x' } }))).toBe('WEBUI_PORT: must be an integer from 0 to 65535, got "x"');
     expect(errorOf(() => load(workspace(), { argv: ['--port', '70000'] }))).toBe('--port: must be an integer from 0 to 65535, got "70000"');
-    expect(errorOf(() => load(workspace(), { argv: ['--host', 'a b'] }))).toBe('--host: entry "a b" is not an IP address or host name');
+    expect(errorOf(() => load(workspace(), { argv: ['--host', 'a b'] }))).toBe('--host: entry "a b" is not an IP address, host name or unix:/absolute/path');
     expect(load(workspace(), { argv: ['--port=0'] }).settings.port).toBe(0);
     expect(load(withConfig('[webui]\nport = 65535\n')).settings.port).toBe(65535);
   });

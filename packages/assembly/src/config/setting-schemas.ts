@@ -2,6 +2,7 @@ import { parseCidr, parseIp, type Cidr } from '@webui/core';
 import { isDnsName, isWellFormedHost } from '@webui/http-hono';
 import { parseRedisUrl } from '@webui/store-redis';
 import * as v from 'valibot';
+import { unixSocketPath } from './listen-host.js';
 import { isWiderThan, WIDEST_NETWORK_PREFIX } from './network-width.js';
 
 /** How a rejected value is shown after "got": strings quoted so blanks and commas stay visible. */
@@ -61,14 +62,17 @@ function toEntries(value: string[] | string): string[] {
 
 const rejectEntry = (entry: string, what: string): string => `entry ${JSON.stringify(entry)} is not ${what}`;
 
-/** An address to listen on; brackets are refused because listen() takes the bare IPv6 address. */
+/** An address to listen on, or a Unix socket; brackets are refused because listen() takes the bare IPv6 address. */
 const hostEntrySchema = v.pipe(
   v.string(),
   v.check(
-    (text) => (!text.includes('[') && parseIp(text) !== null) || isDnsName(text),
-    (issue) => rejectEntry(issue.input, 'an IP address or host name'),
+    (text) => (!text.includes('[') && parseIp(text) !== null) || isDnsName(text) || isAbsoluteSocketPath(unixSocketPath(text)),
+    (issue) => rejectEntry(issue.input, 'an IP address, host name or unix:/absolute/path'),
   ),
 );
+
+// Absolute only: a relative path would depend on the directory the server happens to start in.
+const isAbsoluteSocketPath = (path: string | null): boolean => path !== null && path.length > 1 && path.startsWith('/') && !path.includes('\0');
 
 const networkEntrySchema = v.pipe(
   v.string(),
