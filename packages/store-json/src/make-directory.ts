@@ -24,9 +24,14 @@ function missingDirectories(path: string): string[] {
   for (let current = path; ; current = dirname(current)) {
     const code = statCode(current);
     if (code === null) break;
+    // Not "no such entry": the directory itself is tried, so its mkdir gives the reason (a file in the way);
+    // an ancestor is taken to exist (Deno may forbid even looking at it, and needs only the data directory).
+    if (code !== 'ENOENT') {
+      if (current === path) missing.unshift(current);
+      break;
+    }
     missing.unshift(current);
-    // Not "no such entry" (a file in the way, no permission): its own mkdir gives the reason.
-    if (code !== 'ENOENT' || dirname(current) === current) break;
+    if (dirname(current) === current) break;
   }
   return missing;
 }
