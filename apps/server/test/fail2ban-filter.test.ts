@@ -62,7 +62,6 @@ const COUNTED_ADDRESSES = COUNTED.map((event) => event.address);
 const NOT_COUNTED: SecurityEvent[] = [
   failed('198.51.100.50', 'cookie', { counted: false, reason: 'stale_session' }),
   failed('192.168.1.20', 'verify', { counted: false, reason: 'exempt', remaining: 4 }),
-  failed('127.0.0.1', 'verify', { counted: false, reason: 'unattributed' }),
   failed('2001:db8:9:9::1', 'cookie', { counted: false, reason: 'stale_session' }),
   { event: 'login_succeeded', address: '203.0.113.8', via: 'api', how: 'verify' },
   { event: 'login_succeeded', address: '203.0.113.9', via: 'api', how: 'bearer', key: 'counted:true' },

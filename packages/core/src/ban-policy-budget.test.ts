@@ -147,32 +147,6 @@ describe('BanPolicy: the global failure budget (budget 10 per hour)', () => {
     expect(await spent(store, clock)).toBe(1);
   });
 
-  it('unattributed failures through a proxy stay in the budget, and a ban or login of the proxy does not change that', async () => {
-    const PROXY = '127.0.0.1';
-    const { bans, store, clock } = budgetHarness();
-    await bans.recordSuccess(PROXY);
-    for (let i = 0; i < BUDGET; i++) {
-      const admission = await bans.admit(PROXY, { attributable: false });
-      expect(admission).toMatchObject({ kind: 'open' });
-      expect(await bans.recordFailure(PROXY, { attributable: false, hold: admission.hold })).toMatchObject({ reason: 'unattributed' });
-    }
-    expect(await spent(store, clock)).toBe(BUDGET);
-    // The proxy's own login lets the proxy itself through, not everyone it forwards without naming them.
-    expect(await bans.admit(PROXY, { attributable: false })).toMatchObject({ kind: 'delayed', delayMs: 100 });
-    expect(await bans.admit(PROXY)).toEqual({ kind: 'open', hold: null });
-  });
-
-  it("a login through a proxy that did not name its client is nobody's login: the proxy's address is not remembered", async () => {
-    const PROXY = '127.0.0.1';
-    const { bans, store, clock } = budgetHarness();
-    const admission = await bans.admit(PROXY, { attributable: false });
-    await bans.recordSuccess(PROXY, admission, { attributable: false });
-    expect(await spent(store, clock)).toBe(0);
-    expect(await store.hasRecentSuccess(PROXY)).toBe(false);
-    await guesses(bans, 2 * BUDGET);
-    expect(await bans.admit(PROXY)).toMatchObject({ kind: 'throttled' });
-  });
-
   it('a client that logged in within sessionLifetimeMs is admitted open while the budget is spent, and not after', async () => {
     const { bans, clock } = budgetHarness({ sessionLifetimeMs: 30 * MINUTE });
     const t0 = clock.now();

@@ -279,33 +279,6 @@ describe('BanPolicy: exempt networks (webui.ban_exempt)', () => {
   });
 });
 
-describe('BanPolicy: unattributed proxy traffic', () => {
-  const PROXY = '127.0.0.1';
-
-  it('50 failures without a usable X-Forwarded-For are never counted against the proxy', async () => {
-    const { bans } = createCoreHarness();
-    for (let i = 0; i < 50; i++) {
-      expect(await bans.recordFailure(PROXY, { attributable: false, cookie: `guess-${i}` })).toEqual({ banned: false, remainingAttempts: 5, remind: false, counted: false, reason: 'unattributed' });
-    }
-    expect(await bans.status(PROXY)).toEqual({ banned: false });
-    expect(await bans.list()).toEqual([]);
-    expect(await bans.admit(PROXY)).toMatchObject({ kind: 'open' });
-  });
-
-  it("an unattributed attempt is not refused by a ban on the proxy's own address", async () => {
-    const { bans } = createCoreHarness();
-    await failures(bans, PROXY, 5);
-    expect(await bans.admit(PROXY)).toEqual({ kind: 'banned', retryAfterSeconds: 600, hold: null });
-    expect(await bans.admit(PROXY, { attributable: false })).toMatchObject({ kind: 'open' });
-    expect(await bans.recordFailure(PROXY, { attributable: false })).toMatchObject({ banned: false, reason: 'unattributed' });
-  });
-
-  it('explicitly attributable attempts are counted as usual', async () => {
-    const { bans } = createCoreHarness();
-    expect(await bans.recordFailure(PROXY, { attributable: true })).toEqual({ banned: false, remainingAttempts: 4, remind: false, counted: true });
-  });
-});
-
 describe('BanPolicy: stale sessions after a token change', () => {
   it('the old token, presented 20 times after a regenerate, is never counted and never bans', async () => {
     const { bans, tokens } = rotatingHarness();

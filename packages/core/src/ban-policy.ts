@@ -36,7 +36,7 @@ export const DEFAULT_BAN_POLICY: BanPolicyOptions = {
 export type BanStatus = { banned: false } | { banned: true; retryAfterSeconds: number };
 
 /** Why a failure did not count toward a ban. */
-export type UncountedReason = 'repeated_cookie' | 'stale_session' | 'exempt' | 'unattributed';
+export type UncountedReason = 'repeated_cookie' | 'stale_session' | 'exempt';
 
 export type FailureOutcome =
   | { banned: true; retryAfterSeconds: number; justBanned: boolean }
@@ -53,12 +53,6 @@ export type Admission = (
   | { kind: 'banned'; retryAfterSeconds: number }
   | { kind: 'throttled'; retryAfterSeconds: number }
 ) & { hold: number | null };
-
-/** Who made an attempt: a client address, or a trusted proxy that did not say whose request it forwards. */
-export interface AttemptSource {
-  /** False when a trusted proxy sent no usable X-Forwarded-For: the proxy's address is then never counted. */
-  attributable?: boolean;
-}
 
 /** What a verified secret was: the access token, or an API key (which is nobody's login of the token). */
 export type VerifiedCredential = 'token' | 'key';
@@ -85,7 +79,7 @@ export interface BanEntry {
  * Brute-force protection (the specification's "Client IP ban" table; a ban refuses even the right token,
  * wrong cookies count, each distinct one once per window: DESIGN D2-D4), clients keyed by IPv4 address or
  * IPv6 /64 (one host cannot rotate through its prefix), plus what keeps it aimed at real guesses: exempt
- * networks, stale sessions, unattributed proxy traffic, and a budget shared by all addresses against botnets.
+ * networks, stale sessions, and a budget shared by all addresses against botnets.
  */
 export class BanPolicy {
   private readonly options: BanPolicyOptions;
@@ -113,17 +107,14 @@ export class BanPolicy {
    * `secret`, when the attempt's secret is known before it is checked: a live API key (256 random bits,
    * nothing to guess) passes the budget without spending it; a banned address stays banned.
    */
-  async admit(clientIp: string, source: AttemptSource & { secret?: string } = {}): Promise<Admission> {
+  async admit(clientIp: string, attempt: { secret?: string } = {}): Promise<Admission> {
     if (addressIn(this.options.exempt, clientIp)) return { kind: 'open', hold: null };
     const key = keyOf(clientIp);
-    const attributable = source.attributable !== false;
-    if (attributable) {
-      const ban = this.banStatus(await this.store.readAttempts(key), this.clock.now());
-      if (ban.banned) return { kind: 'banned', retryAfterSeconds: ban.retryAfterSeconds, hold: null };
-    }
+    const ban = this.banStatus(await this.store.readAttempts(key), this.clock.now());
+    if (ban.banned) return { kind: 'banned', retryAfterSeconds: ban.retryAfterSeconds, hold: null };
     if (this.options.globalFailureBudget <= 0) return { kind: 'open', hold: null };
-    if (attributable && (await this.store.hasRecentSuccess(key))) return { kind: 'open', hold: null };
-    if (source.secret !== undefined && (await this.keys.matches(source.secret))) return { kind: 'open', hold: null };
+    if (await this.store.hasRecentSuccess(key)) return { kind: 'open', hold: null };
+    if (attempt.secret !== undefined && (await this.keys.matches(attempt.secret))) return { kind: 'open', hold: null };
     const now = this.clock.now();
     const bucket = budgetBucket(now);
     await this.store.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
@@ -141,11 +132,10 @@ export class BanPolicy {
    * cookie polled every second does not ban its owner while every distinct guess still counts; a
    * cookie holding a token that was valid within the session lifetime is a stale session and never counts.
    */
-  async recordFailure(clientIp: string, failure: { cookie?: string; presented?: readonly string[]; hold?: number | null } & AttemptSource = {}): Promise<FailureOutcome> {
+  async recordFailure(clientIp: string, failure: { cookie?: string; presented?: readonly string[]; hold?: number | null } = {}): Promise<FailureOutcome> {
     const reason = await this.uncountedReason(clientIp, failure);
     if (reason) {
-      // A trusted proxy's unattributed failures stay in the global budget: a proxy that forgets the header cannot open the door to guessing.
-      if (reason !== 'unattributed' && failure.hold != null) await this.release(failure.hold);
+      if (failure.hold != null) await this.release(failure.hold);
       return { banned: false, remainingAttempts: this.options.threshold, remind: false, counted: false, reason };
     }
     const outcome = await this.countFailure(keyOf(clientIp), failure.cookie);
@@ -165,12 +155,12 @@ export class BanPolicy {
    * and marks the client as recently logged in. An API key's only gives its place in the budget back: using a
    * key must not wipe the address's token guesses or let them past the budget.
    */
-  async recordSuccess(clientIp: string, admission: { hold: number | null } = { hold: null }, source: AttemptSource & { credential?: VerifiedCredential } = {}): Promise<void> {
+  async recordSuccess(clientIp: string, admission: { hold: number | null } = { hold: null }, success: { credential?: VerifiedCredential } = {}): Promise<void> {
     if (admission.hold !== null) await this.release(admission.hold);
-    if (source.credential === 'key') return;
+    if (success.credential === 'key') return;
     const key = keyOf(clientIp);
-    // Renewed at every login, so "logged in within the session lifetime" counts from the last one; a proxy's own address is nobody's login.
-    if (this.options.globalFailureBudget > 0 && source.attributable !== false) {
+    // Renewed at every login, so "logged in within the session lifetime" counts from the last one.
+    if (this.options.globalFailureBudget > 0) {
       await this.store.rememberSuccess(key, this.clock.now() + this.options.sessionLifetimeMs);
     }
     await this.store.clearFailures(key, this.clock.now());
@@ -233,9 +223,8 @@ export class BanPolicy {
     return failures;
   }
 
-  private async uncountedReason(clientIp: string, failure: { presented?: readonly string[] } & AttemptSource): Promise<UncountedReason | null> {
+  private async uncountedReason(clientIp: string, failure: { presented?: readonly string[] }): Promise<UncountedReason | null> {
     if (addressIn(this.options.exempt, clientIp)) return 'exempt';
-    if (failure.attributable === false) return 'unattributed';
     if (failure.presented?.length && this.retiring.size > 0) await Promise.allSettled(this.retiring);
     for (const token of failure.presented ?? []) if (await this.store.isRetiredToken(await tokenFingerprint(token))) return 'stale_session';
     return null;

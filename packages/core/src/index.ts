@@ -4,7 +4,7 @@ export { StoreUnavailableError, type ApiKeyRecord, type ApiKeyScope, type Attemp
 export { tallyFailure, clearable, type TalliedFailure } from './failure-tally.js';
 export { sameTokenRecord } from './same-token-record.js';
 export { createCore, type Core, type CorePorts } from './create-core.js';
-export { BanPolicy, DEFAULT_BAN_POLICY, type Admission, type AttemptSource, type BanEntry, type BanPolicyOptions, type BanStatus, type FailureOutcome, type KnownKeys, type LiftRefusal, type UncountedReason, type VerifiedCredential } from './ban-policy.js';
+export { BanPolicy, DEFAULT_BAN_POLICY, type Admission, type BanEntry, type BanPolicyOptions, type BanStatus, type FailureOutcome, type KnownKeys, type LiftRefusal, type UncountedReason, type VerifiedCredential } from './ban-policy.js';
 export type { BudgetState } from './global-failure-budget.js';
 export { parseBanTarget, banTargetMatches, type BanTarget } from './ban-target.js';
 export { TokenService, type BootstrapOptions, type BootstrapOutcome, type BootstrapReason, type RotationOutcome, type TokenStatus } from './token-service.js';

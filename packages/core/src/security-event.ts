@@ -24,7 +24,7 @@ export type SecurityEvent = EventBase &
         /** Whether it counted toward a ban: fail2ban must only count what the server counts. */
         counted: boolean;
         /** Why it did not count (repeated_cookie is never logged), or that the key presented has expired. */
-        reason?: 'stale_session' | 'exempt' | 'unattributed' | 'expired_key';
+        reason?: 'stale_session' | 'exempt' | 'expired_key';
         remaining?: number;
       }
     | { event: 'ban_started'; how: CredentialHow; retry_after: number }

@@ -36,8 +36,6 @@ export type WebuiServices = Core;
 export interface WebuiEnv {
   Variables: {
     clientIp: string;
-    /** False when a trusted proxy did not say whose request this is (see ResolvedClient). */
-    clientAttributable: boolean;
     /** The request reached us over HTTPS (TLS, or X-Forwarded-Proto from a trusted proxy). */
     secureTransport: boolean;
     /** The session a WebSocket belongs to: the access token, or an API key's (Principal.session). */

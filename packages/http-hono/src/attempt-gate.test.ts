@@ -3,22 +3,26 @@ import { describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorBody, json } from './testing/test-app.js';
 
 const PROXY = '127.0.0.1';
-const notCountedNotices = (t: Awaited<ReturnType<typeof createTestApp>>) => t.logger.at('warn').filter((call) => call.message.includes('without a usable X-Forwarded-For'));
+const proxyWarnings = (t: Awaited<ReturnType<typeof createTestApp>>) => t.logger.at('warn').filter((call) => call.message.includes('without a usable X-Forwarded-For'));
 
-describe('a trusted proxy that does not say whose request it forwards', () => {
-  it('fifty bad logins through it ban nobody, are noticed once a minute, and the right token still logs in', async () => {
+describe('a trusted proxy that does not say whose request it forwards (issue 31)', () => {
+  it("bad logins through it count against the proxy's own address: the fifth bans it, and a warning names the proxy once a minute", async () => {
     const t = await createTestApp({ policy: { trustedProxies: [PROXY] } });
-    for (let i = 0; i < 50; i++) expect((await t.verify(`wrong-${i}`, { peer: PROXY })).status).toBe(200);
-    expect(notCountedNotices(t)).toHaveLength(1);
-    expect(await t.harness.bans.list()).toEqual([]);
-    expect(await json(await t.verify(t.token, { peer: PROXY }))).toMatchObject({ valid: true });
+    for (let i = 0; i < 4; i++) expect((await t.verify(`wrong-${i}`, { peer: PROXY })).status).toBe(200);
+    await expectErrorBody(await t.verify('wrong-4', { peer: PROXY }), 429, 'too_many_attempts');
+    // Everyone behind it is banned with it, the right token included.
+    await expectErrorBody(await t.verify(t.token, { peer: PROXY }), 429, 'too_many_attempts');
+    expect(await t.harness.bans.list()).toEqual([expect.objectContaining({ key: PROXY, bannedUntil: expect.any(Number) })]);
+    expect(t.audit.named('ban_started')).toEqual([expect.objectContaining({ address: PROXY })]);
+    expect(proxyWarnings(t).map((call) => call.fields)).toEqual([{ ip: PROXY }]);
+    expect(proxyWarnings(t)[0]?.message).toMatch(/counted against the proxy's own address/);
 
     t.harness.clock.advance(59_999);
-    await t.verify('wrong-again', { peer: PROXY });
-    expect(notCountedNotices(t)).toHaveLength(1);
+    await t.request('/health', { peer: PROXY });
+    expect(proxyWarnings(t)).toHaveLength(1);
     t.harness.clock.advance(1);
-    await t.verify('wrong-again', { peer: PROXY });
-    expect(notCountedNotices(t)).toHaveLength(2);
+    await t.request('/health', { peer: PROXY });
+    expect(proxyWarnings(t)).toHaveLength(2);
   });
 
   it('still counts the client it names in X-Forwarded-For', async () => {

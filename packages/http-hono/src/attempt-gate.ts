@@ -1,9 +1,10 @@
 import type { Admission, CredentialHow, FailureOutcome, SecurityEventSink, VerifiedCredential } from '@webui/core';
 import type { AppLogger, WebuiServices } from './app-env.js';
-import type { ResolvedClient } from './client-ip.js';
 
-/** Who is attempting: the client address, and whether it is really the client's (see ResolvedClient). */
-export type AttemptClient = Pick<ResolvedClient, 'ip' | 'attributable'>;
+/** Who is attempting: the client address as the edge resolved it. */
+export interface AttemptClient {
+  ip: string;
+}
 
 /** An attempt refused before its secret was compared: a ban of the address, or the server-wide budget spent. */
 export interface AttemptRefusal {
@@ -13,22 +14,15 @@ export interface AttemptRefusal {
 
 const FAILURE_MESSAGE: Record<CredentialHow, string> = { verify: 'login failed', cookie: 'session cookie rejected', bearer: 'bearer credential rejected', ticket: 'WebSocket ticket rejected' };
 
-// One notice per proxy per minute: a misconfigured proxy sends every request without the header.
-const UNATTRIBUTED_NOTICE_MS = 60_000;
-const MAX_NOTICED_PROXIES = 1_000;
-
 /**
  * Every attempt at a secret (a login, a session cookie) passes here: admission first (bans, the global
  * budget and its delay), then the outcome is recorded and logged. Both the cookie check and /auth/verify
  * use it, so what counts and what is logged is decided once.
  */
 export class AttemptGate {
-  private readonly unattributedNoticeAt = new Map<string, number>();
-
   constructor(
     private readonly services: WebuiServices,
     private readonly logger: AppLogger,
-    private readonly now: () => number,
     private readonly audit: SecurityEventSink,
   ) {}
 
@@ -37,7 +31,7 @@ export class AttemptGate {
    * `secret`: a bearer, known before it is checked (a live API key passes the global budget).
    */
   async admit(client: AttemptClient, secret?: string): Promise<{ admission: Admission; refusal: AttemptRefusal | null }> {
-    const admission = await this.services.bans.admit(client.ip, { attributable: client.attributable, ...(secret === undefined ? {} : { secret }) });
+    const admission = await this.services.bans.admit(client.ip, secret === undefined ? {} : { secret });
     switch (admission.kind) {
       case 'banned':
         return { admission, refusal: { retryAfterSeconds: admission.retryAfterSeconds, scope: 'address' } };
@@ -53,17 +47,15 @@ export class AttemptGate {
 
   /** `credential`: what was verified; an API key is no login of the access token (BanPolicy.recordSuccess). */
   succeeded(client: AttemptClient, admission: Admission, credential: VerifiedCredential = 'token'): Promise<void> {
-    return this.services.bans.recordSuccess(client.ip, admission, { attributable: client.attributable, credential });
+    return this.services.bans.recordSuccess(client.ip, admission, { credential });
   }
 
   /**
-   * Records a failure, logs it (a ban at warn, a counted failure at info, an unattributed one once a minute
-   * per proxy) and audits it. `presented`: the wrong value, counted once per window (DESIGN D4); `expiredKey`:
+   * Records a failure, logs it (a ban at warn, a counted failure at info) and audits it. `presented`: the wrong value, counted once per window (DESIGN D4); `expiredKey`:
    * the name of the expired key it was.
    */
   async failed(client: AttemptClient, admission: Admission, how: CredentialHow, presented?: { raw: string; tokens: readonly string[] }, expiredKey?: string): Promise<FailureOutcome> {
     const outcome = await this.services.bans.recordFailure(client.ip, {
-      attributable: client.attributable,
       hold: admission.hold,
       ...(presented ? { cookie: presented.raw, presented: presented.tokens } : {}),
     });
@@ -79,9 +71,6 @@ export class AttemptGate {
     } else if (outcome.counted) {
       this.logger.info({ ip: client.ip, via: how, remaining: outcome.remainingAttempts, ...key }, message);
       this.audit.record({ ...failure, counted: true, remaining: outcome.remainingAttempts, ...(expiredKey === undefined ? {} : { reason: 'expired_key' as const }) });
-    } else if (outcome.reason === 'unattributed') {
-      // Audited as often as it is logged: a misconfigured proxy sends every request without the header.
-      if (this.noticeUnattributed(client.ip)) this.audit.record({ ...failure, counted: false, reason: 'unattributed' });
     } else if (outcome.reason !== 'repeated_cookie') {
       // Exempt addresses and stale sessions are not counted, but an operator still sees them.
       this.logger.info({ ip: client.ip, via: how, counted: false, reason: outcome.reason }, message);
@@ -94,20 +83,5 @@ export class AttemptGate {
   keyFirstUsed(client: AttemptClient, name: string): void {
     this.logger.info({ ip: client.ip, key: name }, 'API key used for the first time');
     this.audit.record({ event: 'key_first_used', address: client.ip, via: 'api', key: name });
-  }
-
-  /** Logs the notice unless it was logged for this proxy within the minute; says whether it did. */
-  private noticeUnattributed(proxyIp: string): boolean {
-    const now = this.now();
-    const last = this.unattributedNoticeAt.get(proxyIp);
-    if (last !== undefined && now - last < UNATTRIBUTED_NOTICE_MS) return false;
-    this.unattributedNoticeAt.delete(proxyIp);
-    this.unattributedNoticeAt.set(proxyIp, now);
-    if (this.unattributedNoticeAt.size > MAX_NOTICED_PROXIES) this.unattributedNoticeAt.delete(this.unattributedNoticeAt.keys().next().value as string);
-    this.logger.warn(
-      { ip: proxyIp, counted: false },
-      'a failed attempt came from a trusted proxy without a usable X-Forwarded-For; it is not counted against the proxy (make the proxy send X-Forwarded-For)',
-    );
-    return true;
   }
 }

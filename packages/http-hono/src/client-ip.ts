@@ -5,8 +5,8 @@ export interface ResolvedClient {
   ip: string;
   /** The request came over HTTPS as far as a trusted proxy says. */
   forwardedHttps: boolean;
-  /** False when a trusted proxy gave no usable X-Forwarded-For: `ip` is then the proxy's own, never counted toward a ban. */
-  attributable: boolean;
+  /** A trusted proxy (not the Unix socket) gave no usable X-Forwarded-For: `ip` is its own, counted like any client's. */
+  proxyWithoutForwardedFor: boolean;
 }
 
 /** The peer address a runtime reports for a request over its Unix socket (`webui.host = "unix:/path"`). */
@@ -25,8 +25,8 @@ const UNIX_SOCKET_CLIENT = parseIp('127.0.0.1') as IpAddress;
 export function resolveClient(peerAddress: string | undefined, header: (name: string) => string | undefined, trustedProxies: readonly Cidr[]): ResolvedClient {
   const overSocket = peerAddress === UNIX_SOCKET_PEER;
   const peer = overSocket ? UNIX_SOCKET_CLIENT : peerAddress === undefined ? null : parseIp(peerAddress);
-  if (!peer) return { ip: peerAddress ?? 'unknown', forwardedHttps: false, attributable: true };
-  if (!overSocket && !anyCidrContains(trustedProxies, peer)) return { ip: formatIp(peer), forwardedHttps: false, attributable: true };
+  if (!peer) return { ip: peerAddress ?? 'unknown', forwardedHttps: false, proxyWithoutForwardedFor: false };
+  if (!overSocket && !anyCidrContains(trustedProxies, peer)) return { ip: formatIp(peer), forwardedHttps: false, proxyWithoutForwardedFor: false };
 
   const proto = header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
   const forwardedHttps = proto === 'https';
@@ -34,18 +34,18 @@ export function resolveClient(peerAddress: string | undefined, header: (name: st
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
+  // Without a usable X-Forwarded-For the proxy's own address is the client: no way around the count (a socket peer is the local client it is).
   let client = peer;
-  // Without X-Forwarded-For a socket peer is counted as the local client it is.
-  let attributable = overSocket;
+  let forwarded = false;
   for (let i = chain.length - 1; i >= 0; i--) {
     const hop = parseHop(chain[i] as string);
     // A malformed hop was written by the client, not by a proxy: stop at the last real address.
     if (!hop) break;
     client = hop;
-    attributable = true;
+    forwarded = true;
     if (!anyCidrContains(trustedProxies, hop)) break;
   }
-  return { ip: formatIp(client), forwardedHttps, attributable };
+  return { ip: formatIp(client), forwardedHttps, proxyWithoutForwardedFor: !forwarded && !overSocket };
 }
 
 /** A forwarded hop, also in the `1.2.3.4:5678` and `[2001:db8::1]:5678` forms some proxies write. */

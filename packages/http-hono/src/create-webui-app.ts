@@ -7,6 +7,7 @@ import { isAllowedOrigin } from './allowed-origins.js';
 import { limitBody, MAX_BODY_BYTES } from './body-limit.js';
 import { errorBody, requestFailureAnswer } from './error-body.js';
 import { createEdgeVerdict, type EdgeRefusal } from './edge-verdict.js';
+import { forwardedForWarning } from './forwarded-for-warning.js';
 import { originRefusal } from './middleware/origin-guard.js';
 import { requestLog } from './middleware/request-log.js';
 import { sessionGuard } from './middleware/session-guard.js';
@@ -90,7 +91,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const audit = options.audit ?? NO_AUDIT;
   const refusals = new RefusalAudit(audit, now);
   const actions = new OperatorActions(services, audit, logger);
-  const gate = new AttemptGate(services, logger, now, audit);
+  const gate = new AttemptGate(services, logger, audit);
   const session = sessionGuard(gate, services, isPublic);
   // originGuard, then the body limit, then the session guard, folded into one step: fewer async layers per request.
   const guards: MiddlewareHandler<WebuiEnv> = (c, next) => {
@@ -112,7 +113,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const apiEntry = logger.isLevelEnabled?.('debug') === false ? apiSteps : requestLog(logger, now, apiSteps);
 
   const isTls = runtime.isTls ?? (() => false);
-  const edgeVerdict = createEdgeVerdict(policy);
+  const edgeVerdict = createEdgeVerdict(policy, forwardedForWarning(logger, now));
   // The edge, in one step for every path: who the client is, D8 allowed IPs, D9 Host check; then, under
   // the API prefix, the request log, CORS, the Origin check, the body limit and the session guard.
   const edge: MiddlewareHandler<WebuiEnv> = (c, next) => {
@@ -122,7 +123,6 @@ export function createWebuiApp(options: WebuiAppOptions) {
     if (runtime.presetAnswerHeader?.(c, 'Cache-Control', 'no-store') !== true) c.header('Cache-Control', 'no-store');
     const verdict = edgeVerdict({ peerAddress: runtime.getConnInfo(c).remote.address, isTls: isTls(c), header: (name) => requestHeader(c, name) });
     c.set('clientIp', verdict.clientIp);
-    c.set('clientAttributable', verdict.attributable);
     c.set('secureTransport', verdict.secureTransport);
     if (verdict.refusal) {
       if (verdict.refusal === 'host_not_allowed') refusals.refused(verdict.clientIp, 'host_not_allowed');

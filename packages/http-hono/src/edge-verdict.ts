@@ -17,8 +17,6 @@ export type EdgeRefusal = 'ip_not_allowed' | 'duplicate_host' | 'host_not_allowe
 export interface EdgeVerdict {
   /** The address bans, the allow list and logs use: the TCP peer, or X-Forwarded-For behind a trusted proxy (DESIGN D3). */
   clientIp: string;
-  /** False for a trusted proxy's request without a usable X-Forwarded-For: nobody's failures to count. */
-  attributable: boolean;
   /** TLS on the connection, or HTTPS as a trusted proxy says (DESIGN D6). */
   secureTransport: boolean;
   /** Why the request is refused before anything else runs, if it is. */
@@ -28,15 +26,20 @@ export interface EdgeVerdict {
 /** Decides a request's EdgeVerdict under one policy. */
 export type EdgeVerdictOf = (facts: ConnectionFacts) => EdgeVerdict;
 
-/** The checks every request passes first: who the client is, DESIGN D8 allowed IPs (403 to others), the D9 Host rule (loopback binds, or any bind once allowed_hosts is set, serve only loopback or listed Hosts). */
-export function createEdgeVerdict(policy: HttpPolicy): EdgeVerdictOf {
+/**
+ * The checks every request passes first: who the client is, DESIGN D8 allowed IPs (403 to others), the D9 Host rule (loopback binds,
+ * or any bind once allowed_hosts is set, serve only loopback or listed Hosts). `warnProxyWithoutForwardedFor` hears of a trusted
+ * proxy's request that names no client (see forwardedForWarning).
+ */
+export function createEdgeVerdict(policy: HttpPolicy, warnProxyWithoutForwardedFor: (proxyIp: string) => void = () => undefined): EdgeVerdictOf {
   // Off loopback every Host is served unless allowed_hosts names them: then nothing to parse, nothing to remember.
   const checksHost = policy.loopbackOnly || policy.allowedHosts.length > 0;
   const isServed = checksHost ? rememberHostVerdicts((host) => isServedHost(host, policy)) : () => true;
   return (facts) => {
     const client = resolveClient(facts.peerAddress, facts.header, policy.trustedProxies);
     const secureTransport = facts.isTls || client.forwardedHttps;
-    const verdict: EdgeVerdict = { clientIp: client.ip, attributable: client.attributable, secureTransport };
+    if (client.proxyWithoutForwardedFor) warnProxyWithoutForwardedFor(client.ip);
+    const verdict: EdgeVerdict = { clientIp: client.ip, secureTransport };
     const host = facts.header('host') ?? '';
     if (!isAllowedClient(client.ip, policy)) verdict.refusal = 'ip_not_allowed';
     // Repeated Host fields arrive joined with ", " (no Host holds a comma): which one is meant is not ours to guess.

@@ -29,7 +29,7 @@ export type SessionAuthority = Pick<Core, 'tokens' | 'credentials'>;
 
 /** The client of a request as the edge resolved it. */
 export function attemptClientOf(c: Context<WebuiEnv>): AttemptClient {
-  return { ip: c.get('clientIp'), attributable: c.get('clientAttributable') };
+  return { ip: c.get('clientIp') };
 }
 
 export function presentedCredentials(c: Context<WebuiEnv>): PresentedCredentials {

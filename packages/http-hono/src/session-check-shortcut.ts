@@ -4,6 +4,7 @@ import { AttemptGate } from './attempt-gate.js';
 import { afterAuditWritten } from './audit-written.js';
 import { NO_AUDIT } from './refusal-audit.js';
 import { createEdgeVerdict, type ConnectionFacts } from './edge-verdict.js';
+import { forwardedForWarning } from './forwarded-for-warning.js';
 import { requestFailureAnswer } from './error-body.js';
 import { API_PREFIX } from './create-webui-app.js';
 import { plainAnswer, type JsonAnswer, type PlainAnswer } from './plain-answer.js';
@@ -31,10 +32,10 @@ export type SessionCheckShortcut = (request: PlainRequest) => Promise<PlainAnswe
 export function createSessionCheckShortcut(options: { services: WebuiServices; policy: HttpPolicy; logger: AppLogger; audit?: SecurityEventSink }): SessionCheckShortcut | undefined {
   const { services, policy, logger } = options;
   if (logger.isLevelEnabled?.('debug') !== false) return undefined;
-  // Its own gate: the attempts it records and logs are the core's, only the once-a-minute proxy notice is per transport.
   const audit = options.audit ?? NO_AUDIT;
-  const gate = new AttemptGate(services, logger, () => performance.now(), audit);
-  const edgeVerdict = createEdgeVerdict(policy);
+  const gate = new AttemptGate(services, logger, audit);
+  // Its own once-a-minute warning about a proxy that names no client: the only state per transport.
+  const edgeVerdict = createEdgeVerdict(policy, forwardedForWarning(logger, () => performance.now()));
   // One step from the answer to the wire form, sent once its audit line is written.
   const written = (answer: JsonAnswer) => afterAuditWritten(audit, plainAnswer(answer));
   return (request) => {
@@ -42,7 +43,7 @@ export function createSessionCheckShortcut(options: { services: WebuiServices; p
     const verdict = edgeVerdict(request);
     if (verdict.refusal) return null;
     // The route's own answer and the app's own 500 (as app.onError gives it): nothing here is written twice.
-    return answerSessionCheck({ cookie: request.header('cookie'), authorization: request.header('authorization') }, { ip: verdict.clientIp, attributable: verdict.attributable }, gate, services).then(
+    return answerSessionCheck({ cookie: request.header('cookie'), authorization: request.header('authorization') }, { ip: verdict.clientIp }, gate, services).then(
       written,
       (error: unknown) => written(requestFailureAnswer(logger, error, SESSION_CHECK_TARGET)),
     );
