@@ -26,3 +26,16 @@ export { ApiKeys, revokedKeyNames, revokedKeySessions, MAX_API_KEYS, LAST_USED_R
 export { API_KEY_PREFIX, looksLikeApiKey } from './api-key-format.js';
 export { Credentials, permits, type Authentication, type Permission, type Principal, type Unauthenticated } from './credentials.js';
 export { copyTokenRecord } from './token-record-copy.js';
+export type { Logger } from './ports/logger.js';
+export type { Actor, AttemptClient } from './use-cases/actor.js';
+export type { AttemptRefusal, Pause, PresentedValue } from './use-cases/attempts.js';
+export type { AuthenticationOutcome, CredentialVia } from './use-cases/authenticate.js';
+export type { PresentedCredentials, AmbiguousCredentials } from './use-cases/presented-credentials.js';
+export { createAccessOperations, type AccessOperations, type LoginOutcome, type SessionCheckOutcome, type TicketIssueOutcome, type TicketRedeemOutcome } from './use-cases/access-operations.js';
+export { createOperatorOperations, type OperatorOperations, type KeyRefusal, type LiftBanRefusal } from './use-cases/operator-operations.js';
+export { createWebuiOperations, type WebuiOperations } from './use-cases/webui-operations.js';
+export { EventRecorder, type OperationEventSink } from './use-cases/event-recorder.js';
+export { LoginLog, LOGIN_LOG_WINDOW_MS } from './use-cases/login-log.js';
+export { auditEventOf, type Done, type OperationEvent, type OperationNotice } from './use-cases/operation-event.js';
+export { AMBIGUOUS_CREDENTIALS_DETAIL, KEY_REFUSAL_DETAIL, OWN_BAN_DETAIL, unknownKeyDetail, weakTokenDetail } from './use-cases/refusal-details.js';
+export { afterAuditWritten } from './audit-written.js';

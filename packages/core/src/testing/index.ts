@@ -4,3 +4,4 @@ export { MemoryStore } from '../memory-store.js';
 export { createCoreHarness } from './core-harness.js';
 export { storeConformanceCases, type StoreConformanceHarness } from './store-conformance.js';
 export { overwriteRecord } from './overwrite-record.js';
+export { RecordingAuditSink, RecordingEventSink, RecordingLogger, type LoggedLine } from './recording-sinks.js';

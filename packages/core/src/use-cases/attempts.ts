@@ -1,0 +1,92 @@
+import type { Admission, BanPolicy, FailureOutcome, VerifiedCredential } from '../ban-policy.js';
+import type { CredentialHow } from '../security-event.js';
+import type { AttemptClient } from './actor.js';
+import type { OperationEvent } from './operation-event.js';
+
+/** An attempt refused before its secret was compared: a ban of the address, or the server-wide budget spent. */
+export interface AttemptRefusal {
+  retryAfterSeconds: number;
+  scope: 'address' | 'server';
+}
+
+/** Waits out the global budget's delay (setTimeout in a host; the core keeps no timers of its own). */
+export type Pause = (ms: number) => Promise<void>;
+
+/** A wrong value as presented: counted once per window (DESIGN D4); `tokens` are what it may stand for (a stale session). */
+export interface PresentedValue {
+  raw: string;
+  tokens: readonly string[];
+}
+
+/**
+ * Every attempt at a secret (a login, a cookie, a bearer, a ticket) passes here: admission first (bans, the
+ * global budget and its delay), then the outcome is recorded and reported as events. Every verb that
+ * compares a secret uses it, so what counts and what is reported is decided once.
+ */
+export class Attempts {
+  constructor(
+    private readonly bans: Pick<BanPolicy, 'admit' | 'recordFailure' | 'recordSuccess'>,
+    private readonly pause: Pause,
+  ) {}
+
+  /**
+   * Admits an attempt, waiting out a budget delay; a refusal is answered without comparing anything.
+   * `secret`: a bearer, known before it is checked (a live API key passes the global budget).
+   */
+  async admit(client: AttemptClient, secret?: string): Promise<{ admission: Admission; refusal: AttemptRefusal | null }> {
+    const admission = await this.bans.admit(client.ip, secret === undefined ? {} : { secret });
+    switch (admission.kind) {
+      case 'banned':
+        return { admission, refusal: { retryAfterSeconds: admission.retryAfterSeconds, scope: 'address' } };
+      case 'throttled':
+        return { admission, refusal: { retryAfterSeconds: admission.retryAfterSeconds, scope: 'server' } };
+      case 'delayed':
+        await this.pause(admission.delayMs);
+        return { admission, refusal: null };
+      default:
+        return { admission, refusal: null };
+    }
+  }
+
+  /** `credential`: what was verified; an API key is no login of the access token (BanPolicy.recordSuccess). */
+  succeeded(client: AttemptClient, admission: Admission, credential: VerifiedCredential = 'token'): Promise<void> {
+    return this.bans.recordSuccess(client.ip, admission, { credential });
+  }
+
+  /**
+   * Records a failure and adds its events to `events`: a counted failure, the failure that bans and the ban,
+   * or an uncounted one (exempt, stale session; a repeated cookie is not reported). `expiredKey`: the name of
+   * the expired key the value was.
+   */
+  async failed(client: AttemptClient, admission: Admission, how: CredentialHow, events: OperationEvent[], presented?: PresentedValue, expiredKey?: string): Promise<FailureOutcome> {
+    const outcome = await this.bans.recordFailure(client.ip, {
+      hold: admission.hold,
+      ...(presented ? { cookie: presented.raw, presented: presented.tokens } : {}),
+    });
+    const failure = { event: 'login_failed', address: client.ip, via: 'api', how, ...(expiredKey === undefined ? {} : { key: expiredKey }) } as const;
+    const expired = expiredKey === undefined ? {} : { reason: 'expired_key' as const };
+    if (outcome.banned) {
+      if (outcome.justBanned) {
+        events.push({ ...failure, counted: true, remaining: 0, ...expired });
+        events.push({ event: 'ban_started', address: client.ip, via: 'api', how, retry_after: outcome.retryAfterSeconds });
+      }
+    } else if (outcome.counted) {
+      events.push({ ...failure, counted: true, remaining: outcome.remainingAttempts, ...expired });
+    } else if (outcome.reason !== 'repeated_cookie') {
+      events.push({ ...failure, counted: false, reason: outcome.reason });
+    }
+    return outcome;
+  }
+
+  /**
+   * Counts an attempt that presented more than one credential as one failed attempt without comparing any of
+   * them, so that many values in one request are one guess, not many (and not a way around the ban). A client
+   * already banned, or held back by the global budget, gets that refusal first; so does the attempt that bans.
+   */
+  async ambiguous(client: AttemptClient, how: CredentialHow, events: OperationEvent[]): Promise<AttemptRefusal | null> {
+    const { admission, refusal } = await this.admit(client);
+    if (refusal) return refusal;
+    const outcome = await this.failed(client, admission, how, events);
+    return outcome.banned ? { retryAfterSeconds: outcome.retryAfterSeconds, scope: 'address' } : null;
+  }
+}

@@ -1,0 +1,102 @@
+import type { Credentials, Principal } from '../credentials.js';
+import { StoreUnavailableError } from '../ports/store.js';
+import type { TokenService } from '../token-service.js';
+import type { AttemptClient } from './actor.js';
+import type { AttemptRefusal, Attempts, PresentedValue } from './attempts.js';
+import type { OperationEvent } from './operation-event.js';
+import { ambiguityOf, type AmbiguousCredentials, type PresentedCredentials } from './presented-credentials.js';
+
+/** How a request presented its credential: the bot_session cookie, or `Authorization: Bearer`. */
+export type CredentialVia = 'cookie' | 'bearer';
+
+/** Who a request acts as, or why it acts as nobody. */
+export type AuthenticationOutcome =
+  | { kind: 'none' }
+  | { kind: 'valid'; principal: Principal; via: CredentialVia }
+  | { kind: 'invalid'; via: CredentialVia }
+  /** More than one credential: refused with none of them compared, counted as one guess. */
+  | { kind: 'ambiguous'; code: AmbiguousCredentials }
+  | ({ kind: 'refused' } & AttemptRefusal);
+
+/** What authenticating needs: the attempt accounting, the access token for cookies, the token or a key for bearers. */
+export interface AuthenticationParts {
+  attempts: Attempts;
+  tokens: Pick<TokenService, 'statusFor'>;
+  credentials: Pick<Credentials, 'authenticate'>;
+}
+
+/**
+ * Checks the credential a request presents. A wrong value counts as a failed verification (DESIGN D4),
+ * a banned client's credential is not even compared, so no endpoint is an oracle outside the ban. The
+ * cookie carries the access token only (a browser session); a bearer may be the token or an API key.
+ * A request presenting more than one credential has none compared and counts as one guess.
+ */
+export async function authenticate(parts: AuthenticationParts, presented: PresentedCredentials, client: AttemptClient, events: OperationEvent[]): Promise<AuthenticationOutcome> {
+  const ambiguity = ambiguityOf(presented);
+  if (ambiguity) {
+    const refusal = await parts.attempts.ambiguous(client, ambiguity.how, events);
+    return refusal ? { kind: 'refused', ...refusal } : { kind: 'ambiguous', code: ambiguity.code };
+  }
+  if (presented.bearer !== null) return checkBearer(parts, presented.bearer, client, events);
+  const [cookie] = presented.cookies;
+  if (cookie === undefined) return { kind: 'none' };
+  let admitted: Awaited<ReturnType<Attempts['admit']>>;
+  try {
+    admitted = await parts.attempts.admit(client);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) return sessionFromLastKnownRecord(cookie, parts, error);
+    throw error;
+  }
+  const { admission, refusal } = admitted;
+  if (refusal) return { kind: 'refused', ...refusal };
+  const valid = await validCookieSession(cookie, parts);
+  if (valid) {
+    // Only an attempt that held a place in the global budget has anything to give back or remember.
+    if (admission.hold !== null) await parts.attempts.succeeded(client, admission);
+    return valid;
+  }
+  const outcome = await parts.attempts.failed(client, admission, 'cookie', events, cookie);
+  if (outcome.banned) return { kind: 'refused', retryAfterSeconds: outcome.retryAfterSeconds, scope: 'address' };
+  return { kind: 'invalid', via: 'cookie' };
+}
+
+async function checkBearer(parts: AuthenticationParts, bearer: string, client: AttemptClient, events: OperationEvent[]): Promise<AuthenticationOutcome> {
+  // An empty bearer guesses nothing: refused, not counted.
+  if (bearer === '') return { kind: 'invalid', via: 'bearer' };
+  // The bearer goes to admission: a live API key is not held to the global budget.
+  const { admission, refusal } = await parts.attempts.admit(client, bearer);
+  if (refusal) return { kind: 'refused', ...refusal };
+  const authentication = await parts.credentials.authenticate(bearer);
+  if (authentication.ok) {
+    const { principal } = authentication;
+    if (admission.hold !== null) await parts.attempts.succeeded(client, admission, principal.kind);
+    // A key's first request ever: the operator learns the key is in use, and from where.
+    if (principal.kind === 'key' && principal.firstUse) events.push({ event: 'key_first_used', address: client.ip, via: 'api', key: principal.name });
+    return { kind: 'valid', principal, via: 'bearer' };
+  }
+  // A wrong bearer is a guess like a wrong cookie, each distinct value once per window (DESIGN D4).
+  const outcome = await parts.attempts.failed(client, admission, 'bearer', events, { raw: bearer, tokens: [bearer] }, authentication.expiredKey);
+  if (outcome.banned) return { kind: 'refused', retryAfterSeconds: outcome.retryAfterSeconds, scope: 'address' };
+  return { kind: 'invalid', via: 'bearer' };
+}
+
+/**
+ * While a shared store is lost, a cookie the last known record accepts keeps its session (the dashboard
+ * polls /auth/check and would log its user out on a 503); state changes still fail at the store. A cookie
+ * it does not accept could not be counted as a guess, so the request is refused with the store's error (503).
+ */
+async function sessionFromLastKnownRecord(cookie: PresentedValue, parts: AuthenticationParts, lost: StoreUnavailableError): Promise<AuthenticationOutcome> {
+  const valid = await validCookieSession(cookie, parts);
+  if (valid) return valid;
+  throw lost;
+}
+
+/** The session of the cookie when it is the access token (as sent, or percent-decoded), or null. */
+async function validCookieSession(cookie: PresentedValue, parts: AuthenticationParts): Promise<AuthenticationOutcome | null> {
+  for (const candidate of cookie.tokens) {
+    // The status comes with the check: /auth/check needs it, and it costs no second read.
+    const status = await parts.tokens.statusFor(candidate);
+    if (status) return { kind: 'valid', principal: { kind: 'token', session: candidate, status }, via: 'cookie' };
+  }
+  return null;
+}
