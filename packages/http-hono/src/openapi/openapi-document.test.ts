@@ -7,6 +7,7 @@ import { API_PREFIX, createWebuiApp } from '../create-webui-app.js';
 import { createTestApp, RecordingLogger } from '../testing/test-app.js';
 import { PluginProgressBoard } from '../ws/plugin-progress-board.js';
 import { WsHub } from '../ws/ws-hub.js';
+import { responseSchema } from './documented-responses.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { OPERATIONS } from './operations.js';
 
@@ -78,10 +79,22 @@ describe('OpenAPI document', () => {
   });
 
   it('lists every error answer of a body-taking endpoint with the D1 body', () => {
-    const responses = (document.paths as Paths)[`${API_PREFIX}/auth/verify`]?.post?.responses as Record<string, { content?: { 'application/json': { schema: { required?: string[] } } } }>;
+    type JsonSchema = { $ref?: string; required?: string[] };
+    const responses = (document.paths as Paths)[`${API_PREFIX}/auth/verify`]?.post?.responses as Record<string, { content?: { 'application/json': { schema: JsonSchema } } }>;
+    // The bodies are components, referenced by name.
+    const components = (document.components as { schemas: Record<string, JsonSchema> }).schemas;
+    const resolved = (schema: JsonSchema | undefined) => (schema?.$ref ? components[schema.$ref.replace('#/components/schemas/', '')] : schema);
     for (const status of ['400', '403', '413', '415', '422', '429']) {
-      expect(responses[status]?.content?.['application/json'].schema.required).toEqual(expect.arrayContaining(['detail', 'code']));
+      expect(resolved(responses[status]?.content?.['application/json'].schema)?.required).toEqual(expect.arrayContaining(['detail', 'code']));
     }
+  });
+
+  it('names every wire shape once, as a component, and documents the API key of /auth/check', () => {
+    const components = (document.components as { schemas: Record<string, { oneOf?: Array<{ properties: Record<string, unknown> }> }> }).schemas;
+    expect(Object.keys(components)).toEqual(expect.arrayContaining(['ErrorBody', 'CheckResponse', 'VerifyResponse', 'ServerEnvelope', 'LogEntry', 'PluginProgress']));
+    expect(components['CheckResponse']?.oneOf?.[0]?.properties).toHaveProperty('key');
+    const check = (document.paths as Paths)[`${API_PREFIX}/auth/check`]?.get?.responses['200'];
+    expect(check).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/CheckResponse' } } } });
   });
 
   it('is served at /api/webui/openapi.json without a session', async () => {
@@ -95,7 +108,7 @@ describe('OpenAPI document', () => {
 describe('real answers match the documented schemas', () => {
   const schemaFor = (method: string, path: string, status: number) => {
     const operation = OPERATIONS.find((op) => op.method === method && op.path === path);
-    const schema = operation?.responses[status]?.schema;
+    const schema = operation && responseSchema(operation, status);
     if (!schema) throw new Error(`no documented ${status} for ${method} ${path}`);
     return schema;
   };

@@ -2,24 +2,30 @@ import type * as v from 'valibot';
 import {
   BanLiftResponse,
   BanListResponse,
+  CheckAmbiguousBody,
+  CheckResponse,
+  CheckTooManyBody,
   CreateKeyRequest,
+  ErrorBody,
+  HealthDegradedBody,
+  HealthResponse,
   KeyCreatedResponse,
   KeyListResponse,
   KeyRevokedResponse,
-  CheckResponse,
-  ErrorBody,
-  HealthResponse,
   LogoutResponse,
   RegenerateResponse,
   SetupChangeResponse,
   SetupStatusResponse,
-  SuccessResponse,
   TooManyAttemptsBody,
   UpdateTokenRequest,
+  UpdateTokenResponse,
   VerifyRequest,
   VerifyResponse,
+  VerifyTooManyBody,
   WeakTokenBody,
+  WsTokenAmbiguousBody,
   WsTokenResponse,
+  WsTokenTooManyBody,
 } from '../schemas.js';
 
 export type Access = 'public' | 'session' | 'session-or-200' | 'ticket';
@@ -30,7 +36,7 @@ export interface DocumentedResponse {
   retryAfter?: boolean;
 }
 
-/** One endpoint as the OpenAPI document describes it; the routes validate with the same schemas. */
+/** One endpoint as the OpenAPI document describes it; the bodies are the schemas the routes validate and answer with. */
 export interface Operation {
   method: 'get' | 'post' | 'delete';
   /** Path parameters in OpenAPI's `{name}` form. */
@@ -40,12 +46,30 @@ export interface Operation {
   summary: string;
   description: string;
   access: Access;
+  /** False for the few operations that never ask the state store, so never answer 503 store_unavailable. */
+  store?: false;
   requestBody?: v.GenericSchema;
+  /** This operation's own answers; the guards' answers every operation shares are added in documented-responses.ts. */
   responses: Record<number, DocumentedResponse>;
 }
 
-const banned: DocumentedResponse = { description: 'This address is banned after repeated failed verifications.', schema: TooManyAttemptsBody, retryAfter: true };
+const banned: DocumentedResponse = {
+  description: 'This address is banned after repeated failed verifications.',
+  schema: TooManyAttemptsBody,
+  retryAfter: true,
+};
 const unauthenticated: DocumentedResponse = { description: 'No valid session: log in with POST /auth/verify.', schema: ErrorBody };
+
+const WS_DESCRIPTION = [
+  'Upgrades to a WebSocket with ?token=<ticket>.',
+  'Server frames (ServerEnvelope): {op:"event",domain,event,topic?,data}, {op:"response",id,ok,data?|error}, {op:"pong",ts}.',
+  'Client frames (ClientMessage): {op:"ping"}, {op:"subscribe"|"unsubscribe",id,domain,topic,data?}.',
+  'Topics logs/main (a snapshot event {entries:[...]}, then entry events {entry}; an entry is a LogEntry:',
+  '{id: string, unique and increasing within a run, timestamp: ISO 8601, level: DEBUG|INFO|WARNING|ERROR|CRITICAL, module, message})',
+  'and plugin_progress/main (a snapshot event, then update events, each {progress: one PluginProgress object',
+  '{operation, stage, progress, message, error, plugin_id, total_plugins, loaded_plugins}}, idle when nothing runs).',
+  'Closed with 4001 when the access token changes.',
+].join(' ');
 
 export const OPERATIONS: Operation[] = [
   {
@@ -54,7 +78,15 @@ export const OPERATIONS: Operation[] = [
     summary: 'Health check',
     description: 'Answers while the backend is online.',
     access: 'public',
-    responses: { 200: { description: 'Online.', schema: HealthResponse } },
+    store: false,
+    responses: {
+      200: { description: 'Online.', schema: HealthResponse },
+      503: {
+        description: 'The shared state store is unreachable: logins and changes are refused.',
+        schema: HealthDegradedBody,
+        retryAfter: true,
+      },
+    },
   },
   {
     method: 'post',
@@ -64,20 +96,30 @@ export const OPERATIONS: Operation[] = [
     access: 'public',
     requestBody: VerifyRequest,
     responses: {
-      200: { description: 'Verified (cookie set), or refused with valid:false; remaining_attempts when 2 or fewer remain.', schema: VerifyResponse },
-      429: banned,
+      200: {
+        description: 'Verified (cookie set), or refused with valid:false; remaining_attempts when 2 or fewer remain.',
+        schema: VerifyResponse,
+      },
+      429: { ...banned, schema: VerifyTooManyBody },
     },
   },
   {
     method: 'get',
     path: '/auth/check',
     summary: 'Whether the cookie is a valid login',
-    description: 'Never 401: a missing or wrong cookie answers authenticated:false. A wrong cookie counts as a failed verification.',
+    description:
+      'Never 401: a missing or wrong cookie answers authenticated:false. A wrong cookie counts as a failed verification. ' +
+      'For an API key, `key` names it and its scope.',
     access: 'public',
     responses: {
       200: { description: 'The login state.', schema: CheckResponse },
-      400: { description: 'More than one credential (`duplicate_credentials`, `conflicting_credentials`), with authenticated:false; counted as one failed attempt.', schema: ErrorBody },
-      429: banned,
+      400: {
+        description:
+          'More than one credential (`duplicate_credentials`, `conflicting_credentials`), with authenticated:false; ' +
+          'counted as one failed attempt.',
+        schema: CheckAmbiguousBody,
+      },
+      429: { ...banned, schema: CheckTooManyBody },
     },
   },
   {
@@ -88,8 +130,11 @@ export const OPERATIONS: Operation[] = [
     access: 'session',
     requestBody: UpdateTokenRequest,
     responses: {
-      200: { description: 'Updated; the old token is invalid at once.', schema: SuccessResponse },
-      400: { description: 'The new token breaks strength rules (every broken rule is listed), or the body is not JSON.', schema: WeakTokenBody },
+      200: { description: 'Updated; the old token is invalid at once.', schema: UpdateTokenResponse },
+      400: {
+        description: 'The new token breaks strength rules (every broken rule is listed), or the body is not JSON.',
+        schema: WeakTokenBody,
+      },
       401: unauthenticated,
       429: banned,
     },
@@ -108,6 +153,7 @@ export const OPERATIONS: Operation[] = [
     summary: 'Log out',
     description: 'Clears the bot_session cookie; not an error while logged out.',
     access: 'public',
+    store: false,
     responses: { 200: { description: 'Logged out.', schema: LogoutResponse } },
   },
   {
@@ -140,28 +186,42 @@ export const OPERATIONS: Operation[] = [
     summary: 'One-time WebSocket ticket',
     description: 'Valid 60 seconds, single use, bound to the session. Without a session it answers 200 with success:false, not 401.',
     access: 'session-or-200',
-    responses: { 200: { description: 'A ticket, or success:false without a session.', schema: WsTokenResponse }, 429: banned },
+    responses: {
+      200: { description: 'A ticket, or success:false without a session.', schema: WsTokenResponse },
+      400: { description: 'More than one credential, with success:false; counted as one failed attempt.', schema: WsTokenAmbiguousBody },
+      429: { ...banned, schema: WsTokenTooManyBody },
+    },
   },
   {
     method: 'get',
     path: '/security/bans',
     summary: 'Client addresses with counted failures or a ban',
-    description: 'Every client key (an IPv4 address or IPv6 /64) with failed verifications in the 5-minute window or a running ban; banned first.',
+    description:
+      'Every client key (an IPv4 address or IPv6 /64) with failed verifications in the 5-minute window or a running ban; banned first.',
     access: 'session',
     responses: { 200: { description: 'The list.', schema: BanListResponse }, 401: unauthenticated, 429: banned },
   },
   {
     method: 'delete',
     path: '/security/bans/{key}',
-    pathParameters: { key: 'A key as listed, an IP address, a CIDR (all keys inside it), or `all`; percent-encoded (`2001%3Adb8%3A%3A%2F64`).' },
+    pathParameters: {
+      key: 'A key as listed, an IP address, a CIDR (all keys inside it), or `all`; percent-encoded (`2001%3Adb8%3A%3A%2F64`).',
+    },
     summary: 'Lift bans and clear failures',
-    description: 'Lifts the bans and clears the failure counts of every key the path parameter covers; `lifted` lists them (empty when nothing matched).',
+    description:
+      'Lifts the bans and clears the failure counts of every key the path parameter covers; ' +
+      '`lifted` lists them (empty when nothing matched).',
     access: 'session',
     responses: {
       200: { description: 'Lifted.', schema: BanLiftResponse },
       400: { description: 'The key is not `all`, an address, a CIDR or a listed key.', schema: ErrorBody },
       401: unauthenticated,
-      403: { description: 'An API key asked to lift its own address (`own_ban`: the path parameter covers it, `all` included); or a read key (`insufficient_scope`), a refused Origin or Host.', schema: ErrorBody },
+      403: {
+        description:
+          'An API key asked to lift its own address (`own_ban`: the path parameter covers it, `all` included); ' +
+          'or a read key (`insufficient_scope`), a refused Origin or Host.',
+        schema: ErrorBody,
+      },
       429: banned,
     },
   },
@@ -178,12 +238,16 @@ export const OPERATIONS: Operation[] = [
     path: '/keys',
     summary: 'Create an API key',
     description:
-      'Creates a key for scripts: `wk_` and 43 URL-safe characters, shown only in this answer and kept hashed. Needs the access token (a cookie session or the token as bearer), not a key. Changing the access token never revokes keys.',
+      'Creates a key for scripts: `wk_` and 43 URL-safe characters, shown only in this answer and kept hashed. ' +
+      'Needs the access token (a cookie session or the token as bearer), not a key. Changing the access token never revokes keys.',
     access: 'session',
     requestBody: CreateKeyRequest,
     responses: {
       200: { description: 'Created; `key` is shown only here.', schema: KeyCreatedResponse },
-      400: { description: 'A malformed name (`invalid_key_name`) or lifetime (`invalid_expiry`), or a cookie and bearer that differ.', schema: ErrorBody },
+      400: {
+        description: 'A malformed name (`invalid_key_name`) or lifetime (`invalid_expiry`), or a cookie and bearer that differ.',
+        schema: ErrorBody,
+      },
       401: unauthenticated,
       403: { description: 'An API key cannot create keys (`insufficient_scope`); or a refused Origin or Host.', schema: ErrorBody },
       409: { description: 'The name is taken (`key_name_taken`) or there are 100 keys (`too_many_keys`).', schema: ErrorBody },
@@ -195,7 +259,8 @@ export const OPERATIONS: Operation[] = [
     path: '/keys/{name}',
     pathParameters: { name: 'The name of the key, percent-encoded.' },
     summary: 'Revoke an API key',
-    description: 'Revokes the key at once: its next request is refused and its WebSockets close with 4001. Needs the access token, not a key.',
+    description:
+      'Revokes the key at once: its next request is refused and its WebSockets close with 4001. Needs the access token, not a key.',
     access: 'session',
     responses: {
       200: { description: 'Revoked.', schema: KeyRevokedResponse },
@@ -209,19 +274,29 @@ export const OPERATIONS: Operation[] = [
     method: 'get',
     path: '/ws',
     summary: 'The unified WebSocket channel',
-    description:
-      'Upgrades to a WebSocket with ?token=<ticket>. Server envelopes: {op:"event",domain,event,topic?,data}, {op:"response",id,ok,data?|error}, {op:"pong",ts}. Client: {op:"ping"}, {op:"subscribe"|"unsubscribe",id,domain,topic,data?}. Topics logs/main (a snapshot event {entries:[...]}, then entry events {entry}; an entry is {id: string, unique and increasing within a run, timestamp: ISO 8601, level: DEBUG|INFO|WARNING|ERROR|CRITICAL, module, message}) and plugin_progress/main (a snapshot event, then update events, each {progress: one object {operation, stage, progress, message, error, plugin_id, total_plugins, loaded_plugins}}, idle when nothing runs). Closed with 4001 when the access token changes.',
+    description: WS_DESCRIPTION,
     access: 'ticket',
     responses: {
       101: { description: 'Switching protocols.' },
       400: {
-        description: 'A WebSocket handshake with a malformed Sec-WebSocket-Key or Sec-WebSocket-Protocol, or more than one token parameter (`duplicate_credentials`, counted as one failed attempt); the ticket is not spent.',
+        description:
+          'A WebSocket handshake with a malformed Sec-WebSocket-Key or Sec-WebSocket-Protocol, or more than one token parameter ' +
+          '(`duplicate_credentials`, counted as one failed attempt); the ticket is not spent.',
         schema: ErrorBody,
       },
       401: { description: 'Missing, unknown, expired, spent or revoked ticket; no upgrade.', schema: ErrorBody },
       403: { description: 'An Origin that is not allowed; the ticket is not spent.', schema: ErrorBody },
-      426: { description: 'Not a WebSocket upgrade (Upgrade other than websocket, no Connection: Upgrade) or a Sec-WebSocket-Version other than 13; the ticket is not spent.', schema: ErrorBody },
-      429: { description: 'Too many open WebSockets, or (for more than one token parameter) this address is banned.', schema: TooManyAttemptsBody, retryAfter: true },
+      426: {
+        description:
+          'Not a WebSocket upgrade (Upgrade other than websocket, no Connection: Upgrade) or a Sec-WebSocket-Version other than 13; ' +
+          'the ticket is not spent.',
+        schema: ErrorBody,
+      },
+      429: {
+        description: 'Too many open WebSockets, or (for more than one token parameter) this address is banned.',
+        schema: TooManyAttemptsBody,
+        retryAfter: true,
+      },
     },
   },
 ];

@@ -1,0 +1,12 @@
+import * as v from 'valibot';
+import { TokenSource } from './auth.js';
+
+export const SetupStatusResponse = v.strictObject({
+  is_first_setup: v.boolean(),
+  token_source: TokenSource,
+  requires_custom_token: v.boolean(),
+  message: v.string(),
+});
+
+/** POST /setup/complete and /setup/reset: the flag as it now is (DESIGN D15). */
+export const SetupChangeResponse = v.strictObject({ success: v.literal(true), message: v.string(), is_first_setup: v.boolean() });
