@@ -1,5 +1,5 @@
-import type { WebuiApp } from '@webui/http-hono';
-import { hc, type InferResponseType } from 'hono/client';
+import type { WebuiApp, WireBody } from '@webui/http-hono';
+import { hc } from 'hono/client';
 import { banTargetSegment } from './ban-target.js';
 import { connectChannel, type ChannelOptions, type WebSocketConstructor, type WebuiChannel } from './channel.js';
 import { CookieJar } from './cookie-jar.js';
@@ -14,32 +14,35 @@ export const SESSION_COOKIE = 'bot_session';
 type WebuiRpc = ReturnType<typeof hc<WebuiApp>>;
 export type WebuiApi = WebuiRpc['api']['webui'];
 
-export type HealthResult = InferResponseType<WebuiApi['health']['$get']>;
-export type SetupStatus = InferResponseType<WebuiApi['setup']['status']['$get']>;
-export type SetupChangeResult = InferResponseType<WebuiApi['setup']['complete']['$post']>;
-export type RegenerateResult = InferResponseType<WebuiApi['auth']['regenerate']['$post']>;
-export type LogoutResult = InferResponseType<WebuiApi['auth']['logout']['$post']>;
-export type TokenSource = SetupStatus['token_source'];
+// Every answer's type is the server's schema of it (@webui/http-hono's schemas, which the OpenAPI document shows too).
+export type HealthResult = WireBody<'HealthResponse'>;
+export type VerifyResult = WireBody<'VerifyResponse'>;
+/** `key` names the API key and its scope when the client sends one. */
+export type CheckResult = WireBody<'CheckResponse'>;
+export type UpdateTokenResult = WireBody<'UpdateTokenResponse'>;
+export type RegenerateResult = WireBody<'RegenerateResponse'>;
+export type LogoutResult = WireBody<'LogoutResponse'>;
+export type SetupStatus = WireBody<'SetupStatusResponse'>;
+export type SetupChangeResult = WireBody<'SetupChangeResponse'>;
+export type TokenSource = WireBody<'TokenSource'>;
+export type WsTicketResult = WireBody<'WsTokenResponse'>;
 /** One client key with counted failures or a running ban: `banned_until` and `last_attempt` are ISO 8601 or null. */
-export type BanEntry = InferResponseType<WebuiApi['security']['bans']['$get']>['bans'][number];
+export type BanEntry = WireBody<'BanEntryBody'>;
+export type BanListResult = WireBody<'BanListResponse'>;
+export type BanLiftResult = WireBody<'BanLiftResponse'>;
 /** One API key as listed, never the key itself: `created_at` ISO 8601, `expires_at` and `last_used_at` ISO 8601 or null (never). */
-export type KeyEntry = InferResponseType<WebuiApi['keys']['$get']>['keys'][number];
+export type KeyEntry = WireBody<'ApiKeyBody'>;
 /** `read`: GET endpoints and the WebSocket; `admin`: everything but managing keys and changing the access token. */
-export type KeyScope = KeyEntry['scope'];
-
-// Declared by hand: hc infers `{}` for these routes, whose handlers also return untyped Responses (see README).
-export type VerifyResult =
-  | { valid: true; message: string; is_first_setup: boolean; token_source: TokenSource; requires_custom_token: boolean }
-  | { valid: false; message: string; remaining_attempts?: number };
-export type CheckResult =
-  | { authenticated: true; token_source: TokenSource; requires_custom_token: boolean; key?: { name: string; scope: KeyScope } }
-  | { authenticated: false };
-export type UpdateTokenResult = { success: true; message: string };
-export type WsTicketResult = { success: true; token: string; expires_in: number } | { success: false; message: string };
-export type BanLiftResult = { success: true; lifted: BanEntry[] };
+export type KeyScope = WireBody<'KeyScope'>;
+export type KeyListResult = WireBody<'KeyListResponse'>;
 /** The answer to createKey: the entry and the key itself, which the server shows only in this answer. */
-export type KeyCreatedResult = KeyEntry & { success: true; key: string; message: string };
-export type KeyRevokedResult = { success: true; revoked: KeyEntry };
+export type KeyCreatedResult = WireBody<'KeyCreatedResponse'>;
+export type KeyRevokedResult = WireBody<'KeyRevokedResponse'>;
+
+/** The body of a 2xx answer (every other status throws WebuiError first), typed by the schema the server answers with. */
+async function bodyOf<T>(response: Response | Promise<Response>): Promise<T> {
+  return (await (await response).json()) as T;
+}
 
 export interface CreateKeyOptions {
   /** 1 to 64 characters: letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
@@ -134,7 +137,7 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
     });
     const response = await sendWithCookies(send, jar, request);
     if (!response.ok) throw await WebuiError.fromResponse(response);
-    return ((await response.json()) as VerifyResult).valid;
+    return (await bodyOf<VerifyResult>(response)).valid;
   };
 
   const api = hc<WebuiApp>(origin, {
@@ -163,8 +166,7 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
   const login = async (candidate = token): Promise<VerifyResult> => {
     if (apiKey !== undefined) throw new TypeError(KEY_CLIENT_LOGIN);
     if (candidate === undefined) throw new TypeError('login() needs a token: pass it here or as createWebuiClient({ token }).');
-    const response = await api.auth.verify.$post({ json: { token: candidate } });
-    const result = (await response.json()) as VerifyResult;
+    const result = await bodyOf<VerifyResult>(api.auth.verify.$post({ json: { token: candidate } }));
     if (result.valid) token = candidate;
     return result;
   };
@@ -177,7 +179,7 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
   };
 
   const wsTicket = async (): Promise<WsTicketResult> => {
-    const ticket = async () => (await (await api['ws-token'].$get()).json()) as WsTicketResult;
+    const ticket = () => bodyOf<WsTicketResult>(api['ws-token'].$get());
     const first = await ticket();
     if (first.success || token === undefined) return first;
     // /ws-token answers 200 success:false instead of 401 (the specification); treat it as the 401 it stands for.
@@ -193,40 +195,37 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
       if (apiKey !== undefined) throw new TypeError(KEY_CLIENT_LOGIN);
       token = newToken;
     },
-    health: async () => (await api.health.$get()).json(),
+    health: () => bodyOf<HealthResult>(api.health.$get()),
     login,
-    check: async () => (await (await api.auth.check.$get()).json()) as CheckResult,
+    check: () => bodyOf<CheckResult>(api.auth.check.$get()),
     async updateToken(newToken) {
-      const result = (await (await api.auth.update.$post({ json: { new_token: newToken } })).json()) as UpdateTokenResult;
+      const result = await bodyOf<UpdateTokenResult>(api.auth.update.$post({ json: { new_token: newToken } }));
       await loginAfterRotation(newToken);
       return result;
     },
     async regenerateToken() {
-      const result = await (await api.auth.regenerate.$post()).json();
+      const result = await bodyOf<RegenerateResult>(api.auth.regenerate.$post());
       await loginAfterRotation(result.token);
       return result.token;
     },
     async logout() {
       token = undefined;
-      return (await api.auth.logout.$post()).json();
+      return bodyOf<LogoutResult>(api.auth.logout.$post());
     },
-    setupStatus: async () => (await api.setup.status.$get()).json(),
-    completeSetup: async () => (await api.setup.complete.$post()).json(),
-    resetSetup: async () => (await api.setup.reset.$post()).json(),
-    listBans: async () => (await (await api.security.bans.$get()).json()).bans,
+    setupStatus: () => bodyOf<SetupStatus>(api.setup.status.$get()),
+    completeSetup: () => bodyOf<SetupChangeResult>(api.setup.complete.$post()),
+    resetSetup: () => bodyOf<SetupChangeResult>(api.setup.reset.$post()),
+    listBans: async () => (await bodyOf<BanListResult>(api.security.bans.$get())).bans,
     async liftBan(target) {
-      const response = await api.security.bans[':key'].$delete({ param: { key: banTargetSegment(target) } });
-      return ((await response.json()) as BanLiftResult).lifted;
+      return (await bodyOf<BanLiftResult>(api.security.bans[':key'].$delete({ param: { key: banTargetSegment(target) } }))).lifted;
     },
-    listKeys: async () => (await (await api.keys.$get()).json()).keys,
+    listKeys: async () => (await bodyOf<KeyListResult>(api.keys.$get())).keys,
     async createKey({ name, scope, expires }) {
       // JSON leaves undefined fields out: the server's defaults (read, never) apply.
-      const response = await api.keys.$post({ json: { name, scope, expires } });
-      return (await response.json()) as KeyCreatedResult;
+      return bodyOf<KeyCreatedResult>(api.keys.$post({ json: { name, scope, expires } }));
     },
     async revokeKey(name) {
-      const response = await api.keys[':name'].$delete({ param: { name: keyNameSegment(name) } });
-      return ((await response.json()) as KeyRevokedResult).revoked;
+      return (await bodyOf<KeyRevokedResult>(api.keys[':name'].$delete({ param: { name: keyNameSegment(name) } }))).revoked;
     },
     wsTicket,
     async openChannel(channelOptions) {

@@ -13,11 +13,12 @@ export { IDLE_PROGRESS, PluginProgressBoard, type PluginProgress } from './ws/pl
 export type { LogEntry, LogLevel, LogSource } from './ws/log-source.js';
 export { buildOpenApiDocument } from './openapi/openapi-document.js';
 export { OPERATIONS, type Operation } from './openapi/operations.js';
+export { documentedResponses, responseSchema, type StatusResponse } from './openapi/documented-responses.js';
 export * as schemas from './schemas.js';
+export type { WireBody, WireShape } from './wire-body.js';
 export type { ClientMessage, ServerEnvelope } from './ws/envelopes.js';
 export { createSessionCheckShortcut, SESSION_CHECK_TARGET, type PlainRequest, type SessionCheckShortcut } from './session-check-shortcut.js';
 export type { PlainAnswer } from './plain-answer.js';
 export { banEntryJson, type BanEntryJson } from './ban-entry-body.js';
 export { apiKeyJson, KEY_REFUSAL_DETAIL, type ApiKeyJson } from './api-key-body.js';
 export { SecurityFeed, type SecurityListener } from './ws/security-feed.js';
-export { OperatorActions, OWN_BAN_DETAIL, unknownKeyDetail, weakTokenDetail, type Actor, type KeyRefusal } from './operator-actions.js';
