@@ -1,8 +1,25 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /** The black-box suite of apps/server, run once more against apps/bun and apps/deno (see the harness's launchers). */
 const SHARED_E2E = ['apps/server/test/*.e2e.test.ts'];
 const OTHER_RUNTIMES = ['bun', 'deno'] as const;
+/** The slow proofs: only `npm run test:soak` (apps/server/soak/run.mjs) runs them, setting WEBUI_SOAK=1. */
+const SOAK_TESTS = ['apps/server/test/*.soak.test.ts'];
+const SOAK = process.env['WEBUI_SOAK'] === '1';
+const EVERY_TEST = [
+  {
+    extends: true as const,
+    test: {
+      name: 'node',
+      include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+      exclude: [...configDefaults.exclude, ...SOAK_TESTS],
+    },
+  },
+  ...OTHER_RUNTIMES.map((runtime) => ({
+    extends: true as const,
+    test: { name: `e2e:${runtime}`, include: SHARED_E2E, env: { WEBUI_E2E_RUNTIME: runtime } },
+  })),
+];
 
 export default defineConfig({
   // Workspace packages are consumed from their TypeScript sources (export condition `source`), never
@@ -14,19 +31,7 @@ export default defineConfig({
     globalSetup: ['apps/server/test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: 'node',
-          include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
-        },
-      },
-      ...OTHER_RUNTIMES.map((runtime) => ({
-        extends: true as const,
-        test: { name: `e2e:${runtime}`, include: SHARED_E2E, env: { WEBUI_E2E_RUNTIME: runtime } },
-      })),
-    ],
+    projects: SOAK ? [{ extends: true, test: { name: 'soak', include: SOAK_TESTS } }] : EVERY_TEST,
     coverage: {
       provider: 'v8',
       include: ['packages/*/src/**/*.ts', 'apps/*/src/**/*.ts'],

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `pnpm test:soak`: the slow proofs kept out of `npm test`, against the real built server.
-//   1. bounded memory at full size: apps/server/test/memory.e2e.test.ts with 200,000 addresses;
-//   2. load: mixed traffic at a fixed rate (default 2,000 requests a second for 60 s): zero 5xx,
+//   1. bounded memory: apps/server/test/memory.soak.test.ts with 50,000 and then 200,000 addresses;
+//   2. crash safety at length: apps/server/test/faults-crash.e2e.test.ts with 200 SIGKILLs (Node; 50 each for Bun and Deno);
+//   3. load: mixed traffic at a fixed rate (default 2,000 requests a second for 60 s): zero 5xx,
 //      zero errors, zero lost updates, RSS flat (the last 5 s sample within +20 MB of the 15 s one).
 // Exits 1 when anything fails. See apps/server/soak/README.md.
 import { spawnSync } from 'node:child_process';
@@ -18,7 +19,8 @@ const USAGE = `Usage: node apps/server/soak/run.mjs [options]   (or: pnpm test:s
 
   --duration S          seconds of mixed traffic (default 60)
   --rate R              requests a second (default 2000)
-  --memory-addresses N  distinct addresses for the memory proof (default 200000; 0 skips it)
+  --memory-addresses N,M  distinct addresses for each run of the memory proof (default 50000,200000; 0 skips it)
+  --crash-kills N       SIGKILLs of the Node server in the crash proof (default 200; 0 skips it)
   --rss-slack MB        allowed RSS growth from the 15 s sample to the last (default 20)
   --help
 `;
@@ -27,7 +29,8 @@ const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '60' },
     rate: { type: 'string', default: '2000' },
-    'memory-addresses': { type: 'string', default: '200000' },
+    'memory-addresses': { type: 'string', default: '50000,200000' },
+    'crash-kills': { type: 'string', default: '200' },
     'rss-slack': { type: 'string', default: '20' },
     help: { type: 'boolean', default: false },
   },
@@ -38,9 +41,11 @@ if (values.help) {
 }
 const durationS = Number(values.duration);
 const rate = Number(values.rate);
-const memoryAddresses = Number(values['memory-addresses']);
+const memorySizes = values['memory-addresses'].split(',').map(Number).filter((n) => n !== 0);
+const crashKills = Number(values['crash-kills']);
 const rssSlackMb = Number(values['rss-slack']);
-for (const [name, value] of Object.entries({ duration: durationS, rate, 'memory-addresses': memoryAddresses, 'rss-slack': rssSlackMb })) {
+const numbers = [['duration', durationS], ['rate', rate], ['crash-kills', crashKills], ['rss-slack', rssSlackMb], ...memorySizes.map((n) => ['memory-addresses', n])];
+for (const [name, value] of numbers) {
   if (!Number.isFinite(value) || value < 0) {
     process.stderr.write(`soak: --${name} must be a number >= 0\n${USAGE}`);
     process.exit(2);
@@ -61,29 +66,45 @@ if (build.status !== 0) {
   process.exit(1);
 }
 
-// ---- 1. memory at full size -----------------------------------------------------------------
-let memorySummary = 'memory skipped';
-if (memoryAddresses > 0) {
-  log(`soak: memory: ${memoryAddresses} failed verifications from distinct addresses, 100000 /ws-token calls`);
-  const run = spawnSync(process.execPath, [VITEST, 'run', '--project', 'node', 'apps/server/test/memory.e2e.test.ts'], {
+/** Runs vitest on `args` with `env`; echoes its lines starting with `prefix`; true when it passed. */
+function vitest(args, env, prefix) {
+  const run = spawnSync(process.execPath, [VITEST, 'run', ...args], {
     cwd: ROOT,
-    env: { ...process.env, WEBUI_MEMORY_ADDRESSES: String(memoryAddresses), FORCE_COLOR: '0' },
+    env: { ...process.env, ...env, FORCE_COLOR: '0' },
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
   // eslint-disable-next-line no-control-regex
   const plain = `${run.stdout}`.replace(/\u001b\[[0-9;]*m/g, '');
-  const lines = plain.split('\n').filter((line) => line.startsWith('memory:'));
-  for (const line of lines) log(`soak: ${line}`);
-  if (run.status !== 0) {
-    process.stdout.write(run.stdout.slice(-4_000));
-    process.stderr.write(run.stderr.slice(-4_000));
-    failures.push('memory bound');
-  }
-  memorySummary = `memory ${run.status === 0 ? 'ok' : 'FAILED'} (${memoryAddresses} addresses)`;
+  for (const line of plain.split('\n').filter((text) => text.startsWith(prefix))) log(`soak: ${line}`);
+  if (run.status === 0) return true;
+  process.stdout.write(run.stdout.slice(-4_000));
+  process.stderr.write(run.stderr.slice(-4_000));
+  return false;
 }
 
-// ---- 2. mixed traffic -------------------------------------------------------------------------
+// ---- 1. memory --------------------------------------------------------------------------------
+const memoryResults = [];
+for (const addresses of memorySizes) {
+  log(`soak: memory: ${addresses} failed verifications from distinct addresses, 100000 /ws-token calls`);
+  // The soak project (WEBUI_SOAK=1 in vitest.config.ts) is the only one that holds *.soak.test.ts.
+  const passed = vitest(['--project', 'soak', 'apps/server/test/memory.soak.test.ts'], { WEBUI_SOAK: '1', WEBUI_MEMORY_ADDRESSES: String(addresses) }, 'memory:');
+  if (!passed) failures.push(`memory bound (${addresses} addresses)`);
+  memoryResults.push(`${addresses}: ${passed ? 'ok' : 'FAILED'}`);
+}
+const memorySummary = memoryResults.length === 0 ? 'memory skipped' : `memory ${memoryResults.join(', ')}`;
+
+// ---- 2. crash safety at length ----------------------------------------------------------------
+let crashSummary = 'crash loop skipped';
+if (crashKills > 0) {
+  log(`soak: crash loop: ${crashKills} SIGKILLs of the Node server during writes, a quarter of that for Bun and Deno`);
+  // Every project (node, e2e:bun, e2e:deno) runs the shared file, with more kills than npm test's.
+  const passed = vitest(['apps/server/test/faults-crash.e2e.test.ts'], { WEBUI_CRASH_KILLS: String(crashKills) }, 'crash loop:');
+  if (!passed) failures.push('crash loop');
+  crashSummary = `crash loop ${passed ? 'ok' : 'FAILED'} (${crashKills} kills)`;
+}
+
+// ---- 3. mixed traffic -------------------------------------------------------------------------
 log(`soak: load: ${rate} requests/s of mixed traffic for ${durationS} s`);
 // Fresh client addresses per request, as the memory test: the global budget is set past the soak's volume so
 // its bookkeeping runs on every attempt without slowing legitimate traffic down (it has its own e2e test).
@@ -147,7 +168,7 @@ if (result) {
 
   log(
     `soak: ${total} requests in ${seconds.toFixed(0)} s (${achieved.toFixed(0)}/s), ${fiveXx} 5xx, ${errors} errors, ${writes.lost.length} lost updates, ` +
-      `RSS ${at15.mb.toFixed(0)} MB at 15 s -> ${last.mb.toFixed(0)} MB at the end (${growth >= 0 ? '+' : ''}${growth.toFixed(0)} MB), ${memorySummary}, ` +
+      `RSS ${at15.mb.toFixed(0)} MB at 15 s -> ${last.mb.toFixed(0)} MB at the end (${growth >= 0 ? '+' : ''}${growth.toFixed(0)} MB), ${memorySummary}, ${crashSummary}, ` +
       `${failures.length === 0 ? 'PASS' : `FAIL: ${failures.join('; ')}`}`,
   );
 } else {

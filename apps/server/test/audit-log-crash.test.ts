@@ -1,10 +1,10 @@
 import { AuditLogFile, readAuditLog } from '@webui/store-json';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChildScript } from './harness/child-script.js';
-import { cleanupServers, makeTempDir } from './harness/server-process.js';
+import { cleanupServers, eventually, makeTempDir } from './harness/server-process.js';
 
 // data/audit.log under SIGKILL, with real processes (Node only: the writer is store-json's, whatever the runtime).
 afterAll(cleanupServers);
@@ -13,7 +13,6 @@ afterAll(cleanupServers);
 const KEEP = 3;
 // Small files, so kills land during rotations as well as during writes.
 const MAX_BYTES = 16 * 1024;
-const KILL_AFTER_MS = 200;
 
 let writerScript: string;
 
@@ -50,6 +49,12 @@ function startWriter(dataDir: string, writer: number): Promise<Writer> {
   });
 }
 
+/** Waits until the writers have rotated the files KEEP times: the kill then lands among writes and rotations, with lines enough to check. */
+async function rotatedKeepTimes(dataDir: string): Promise<void> {
+  const files = () => (existsSync(dataDir) ? readdirSync(dataDir).filter((name) => name.startsWith('audit.log')).length : 0);
+  await eventually(() => files() > KEEP, 10_000, 'the writers rotated the audit log');
+}
+
 function kill({ child }: Writer): Promise<void> {
   return new Promise((resolve) => {
     child.once('close', () => resolve());
@@ -81,7 +86,7 @@ describe('the audit log under SIGKILL', () => {
   it.each([1, 2, 3])('kill %i: every line the reader returns is whole, at most one is skipped, and the next writer starts clean', async () => {
     const dataDir = join(makeTempDir('webui-audit-crash-'), 'data');
     const writer = await startWriter(dataDir, 1);
-    await new Promise((resolve) => setTimeout(resolve, KILL_AFTER_MS));
+    await rotatedKeepTimes(dataDir);
     await kill(writer);
     expect(writer.errors()).toBe('');
 
@@ -101,7 +106,7 @@ describe('the audit log under SIGKILL', () => {
   it('two processes appending and rotating the same files at once, both killed: no error, every line whole, at most one skipped per kill', async () => {
     const dataDir = join(makeTempDir('webui-audit-crash-two-'), 'data');
     const writers = await Promise.all([startWriter(dataDir, 1), startWriter(dataDir, 2)]);
-    await new Promise((resolve) => setTimeout(resolve, KILL_AFTER_MS));
+    await rotatedKeepTimes(dataDir);
     await Promise.all(writers.map(kill));
     // Rotating at the same moment is no error: a file the other moved first is where it put it.
     expect(writers.map((writer) => writer.errors())).toEqual(['', '']);

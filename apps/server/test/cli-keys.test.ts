@@ -4,7 +4,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runWebui } from './harness/cli-process.js';
+import { runWebui, type CliOptions } from './harness/cli-process.js';
 import { HttpClient } from './harness/http-client.js';
 import { cleanupServers, makeTempDir, startServer, type ServerProcess } from './harness/server-process.js';
 import { STRONG_TOKEN } from './harness/tokens.js';
@@ -26,8 +26,8 @@ async function stoppedDataDir(): Promise<string> {
   return cwd;
 }
 
-async function listedKeys(cwd: string): Promise<KeyJson[]> {
-  const run = await runWebui(cwd, ['keys', 'list', '--json']);
+async function listedKeys(cwd: string, options: CliOptions = {}): Promise<KeyJson[]> {
+  const run = await runWebui(cwd, ['keys', 'list', '--json'], options);
   expect(run).toMatchObject({ code: 0, stderr: '' });
   const printed: unknown = JSON.parse(run.stdout);
   return v.parse(schemas.KeyListResponse, printed).keys;
@@ -81,9 +81,10 @@ describe('webui keys with no server running', () => {
   it('a key past its expiry is listed as expired', async () => {
     const cwd = await stoppedDataDir();
     expect((await runWebui(cwd, ['keys', 'create', 'short', '--expires', '1s'])).code).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    expect(await listedKeys(cwd)).toEqual([expect.objectContaining({ name: 'short', expired: true })]);
-    const expires = tableRows((await runWebui(cwd, ['keys', 'list'])).stdout).get('short')?.[2];
+    // Listed by a CLI whose clock runs 1.1 s ahead, as if that long had passed.
+    const later = { clockAheadMs: 1_100 };
+    expect(await listedKeys(cwd, later)).toEqual([expect.objectContaining({ name: 'short', expired: true })]);
+    const expires = tableRows((await runWebui(cwd, ['keys', 'list'], later)).stdout).get('short')?.[2];
     expect(expires).toMatch(new RegExp(`^expired \\(${LOCAL_TIME}\\)$`));
   });
 

@@ -1,3 +1,4 @@
+import { SeededRandom } from '@webui/core/testing';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,12 +10,19 @@ afterAll(cleanupServers);
 
 const RUNTIME = process.env['WEBUI_E2E_RUNTIME'] ?? 'node';
 /**
- * 200 SIGKILLs against the Node server, spread over parallel data directories so the restarts
- * overlap; apps/bun and apps/deno share the store and the lock, and get a quarter of that.
+ * SIGKILLs against the Node server, spread over parallel data directories so the restarts overlap;
+ * apps/bun and apps/deno share the store and the lock, and get a quarter of that. `npm test` kills
+ * 16 times; `npm run test:soak` runs this file with WEBUI_CRASH_KILLS=200.
  */
-const KILLS = RUNTIME === 'node' ? 200 : 50;
+const NODE_KILLS = Number(process.env['WEBUI_CRASH_KILLS'] ?? 16);
+const KILLS = RUNTIME === 'node' ? NODE_KILLS : Math.ceil(NODE_KILLS / 4);
 const DIRECTORIES = 4;
 const KILL_DELAY_MS = { min: 5, max: 60 };
+/** The kill delays come from this seed, drawn up front per directory, so every run waits the same delays. */
+const SEED = Number(process.env['WEBUI_CRASH_SEED'] ?? 32);
+const random = new SeededRandom(SEED);
+/** The tokens' random tails, from their own generator: how many a run sends depends on the server's pace. */
+const suffixes = new SeededRandom(SEED + 1);
 
 interface Tally {
   acknowledgedUpdates: number;
@@ -40,7 +48,13 @@ function readValidatedFile(dataDir: string): { access_token: string; token_sourc
 }
 
 const cookieOf = (token: string) => `bot_session=${encodeURIComponent(token)}`;
-const randomBetween = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1));
+/** Six letters and digits from the seeded generator. */
+const randomSuffix = () => Array.from(suffixes.bytes(6), (byte) => (byte % 36).toString(36)).join('');
+/** A whole number in [min, max] from the seeded generator. */
+function randomBetween(min: number, max: number): number {
+  const [high = 0, low = 0] = random.bytes(2);
+  return min + (((high << 8) | low) % (max - min + 1));
+}
 
 /**
  * Hammers one server until it dies: two clients rotate the token, a third toggles the first-setup
@@ -80,7 +94,7 @@ function hammer(
     const client = new HttpClient(server.baseUrl, { localAddress: `127.0.0.${10 + lane}` });
     while (!stopped) {
       serial++;
-      const next = `Crash-${label}-${lane}-${serial}-${Math.random().toString(36).slice(2, 8)}!Kx`;
+      const next = `Crash-${label}-${lane}-${serial}-${randomSuffix()}!Kx`;
       state.sent.add(next);
       const response = await send(() => client.post('/auth/update', { body: { new_token: next }, cookie: cookieOf(state.current) }));
       if (response?.status === 200) {
@@ -117,7 +131,7 @@ function firstOf(promise: Promise<void>, timeoutMs: number, message: string): Pr
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function killLoop(kills: number, label: string, tally: Tally): Promise<void> {
+async function killLoop(killDelaysMs: readonly number[], label: string, tally: Tally): Promise<void> {
   const cwd = makeTempDir(`webui-crash-${label}-`);
   const args = ['--host', '127.0.0.1'];
   let server = await startServer({ cwd, args });
@@ -128,11 +142,11 @@ async function killLoop(kills: number, label: string, tally: Tally): Promise<voi
   expect(setup.status, setup.text).toBe(200);
   const state = { current: first, sent: new Set([first]) };
 
-  for (let kill = 0; kill < kills; kill++) {
+  for (const [kill, delayMs] of killDelaysMs.entries()) {
     const load = hammer(server, state, tally, label);
     // Measured from the first acknowledged write, so the kill lands among writes, not during start-up.
     await firstOf(load.firstWrite, 10_000, `no write was acknowledged within 10 s (kill ${kill} in ${label})`);
-    await new Promise((resolve) => setTimeout(resolve, randomBetween(KILL_DELAY_MS.min, KILL_DELAY_MS.max)));
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (load.inFlight() > 0) tally.killsWithRequestsInFlight++;
     expect(await server.stop('SIGKILL')).toBeNull();
     load.stop();
@@ -163,11 +177,12 @@ describe('crash safety: SIGKILL at random moments during token and setup writes'
     const tally: Tally = { acknowledgedUpdates: 0, tempFilesLeft: 0, killsWithRequestsInFlight: 0, statuses: new Map() };
     const perDirectory = Array.from({ length: DIRECTORIES }, (_, i) => Math.floor(KILLS / DIRECTORIES) + (i < KILLS % DIRECTORIES ? 1 : 0));
     const started = performance.now();
-    await Promise.all(perDirectory.map((kills, i) => killLoop(kills, `d${i}`, tally)));
+    const delays = perDirectory.map((kills) => Array.from({ length: kills }, () => randomBetween(KILL_DELAY_MS.min, KILL_DELAY_MS.max)));
+    await Promise.all(delays.map((killDelaysMs, i) => killLoop(killDelaysMs, `d${i}`, tally)));
     const seconds = (performance.now() - started) / 1000;
 
     const statuses = Object.fromEntries(tally.statuses);
-    console.info(`crash loop: ${KILLS} kills in ${seconds.toFixed(1)} s, ${tally.acknowledgedUpdates} acknowledged updates, ${tally.killsWithRequestsInFlight} kills with requests in flight, ${tally.tempFilesLeft} temp files cleared, statuses ${JSON.stringify(statuses)}`);
+    console.info(`crash loop: ${KILLS} kills (seed ${SEED}) in ${seconds.toFixed(1)} s, ${tally.acknowledgedUpdates} acknowledged updates, ${tally.killsWithRequestsInFlight} kills with requests in flight, ${tally.tempFilesLeft} temp files cleared, statuses ${JSON.stringify(statuses)}`);
     // No answer was a 5xx; 401/429 are a lane presenting a token the other lane had just replaced.
     expect(Object.keys(statuses).filter((status) => Number(status) >= 500)).toEqual([]);
     // The kills really landed among writes.

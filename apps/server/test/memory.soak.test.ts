@@ -12,19 +12,17 @@ const MEMORY_TEST_CONFIG = '[webui]\ntrusted_proxies = ["127.0.0.1"]\nglobal_fai
 import { readWebuiFile } from './harness/webui-file.js';
 
 /**
- * DESIGN D14, measured on the real process: a flood of failed verifications from distinct
+ * DESIGN D14, measured on the real Node process: a flood of failed verifications from distinct
  * addresses (through a trusted proxy hop) and a flood of /ws-token calls from one session leave
  * its resident memory bounded, and bans keep working.
  *
- * The issue asks for 200,000 addresses under 150 MB. That takes ~30 s on an idle machine and far
- * longer on a busy CI box, so the default run floods 50,000 and holds the growth to its share of
- * the budget; `pnpm test:soak` runs the full 200,000 through this same file
- * (WEBUI_MEMORY_ADDRESSES=200000).
+ * A soak proof: `npm run test:soak` runs this file (vitest project `soak`, WEBUI_SOAK=1) twice, with
+ * 50,000 addresses (the growth held to their share of the budget) and the full 200,000 under 150 MB
+ * (WEBUI_MEMORY_ADDRESSES); `npm test` leaves it out.
  */
 
 afterAll(cleanupServers);
 
-const RUNTIME = process.env['WEBUI_E2E_RUNTIME'] ?? 'node';
 const ADDRESSES = Number(process.env['WEBUI_MEMORY_ADDRESSES'] ?? 50_000);
 const TICKETS = Number(process.env['WEBUI_MEMORY_TICKETS'] ?? 100_000);
 const LIMIT_MB = 150;
@@ -67,7 +65,7 @@ async function measured<T>(pid: number, load: () => Promise<T>): Promise<{ resul
 /** The n-th distinct IPv4 address of 10.0.0.0/8, never 10.0.0.0 itself. */
 const addressOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 
-describe.skipIf(RUNTIME !== 'node')(`bounded memory (DESIGN D14): ${ADDRESSES} addresses, ${TICKETS} tickets`, () => {
+describe(`bounded memory (DESIGN D14): ${ADDRESSES} addresses, ${TICKETS} tickets`, () => {
   let server: ServerProcess;
   let token: string;
   let idleMb: number;

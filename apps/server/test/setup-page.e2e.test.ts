@@ -8,7 +8,6 @@ import { readWebuiFile } from './harness/webui-file.js';
 // Debian's Chromium (scripts/system-packages.mjs installs it), driven by playwright-core: no browser download.
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const SCREENSHOT = '/tmp/setup-page.png';
 
 interface SocketRecord {
   url: string;
@@ -162,11 +161,21 @@ describe('the first-setup page in a real browser', () => {
     for (const entry of entries) expect(entry['data']).toEqual({ entry: expect.objectContaining({ id: expect.any(String), level: expect.stringMatching(/^(DEBUG|INFO|WARNING|ERROR|CRITICAL)$/) }) });
   });
 
-  it('shows the status view after a reload, and looks right', async () => {
+  it('shows the same status view after a reload, styled by its stylesheet and no wider than the window', async () => {
+    const facts = async () => ({ setup: await page.locator('#status-setup').textContent(), token: await page.locator('#status-token').textContent() });
+    const before = await facts();
     await page.reload();
     await page.locator('#view-status').waitFor({ state: 'visible' });
     await page.locator('#log-list li').first().waitFor();
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    expect(await facts()).toEqual(before);
+    expect(before.setup).not.toBe('');
+    expect(await page.locator('#view-login').isVisible()).toBe(false);
+    // setup.css was loaded under the page's CSP (a card's 0.5rem corners), and nothing overflows sideways.
+    const layout = await page.evaluate(() => ({
+      cardRadius: getComputedStyle(document.querySelector('#view-status') as Element).borderTopLeftRadius,
+      sidewaysOverflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    }));
+    expect(layout).toEqual({ cardRadius: '8px', sidewaysOverflow: 0 });
   });
 
   it('breaks no rule of the Content-Security-Policy, throws no error and never presents a dead cookie', () => {

@@ -360,9 +360,14 @@ describe('caps (DESIGN D14)', () => {
       const leaving = clients.pop() as WsClient;
       leaving.socket.close(1000);
       await leaving.closedWithin(2_000);
-      // The server drops it when its side of the TCP connection closes, a moment after the client's.
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      (await open(server, await ticketOf(http))).close();
+      // The server drops it when its side of the TCP connection closes, a moment after the client's: until then a newcomer is still refused.
+      let handshake = await connect(server, await ticketOf(http));
+      while (!handshake.opened) {
+        expect(handshake.status).toBe(429);
+        handshake = await connect(server, await ticketOf(http));
+      }
+      await handshake.client.waitFor((message) => message['event'] === 'ready', 3_000, 'system/ready');
+      handshake.client.close();
     } finally {
       for (const client of clients) client.close();
     }
