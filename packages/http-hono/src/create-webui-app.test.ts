@@ -147,3 +147,29 @@ describe('createWebuiApp', () => {
     expect((await t.request('/health')).status).toBe(200);
   });
 });
+
+describe('the pipeline, in the order createWebuiApp writes it', () => {
+  const big = 'x'.repeat(MAX_BODY_BYTES + 1);
+
+  it('answers with the first step that refuses: edge, Host, CSRF, body limit, credentials, scope', async () => {
+    const t = await createTestApp({ policy: { allowedIps: ['127.0.0.0/8'] } });
+    const foreign = { origin: 'http://localhost:6666', 'content-type': 'text/plain' };
+    await expectErrorBody(await t.request('/setup/reset', { method: 'POST', body: big, peer: '198.51.100.1', host: 'evil.example', headers: foreign }), 403, 'ip_not_allowed');
+    await expectErrorBody(await t.request('/setup/reset', { method: 'POST', body: big, host: 'evil.example', headers: foreign }), 403, 'host_not_allowed');
+    await expectErrorBody(await t.request('/setup/reset', { method: 'POST', body: big, headers: foreign }), 403, 'origin_not_allowed');
+    await expectErrorBody(await t.request('/setup/reset', { method: 'POST', body: big, bearer: 'wrong' }), 413, 'payload_too_large');
+    await expectErrorBody(await t.request('/setup/reset', { method: 'POST', bearer: 'wrong' }), 401, 'invalid_credentials');
+    await expectErrorBody(await t.request('/setup/reset', { method: 'POST', bearer: await t.createKey('reader', 'read') }), 403, 'insufficient_scope');
+    expect(await t.harness.setup.isFirstSetup()).toBe(true);
+  });
+
+  it('gives CORS headers to an allowed origin whichever later step refuses it', async () => {
+    const t = await createTestApp({ policy: { allowedOrigins: ['http://localhost:5173'] } });
+    const origin = { origin: 'http://localhost:5173' };
+    for (const res of [await t.request('/setup/status', { headers: origin }), await t.request('/setup/reset', { method: 'POST', body: big, headers: { ...origin, 'content-type': 'text/plain' } })]) {
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import type { WebuiEnv } from './app-env.js';
-import { payloadTooLarge, readBodyText } from './body-limit.js';
+import { payloadTooLarge, readBodyText } from './middleware/body-limit.js';
 import { errorBody } from './error-body.js';
 import { requestHeader } from './runtime-port.js';
 

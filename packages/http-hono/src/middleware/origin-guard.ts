@@ -1,4 +1,4 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
 import { isAllowedOrigin } from '../allowed-origins.js';
 import { errorBody } from '../error-body.js';
@@ -8,6 +8,9 @@ import { requestHeader } from '../runtime-port.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** Hears of each refusal, for the audit: the client's address and why. */
+type Refused = (address: string, reason: RefusalReason) => void;
+
 /**
  * DESIGN D9 CSRF rule: a state-changing request whose Origin is present and not allowed gets 403.
  * Without an Origin (old browsers' form posts) the browser's Sec-Fetch-Site decides: `cross-site` is
@@ -16,12 +19,19 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * a preflight, which CORS refuses for every origin that is not allowed.
  * hono/csrf only looks at form content types and refuses Origin-less scripts, so it fits neither way.
  */
-export function originRefusal(c: Context<WebuiEnv>, policy: HttpPolicy, refused: (reason: RefusalReason) => void = () => undefined): Response | undefined {
+export function originGuard(policy: HttpPolicy, refused: Refused): MiddlewareHandler<WebuiEnv> {
+  return (c, next) => {
+    const refusal = originRefusal(c, policy, refused);
+    return refusal ? Promise.resolve(refusal) : next();
+  };
+}
+
+function originRefusal(c: Context<WebuiEnv>, policy: HttpPolicy, refused: Refused): Response | undefined {
   if (SAFE_METHODS.has(c.req.method) || bearerCredential(requestHeader(c, 'authorization')) !== null) return undefined;
   const origin = requestHeader(c, 'origin');
   if (origin !== undefined) {
     if (isAllowedOrigin(origin, c, policy)) return undefined;
-    refused('origin_not_allowed');
+    refused(c.get('clientIp'), 'origin_not_allowed');
     return errorBody(c, 403, 'origin_not_allowed', `Requests from origin ${JSON.stringify(origin.slice(0, 200))} are not allowed; add it to webui.allowed_origins.`);
   }
   const site = requestHeader(c, 'sec-fetch-site')?.trim().toLowerCase();
@@ -33,8 +43,8 @@ export function originRefusal(c: Context<WebuiEnv>, policy: HttpPolicy, refused:
   return undefined;
 }
 
-function crossSiteRefusal(c: Context<WebuiEnv>, refused: (reason: RefusalReason) => void): Response {
-  refused('cross_site_request');
+function crossSiteRefusal(c: Context<WebuiEnv>, refused: Refused): Response {
+  refused(c.get('clientIp'), 'cross_site_request');
   return errorBody(c, 403, 'cross_site_request', 'A state change sent by a browser from another site is refused; send it from the dashboard, or from a script without browser headers.');
 }
 

@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { WebuiEnv } from './app-env.js';
-import { errorBody } from './error-body.js';
-import { requestHeader, runtimeBodyReader } from './runtime-port.js';
+import type { WebuiEnv } from '../app-env.js';
+import { errorBody } from '../error-body.js';
+import { requestHeader, runtimeBodyReader } from '../runtime-port.js';
 
 /** DESIGN D14: request bodies over 16 KiB get 413. */
 export const MAX_BODY_BYTES = 16 * 1024;

@@ -1,0 +1,50 @@
+import type { Principal } from '@webui/core';
+import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
+import type { WebuiEnv } from '../app-env.js';
+import { expectErrorBody } from '../testing/test-app.js';
+import { methodPermission, methodScopeGuard, requires } from './scope-guard.js';
+
+const READ_KEY: Principal = { kind: 'key', session: 'key-session', name: 'reader', scope: 'read', firstUse: false };
+const ADMIN_KEY: Principal = { kind: 'key', session: 'key-session', name: 'admin', scope: 'admin', firstUse: false };
+const TOKEN: Principal = { kind: 'token', session: 'token-session', status: { tokenSource: 'configured', requiresCustomToken: false } };
+
+function appAs(principal: Principal | undefined) {
+  return new Hono<WebuiEnv>()
+    .use((c, next) => {
+      if (principal) c.set('principal', principal);
+      return next();
+    })
+    .use(methodScopeGuard((path) => path === '/public'))
+    .all('/public', (c) => c.json({ ok: true }))
+    .all('/state', (c) => c.json({ ok: true }))
+    .post('/keys', requires('manage_keys'), (c) => c.json({ ok: true }));
+}
+
+describe('methodScopeGuard', () => {
+  it('needs read for GET, HEAD and OPTIONS, write for anything else', () => {
+    expect(['GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE', 'PUT', 'PATCH'].map(methodPermission)).toEqual(['read', 'read', 'read', 'write', 'write', 'write', 'write']);
+  });
+
+  it('refuses a read-scoped key a state change with 403 insufficient_scope naming what it needs', async () => {
+    const app = appAs(READ_KEY);
+    expect((await app.request('/state')).status).toBe(200);
+    const body = await expectErrorBody(await app.request('/state', { method: 'POST' }), 403, 'insufficient_scope');
+    expect(body.required).toBe('write');
+  });
+
+  it('lets an admin key and the token change state', async () => {
+    expect((await appAs(ADMIN_KEY).request('/state', { method: 'DELETE' })).status).toBe(200);
+    expect((await appAs(TOKEN).request('/state', { method: 'POST' })).status).toBe(200);
+  });
+
+  it('leaves public paths alone: they have no principal', async () => {
+    expect((await appAs(undefined).request('/public', { method: 'POST' })).status).toBe(200);
+  });
+
+  it('lets a route ask for more than its method: managing keys is for the token only', async () => {
+    const body = await expectErrorBody(await appAs(ADMIN_KEY).request('/keys', { method: 'POST' }), 403, 'insufficient_scope');
+    expect(body.required).toBe('manage_keys');
+    expect((await appAs(TOKEN).request('/keys', { method: 'POST' })).status).toBe(200);
+  });
+});
