@@ -19,3 +19,5 @@ export { originOf } from './http-policy.js';
 export { banPolicyFrom } from './ban-settings.js';
 // The runtimes' sockets enforce the hub's message cap too.
 export { MAX_MESSAGE_BYTES } from '@webui/http-hono';
+// The operator's tools (the control socket, the CLI) answer in the HTTP API's key and ban entry shapes.
+export { apiKeyJson, banEntryJson, schemas, type ApiKeyJson, type BanEntryJson } from '@webui/http-hono';

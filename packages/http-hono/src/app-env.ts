@@ -1,4 +1,4 @@
-import type { Cidr, Core, Principal } from '@webui/core';
+import type { Cidr, Core, Logger, Principal } from '@webui/core';
 import type { RuntimePort } from './runtime-port.js';
 
 /** The network rules the HTTP layer enforces: client IP, Secure cookie, allowed IPs, Origin and Host checks (DESIGN D3, D6, D8, D9). */
@@ -19,15 +19,8 @@ export interface HttpPolicy {
   loopbackOnly: boolean;
 }
 
-/** Structured logger; pino's Logger fits it. */
-export interface AppLogger {
-  /** When present and false for 'debug', the per-request debug line is not even assembled. */
-  isLevelEnabled?(level: 'debug'): boolean;
-  debug(fields: object, message: string): void;
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
+/** Structured logger; pino's Logger fits it (the core's Logger port, which its event recorder writes to). */
+export type AppLogger = Logger;
 
 /** The app serves the core exactly as createCore builds it. */
 export type WebuiServices = Core;

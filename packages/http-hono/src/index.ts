@@ -22,4 +22,3 @@ export type { PlainAnswer } from './plain-answer.js';
 export { banEntryJson, type BanEntryJson } from './ban-entry-body.js';
 export { apiKeyJson, KEY_REFUSAL_DETAIL, type ApiKeyJson } from './api-key-body.js';
 export { SecurityFeed, type SecurityListener } from './ws/security-feed.js';
-export { OperatorActions, OWN_BAN_DETAIL, unknownKeyDetail, weakTokenDetail, type Actor, type KeyRefusal } from './operator-actions.js';

@@ -1,7 +1,7 @@
 import type { AppLogger, HttpPolicy, WebuiServices } from './app-env.js';
-import type { SecurityEventSink } from '@webui/core';
-import { AttemptGate } from './attempt-gate.js';
-import { afterAuditWritten } from './audit-written.js';
+import { afterAuditWritten, createAccessOperations, EventRecorder, type SecurityEventSink } from '@webui/core';
+import { pause } from './pause.js';
+import { presentedCredentials } from './request-session.js';
 import { NO_AUDIT } from './refusal-audit.js';
 import { createEdgeVerdict, type ConnectionFacts } from './edge-verdict.js';
 import { forwardedForWarning } from './forwarded-for-warning.js';
@@ -33,7 +33,8 @@ export function createSessionCheckShortcut(options: { services: WebuiServices; p
   const { services, policy, logger } = options;
   if (logger.isLevelEnabled?.('debug') !== false) return undefined;
   const audit = options.audit ?? NO_AUDIT;
-  const gate = new AttemptGate(services, logger, audit);
+  // The same verb the route calls, its events recorded as the app records them (this path logs in nobody).
+  const operations = createAccessOperations(services, { sink: new EventRecorder(audit, logger, () => performance.now()), pause });
   // Its own once-a-minute warning about a proxy that names no client: the only state per transport.
   const edgeVerdict = createEdgeVerdict(policy, forwardedForWarning(logger, () => performance.now()));
   // One step from the answer to the wire form, sent once its audit line is written.
@@ -43,7 +44,7 @@ export function createSessionCheckShortcut(options: { services: WebuiServices; p
     const verdict = edgeVerdict(request);
     if (verdict.refusal) return null;
     // The route's own answer and the app's own 500 (as app.onError gives it): nothing here is written twice.
-    return answerSessionCheck({ cookie: request.header('cookie'), authorization: request.header('authorization') }, { ip: verdict.clientIp }, gate, services).then(
+    return answerSessionCheck(presentedCredentials(request.header('cookie'), request.header('authorization')), { ip: verdict.clientIp }, operations).then(
       written,
       (error: unknown) => written(requestFailureAnswer(logger, error, SESSION_CHECK_TARGET)),
     );

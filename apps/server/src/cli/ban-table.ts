@@ -1,4 +1,4 @@
-import type { BanEntryJson } from '@webui/http-hono';
+import type { BanEntryJson } from '@webui/assembly';
 import type { BudgetJson } from '../control/budget-body.js';
 import { localTime } from './local-time.js';
 

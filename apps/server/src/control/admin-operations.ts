@@ -1,5 +1,5 @@
-import type { Core, SecurityEventSink, SecurityEventVia } from '@webui/core';
-import { apiKeyJson, banEntryJson, KEY_REFUSAL_DETAIL, OperatorActions, OWN_BAN_DETAIL, unknownKeyDetail, weakTokenDetail, type Actor, type AppLogger } from '@webui/http-hono';
+import { createOperatorOperations, EventRecorder, KEY_REFUSAL_DETAIL, OWN_BAN_DETAIL, unknownKeyDetail, weakTokenDetail, type Actor, type Core, type Logger, type SecurityEventSink, type SecurityEventVia } from '@webui/core';
+import { apiKeyJson, banEntryJson } from '@webui/assembly';
 import type { AdminAnswer, AdminRefusal, AdminRefusalCode, AdminRequest } from './admin-protocol.js';
 import { budgetJson } from './budget-body.js';
 
@@ -10,57 +10,59 @@ export interface AdminContext {
   audit: SecurityEventSink;
   via: SecurityEventVia;
   /** The running server's log; the CLI acting on a stopped server's directory has only the audit trail. */
-  logger?: AppLogger;
+  logger?: Logger;
 }
 
 /**
- * Performs one admin request through the operator actions the HTTP routes use (the core's call, the log
- * line, the security event): the one implementation behind the control socket (a running server) and the
- * CLI (no server). Never echoes a token given to it.
+ * Performs one admin request through the core's operator verbs the HTTP routes call (their events become the
+ * audit and log lines in the core's EventRecorder): the one implementation behind the control socket (a running
+ * server) and the CLI (no server). Never echoes a token given to it.
  */
 export async function performAdminOperation(request: AdminRequest, { core, audit, via, logger }: AdminContext): Promise<AdminAnswer> {
-  const actions = new OperatorActions(core, audit, logger);
+  const operations = createOperatorOperations(core, { sink: new EventRecorder(audit, logger ?? null) });
   // Local actions have no client address.
   const actor: Actor = { address: null, via };
   switch (request.op) {
-    case 'bans.list':
-      return { ok: true, bans: (await core.bans.list()).map(banEntryJson), budget: budgetJson(await core.bans.budget()) };
+    case 'bans.list': {
+      const { bans, budget } = (await operations.listBans()).outcome;
+      return { ok: true, bans: bans.map(banEntryJson), budget: budgetJson(budget) };
+    }
     case 'bans.lift': {
-      const result = await actions.liftBans(request.target, actor);
+      const { outcome } = await operations.liftBan(request.target, actor);
       // The same rule as over HTTP; a local actor has no address and no key, so the operator may lift any ban.
-      if (!result.ok) return result.error === 'own_ban' ? refusal('own_ban', OWN_BAN_DETAIL) : refusal('invalid_ban_target', INVALID_TARGET);
-      return { ok: true, lifted: result.value };
+      if (!outcome.ok) return outcome.error === 'own_ban' ? refusal('own_ban', OWN_BAN_DETAIL) : refusal('invalid_ban_target', INVALID_TARGET);
+      return { ok: true, lifted: outcome.value.map(banEntryJson) };
     }
     case 'bans.reset_budget': {
-      const cleared = await actions.resetBudget(actor);
-      return { ok: true, cleared, budget: budgetJson(await core.bans.budget()) };
+      const { cleared, budget } = (await operations.resetBudget(actor)).outcome;
+      return { ok: true, cleared, budget: budgetJson(budget) };
     }
     case 'keys.list':
-      return { ok: true, keys: (await core.keys.list()).map(apiKeyJson) };
+      return { ok: true, keys: (await operations.listKeys()).outcome.map(apiKeyJson) };
     case 'keys.create': {
-      const result = await actions.createKey(request, actor);
-      if (!result.ok) return refusal(result.error, KEY_REFUSAL_DETAIL[result.error]);
-      return { ok: true, key: result.value.key, created: result.value.entry };
+      const { outcome } = await operations.createKey(request, actor);
+      if (!outcome.ok) return refusal(outcome.error, KEY_REFUSAL_DETAIL[outcome.error]);
+      return { ok: true, key: outcome.value.key, created: apiKeyJson(outcome.value.entry) };
     }
     case 'keys.revoke': {
-      if ('all' in request) return { ok: true, revoked: await actions.revokeAllKeys(actor) };
-      const revoked = await actions.revokeKey(request.name, actor);
+      if ('all' in request) return { ok: true, revoked: (await operations.revokeAllKeys(actor)).outcome.map(apiKeyJson) };
+      const { outcome: revoked } = await operations.revokeKey(request.name, actor);
       if (!revoked) return refusal('unknown_key', unknownKeyDetail(request.name));
-      return { ok: true, revoked: [revoked] };
+      return { ok: true, revoked: [apiKeyJson(revoked)] };
     }
     case 'token.set': {
-      const result = await actions.updateToken(request.token, actor);
-      if (!result.ok) return refusal('weak_token', weakTokenDetail(result.error));
+      const { outcome } = await operations.changeToken(request.token, actor);
+      if (!outcome.ok) return refusal('weak_token', weakTokenDetail(outcome.error));
       return { ok: true };
     }
     case 'token.regenerate':
-      return { ok: true, token: await actions.regenerateToken(actor) };
+      return { ok: true, token: (await operations.regenerateToken(actor)).outcome };
     case 'setup.status':
       return setupAnswer(core, await core.setup.isFirstSetup());
     case 'setup.complete':
-      return setupAnswer(core, await actions.completeSetup(actor));
+      return setupAnswer(core, (await operations.completeSetup(actor)).outcome);
     case 'setup.reset':
-      return setupAnswer(core, await actions.resetSetup(actor));
+      return setupAnswer(core, (await operations.resetSetup(actor)).outcome);
   }
 }
 

@@ -1,5 +1,4 @@
-import type { Core, SecurityEventSink } from '@webui/core';
-import { afterAuditWritten, type AppLogger } from '@webui/http-hono';
+import { afterAuditWritten, type Core, type Logger, type SecurityEventSink } from '@webui/core';
 import { performAdminOperation } from './admin-operations.js';
 import { parseControlRequest, type ControlAnswer } from './control-protocol.js';
 
@@ -7,7 +6,7 @@ import { parseControlRequest, type ControlAnswer } from './control-protocol.js';
 export interface ControlServices {
   core: Core;
   audit: SecurityEventSink;
-  logger: AppLogger;
+  logger: Logger;
 }
 
 /** Answers one request line over the same core the HTTP app uses: one implementation of every operation. */

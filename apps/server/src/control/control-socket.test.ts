@@ -1,6 +1,5 @@
-import type { SecurityEvent } from '@webui/core';
+import type { Logger, SecurityEvent } from '@webui/core';
 import { createCoreHarness } from '@webui/core/testing';
-import type { AppLogger } from '@webui/http-hono';
 import { existsSync, lstatSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createConnection } from 'node:net';
@@ -17,7 +16,7 @@ interface LoggedLine {
   message: string;
 }
 
-function recordingLogger(): AppLogger & { lines: LoggedLine[] } {
+function recordingLogger(): Logger & { lines: LoggedLine[] } {
   const lines: LoggedLine[] = [];
   const record = (level: string) => (fields: object, message: string) => void lines.push({ level, fields, message });
   return { lines, debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };

@@ -1,5 +1,4 @@
-import type { Core, SecurityEventSink } from '@webui/core';
-import type { AppLogger } from '@webui/http-hono';
+import type { Core, Logger, SecurityEventSink } from '@webui/core';
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { answerControlLine, type ControlServices } from './control-operations.js';
@@ -24,7 +23,7 @@ export interface ControlSocketOptions {
   core: Core;
   /** The server's audit trail, where what the CLI changed is recorded (via "cli"). */
   audit: SecurityEventSink;
-  logger: AppLogger;
+  logger: Logger;
   /** CONTROL_IDLE_TIMEOUT_MS unless a test wants it shorter. */
   idleTimeoutMs?: number;
 }

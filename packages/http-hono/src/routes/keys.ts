@@ -1,30 +1,31 @@
+import { KEY_REFUSAL_DETAIL, unknownKeyDetail, type OperatorOperations } from '@webui/core';
 import { Hono } from 'hono';
-import type { WebuiEnv, WebuiServices } from '../app-env.js';
-import { apiKeyJson, KEY_REFUSAL_DETAIL } from '../api-key-body.js';
+import type { WebuiEnv } from '../app-env.js';
+import { apiActor } from '../api-actor.js';
+import { apiKeyJson } from '../api-key-body.js';
 import { errorBody } from '../error-body.js';
 import { readJsonBody } from '../json-body.js';
 import { requires } from '../middleware/session-guard.js';
-import { apiActor, unknownKeyDetail, type OperatorActions } from '../operator-actions.js';
 import { CreateKeyRequest } from '../schemas.js';
 
 const REFUSAL_STATUS = { invalid_key_name: 400, invalid_expiry: 400, key_name_taken: 409, too_many_keys: 409 } as const;
 
 /** /keys: API keys for scripts. Listing needs a session; creating and revoking need the access token's. */
-export function keysRoutes(services: WebuiServices, actions: OperatorActions) {
+export function keysRoutes(operations: Pick<OperatorOperations, 'listKeys' | 'createKey' | 'revokeKey'>) {
   return new Hono<WebuiEnv>()
-    .get('/keys', async (c) => c.json({ keys: (await services.keys.list()).map(apiKeyJson) }))
+    .get('/keys', async (c) => c.json({ keys: (await operations.listKeys()).outcome.map(apiKeyJson) }))
     .post('/keys', requires('manage_keys'), async (c) => {
       const body = await readJsonBody(c, CreateKeyRequest);
       if (!body.ok) return body.response;
-      const result = await actions.createKey(body.value, apiActor(c));
-      if (!result.ok) return errorBody(c, REFUSAL_STATUS[result.error], result.error, KEY_REFUSAL_DETAIL[result.error]);
-      return c.json({ success: true as const, key: result.value.key, message: 'Key created. It is shown only in this answer; send it as Authorization: Bearer <key>.', ...result.value.entry });
+      const { outcome } = await operations.createKey(body.value, apiActor(c));
+      if (!outcome.ok) return errorBody(c, REFUSAL_STATUS[outcome.error], outcome.error, KEY_REFUSAL_DETAIL[outcome.error]);
+      return c.json({ success: true as const, key: outcome.value.key, message: 'Key created. It is shown only in this answer; send it as Authorization: Bearer <key>.', ...apiKeyJson(outcome.value.entry) });
     })
     .delete('/keys/:name', requires('manage_keys'), async (c) => {
       // Hono hands the path parameter over percent-decoded.
       const name = c.req.param('name');
-      const revoked = await actions.revokeKey(name, apiActor(c));
+      const { outcome: revoked } = await operations.revokeKey(name, apiActor(c));
       if (!revoked) return errorBody(c, 404, 'unknown_key', unknownKeyDetail(name));
-      return c.json({ success: true as const, revoked });
+      return c.json({ success: true as const, revoked: apiKeyJson(revoked) });
     });
 }

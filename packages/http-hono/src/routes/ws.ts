@@ -1,9 +1,8 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { WSEvents } from 'hono/ws';
-import type { HttpPolicy, WebuiEnv, WebuiServices } from '../app-env.js';
+import { AMBIGUOUS_CREDENTIALS_DETAIL, type AccessOperations } from '@webui/core';
+import type { HttpPolicy, WebuiEnv } from '../app-env.js';
 import { isAllowedOrigin } from '../allowed-origins.js';
-import { AMBIGUOUS_CREDENTIALS_DETAIL, countAmbiguousAttempt } from '../ambiguous-credentials.js';
-import type { AttemptGate } from '../attempt-gate.js';
 import { errorBody, tooManyAttempts } from '../error-body.js';
 import { attemptClientOf } from '../request-session.js';
 import { requestHeader } from '../runtime-port.js';
@@ -23,7 +22,7 @@ const REFUSALS = {
 export const WS_ROUTE = '/ws';
 
 /** GET /ws?token=<ticket>: the unified channel, opened only with a live one-time ticket (DESIGN D13). */
-export function wsRoutes(services: WebuiServices, policy: HttpPolicy, hub: WsHub, upgrade: WsUpgrade, gate: AttemptGate, originRefused: (address: string) => void = () => undefined) {
+export function wsRoutes(operations: Pick<AccessOperations, 'redeemTicket'>, policy: HttpPolicy, hub: WsHub, upgrade: WsUpgrade, originRefused: (address: string) => void = () => undefined) {
   return new Hono<WebuiEnv>().get(
     WS_ROUTE,
     async (c, next) => {
@@ -39,22 +38,23 @@ export function wsRoutes(services: WebuiServices, policy: HttpPolicy, hub: WsHub
         for (const [name, value] of Object.entries(refusal.headers)) c.header(name, value);
         return errorBody(c, refusal.status, refusal.code, refusal.detail);
       }
-      const tickets = c.req.queries('token') ?? [];
-      if (tickets.length > 1) {
-        // More than one ticket is refused with none redeemed, as one guess (ambiguous-credentials.ts).
-        const refusal = await countAmbiguousAttempt(attemptClientOf(c), gate, 'ticket');
-        if (refusal) return tooManyAttempts(c, refusal.retryAfterSeconds, {}, refusal.scope);
-        return errorBody(c, 400, 'duplicate_credentials', AMBIGUOUS_CREDENTIALS_DETAIL.duplicate_credentials);
+      const { outcome } = await operations.redeemTicket(c.req.queries('token') ?? [], attemptClientOf(c));
+      switch (outcome.kind) {
+        case 'refused':
+          return tooManyAttempts(c, outcome.retryAfterSeconds, {}, outcome.scope);
+        case 'ambiguous':
+          // More than one ticket: refused with none redeemed, counted as one guess.
+          return errorBody(c, 400, outcome.code, AMBIGUOUS_CREDENTIALS_DETAIL[outcome.code]);
+        case 'missing':
+          return errorBody(c, 401, 'missing_ticket', 'Pass a ticket from /api/webui/ws-token as ?token=.');
+        case 'rejected':
+          return errorBody(c, 401, outcome.reason, REFUSALS[outcome.reason]);
       }
-      const [ticket] = tickets;
-      if (!ticket) return errorBody(c, 401, 'missing_ticket', 'Pass a ticket from /api/webui/ws-token as ?token=.');
-      const redeemed = await services.tickets.redeem(ticket);
-      if (!redeemed.ok) return errorBody(c, 401, redeemed.error, REFUSALS[redeemed.error]);
-      if (!hub.canAccept(redeemed.value.sessionToken)) {
+      if (!hub.canAccept(outcome.sessionToken)) {
         c.header('Retry-After', '5');
         return errorBody(c, 429, 'too_many_connections', 'Too many WebSocket connections; close some and try again.', { retry_after: 5 });
       }
-      c.set('sessionToken', redeemed.value.sessionToken);
+      c.set('sessionToken', outcome.sessionToken);
       await next();
     },
     upgrade((c: Context<WebuiEnv>) => hub.events(c.get('sessionToken'))),
