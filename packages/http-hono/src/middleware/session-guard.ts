@@ -1,19 +1,16 @@
-import { AMBIGUOUS_CREDENTIALS_DETAIL, permits, type AccessOperations, type AmbiguousCredentials, type Permission } from '@webui/core';
+import { AMBIGUOUS_CREDENTIALS_DETAIL, type AccessOperations, type AmbiguousCredentials } from '@webui/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { WebuiEnv } from '../app-env.js';
 import { errorBody, tooManyAttempts } from '../error-body.js';
 import { authenticateRequest } from '../request-session.js';
 
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/** What a request needs by its method alone: reading, or changing state. Routes that need more say so with `requires`. */
-export function methodPermission(method: string): Permission {
-  return READ_METHODS.has(method) ? 'read' : 'write';
-}
+// The routes name the per-route scope check from here.
+export { requires } from './scope-guard.js';
 
 /**
- * DESIGN D7 default deny: every path not listed as public needs a valid session (the cookie, or a bearer:
- * the access token or an API key whose scope covers the method); unknown paths answer 401 before 404.
+ * The credentials step, DESIGN D7 default deny: every path not listed as public needs a valid session (the cookie,
+ * or a bearer: the access token or an API key), set as `principal` for the scope guard after it; unknown paths
+ * answer 401 before 404.
  */
 export function sessionGuard(operations: Pick<AccessOperations, 'authenticate'>, isPublic: (path: string) => boolean): MiddlewareHandler<WebuiEnv> {
   return async (c, next) => {
@@ -25,7 +22,7 @@ export function sessionGuard(operations: Pick<AccessOperations, 'authenticate'>,
         c.set('sessionToken', session.principal.session);
         c.set('principal', session.principal);
         c.set('credentialVia', session.via);
-        return permits(session.principal, methodPermission(c.req.method)) ? next() : scopeRefusal(c, methodPermission(c.req.method));
+        return next();
       }
       case 'refused':
         return tooManyAttempts(c, session.retryAfterSeconds, {}, session.scope);
@@ -39,22 +36,6 @@ export function sessionGuard(operations: Pick<AccessOperations, 'authenticate'>,
         return errorBody(c, 401, 'not_authenticated', 'Login required: POST /api/webui/auth/verify with the access token first, or send Authorization: Bearer <API key>.');
     }
   };
-}
-
-/** A route that needs more than its method does (managing keys, changing the token): mounted after the session guard. */
-export function requires(permission: Permission): MiddlewareHandler<WebuiEnv> {
-  return async (c, next) => (permits(c.get('principal'), permission) ? next() : scopeRefusal(c, permission));
-}
-
-const SCOPE_REFUSAL_DETAIL: Record<Permission, string> = {
-  read: 'This credential may not read this endpoint.',
-  write: 'This API key has the read scope: it may call GET endpoints and open the WebSocket, not change anything. Create an admin key for this.',
-  manage_keys: 'Creating and revoking API keys needs the access token (log in, or send the token as the bearer), not an API key.',
-  change_token: 'Changing the access token needs the access token itself (log in, or send it as the bearer), not an API key.',
-};
-
-function scopeRefusal(c: Context<WebuiEnv>, permission: Permission): Response {
-  return errorBody(c, 403, 'insufficient_scope', SCOPE_REFUSAL_DETAIL[permission], { required: permission });
 }
 
 /** 400 for a request that presents more than one credential (already counted as a guess). */
