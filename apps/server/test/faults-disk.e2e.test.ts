@@ -1,4 +1,4 @@
-import { createCore, type Clock } from '@webui/core';
+import { createCore, MemoryShortLivedState, type Clock } from '@webui/core';
 import { SeededRandom } from '@webui/core/testing';
 import { createWebuiApp, type AppLogger, type HttpPolicy } from '@webui/http-hono';
 import { JsonFileStore, nodeFileSystem, type FileSystem } from '@webui/store-json';
@@ -74,7 +74,7 @@ const clock: Clock = { now: () => Date.now() };
 async function stackOver(dataDir: string, fs: FileSystem) {
   const store = new JsonFileStore({ dataDir, clock, fs });
   await store.open();
-  const services = createCore({ store, clock, random: new SeededRandom(7) });
+  const services = createCore({ store: new MemoryShortLivedState(clock).storeWith(store), clock, random: new SeededRandom(7) });
   expect((await services.tokens.bootstrap()).reason).toBe('kept');
   const logger = new RecordingLogger();
   const app = createWebuiApp({

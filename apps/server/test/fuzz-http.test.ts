@@ -218,7 +218,7 @@ describe('fuzzing every endpoint in process', () => {
         if (rawBody.length > MAX_BODY && response.status !== 200) expect(response.status).toBe(413);
         expect(logger.errors).toEqual([]);
         // Whatever happened, the record is whole and one of the tokens the body could have set.
-        const record = await harness.store.readRecord();
+        const record = await harness.store.record.readRecord();
         expect(typeof record?.accessToken === 'string' && record.accessToken.length > 0).toBe(true);
       }),
       ANY_JSON_BODY,

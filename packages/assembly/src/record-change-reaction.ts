@@ -7,8 +7,8 @@ import type { WsHub } from '@webui/http-hono';
  * (DESIGN D13); a change made outside this process is audited as a hand edit (this process audits its own
  * where it makes them, with who asked, and so does another instance sharing the store). The core revokes the tickets the same way.
  */
-export function reactToRecordChanges(store: Store, hub: WsHub, audit: SecurityEventSink): () => void {
-  return store.onRecordChanged((record, previous, origin) => {
+export function reactToRecordChanges(store: Pick<Store, 'record'>, hub: WsHub, audit: SecurityEventSink): () => void {
+  return store.record.onRecordChanged((record, previous, origin) => {
     if (!previous) return;
     for (const session of revokedKeySessions(previous.apiKeys, record?.apiKeys)) hub.revokeSession(session, 'key_revoked');
     const tokenChanged = record?.accessToken !== previous.accessToken;

@@ -49,13 +49,13 @@ export function sharedStore(options: SharedStoreOptions): DirectoryStore {
 async function importRecordFileOnce(redis: RedisStore, dataDir: string, logger: Logger): Promise<void> {
   const file = await readRecordFile(dataDir);
   if (file.kind === 'missing') return;
-  if ((await redis.readRecord()) !== null) {
+  if ((await redis.record.readRecord()) !== null) {
     logger.debug({ file: file.kind === 'read' ? file.path : null }, 'the shared store already holds a record; webui.json is not read');
     return;
   }
   // Never a fresh temporary token in place of the operator's: a broken file stops the start, nothing changed.
   if (file.kind === 'invalid') throw new Error(`${file.path} cannot be imported into the shared store: ${file.reason}; fix it, or move it aside to start with a new temporary token`);
-  const swap = await redis.swapRecord(null, file.record);
+  const swap = await redis.record.swapRecord(null, file.record);
   if (swap.swapped) logger.info({ from: file.path, to: redis.address }, 'imported webui.json into the shared store (once; the file is left as it was and no longer read)');
 }
 

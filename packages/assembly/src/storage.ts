@@ -1,4 +1,4 @@
-import { MemoryStore, type Clock, type Store } from '@webui/core';
+import { MemoryShortLivedState, MemoryStore, type Clock, type Store } from '@webui/core';
 import { AuditLogFile, DEFAULT_AUDIT_KEEP, DEFAULT_AUDIT_MAX_BYTES, InstanceLock, InstanceLockError, JsonFileStore, type StoreEvent } from '@webui/store-json';
 import type { Logger } from 'pino';
 import type { DirectoryStore } from './directory-store.js';
@@ -31,10 +31,13 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-/** The JSON-file store over `dataDir`, its events logged in words an operator understands; not opened yet. */
-export function createFileStore(dataDir: string, clock: Clock, logger: Logger): JsonFileStore {
+/**
+ * The file store over `dataDir`: the record in webui.json (its events logged in words an operator
+ * understands), the short-lived state in memory; not opened yet.
+ */
+export function createFileStore(dataDir: string, clock: Clock, logger: Logger): DirectoryStore {
   const storeLogger = logger.child({ module: 'store' });
-  return new JsonFileStore({
+  const record = new JsonFileStore({
     dataDir,
     clock,
     onEvent: (event) => {
@@ -42,6 +45,7 @@ export function createFileStore(dataDir: string, clock: Clock, logger: Logger): 
       storeLogger[level]({ event }, describeStoreEvent(event));
     },
   });
+  return jsonFileStore(record, clock);
 }
 
 export interface FileStorageOptions {
@@ -53,16 +57,17 @@ export interface FileStorageOptions {
 
 const DEFAULT_FILE_STORAGE: FileStorageOptions = { audit: { maxBytes: DEFAULT_AUDIT_MAX_BYTES, keep: DEFAULT_AUDIT_KEEP } };
 
-/** The JSON file as a directory store: one server per directory, so never another instance. */
-export function jsonFileStore(store: JsonFileStore): DirectoryStore {
+/** The JSON file's record with the short-lived state in memory: one server per directory, so never another instance. */
+export function jsonFileStore(record: JsonFileStore, clock: Clock): DirectoryStore {
+  const shortLived = new MemoryShortLivedState(clock);
   return {
-    store,
-    where: store.path,
+    store: shortLived.storeWith(record),
+    where: record.path,
     tokenPlace: 'it is the access_token field of the data file',
-    open: () => store.open(),
-    close: () => store.close(),
-    sweep: () => store.sweep(),
-    watch: () => store.watch(),
+    open: () => record.open(),
+    close: () => record.close(),
+    sweep: () => shortLived.sweep(),
+    watch: () => record.watch(),
     joinInstances: async () => 0,
     available: () => true,
   };
@@ -72,8 +77,7 @@ export function jsonFileStore(store: JsonFileStore): DirectoryStore {
  * The data directory's storage: its store and audit trail. open() takes the directory for this server
  * alone (one server per directory: its lock, its audit.log, its control socket) and opens the store.
  */
-export function dataDirectoryStorage(directoryStore: JsonFileStore | DirectoryStore, dataDir: string, options: FileStorageOptions = DEFAULT_FILE_STORAGE): Storage {
-  const state = directoryStore instanceof JsonFileStore ? jsonFileStore(directoryStore) : directoryStore;
+export function dataDirectoryStorage(state: DirectoryStore, dataDir: string, options: FileStorageOptions = DEFAULT_FILE_STORAGE): Storage {
   let lock: InstanceLock | undefined;
   const auditLogger = options.logger?.child({ module: 'audit' });
   const audit = new AuditLogFile({

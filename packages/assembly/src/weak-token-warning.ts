@@ -12,8 +12,8 @@ export function warnOfWeakToken(logger: Logger, rules: readonly TokenViolation[]
 }
 
 /** Hand edits (and other instances on a shared store) bypass /auth/update's rules: warn when one puts a weak token in force. */
-export function warnOfWeakTokenChanges(store: Store, logger: Logger): () => void {
-  return store.onRecordChanged((record, previous) => {
+export function warnOfWeakTokenChanges(store: Pick<Store, 'record'>, logger: Logger): () => void {
+  return store.record.onRecordChanged((record, previous) => {
     if (!record || record.accessToken === previous?.accessToken) return;
     const rules = tokenWeakness(record.accessToken);
     if (rules.length > 0) warnOfWeakToken(logger, rules);

@@ -25,7 +25,7 @@ describe('ApiKeys.create', () => {
     const { key, entry } = await created(harness, 'deploy', 'admin');
     expect(key).toMatch(KEY);
     expect(entry).toEqual({ name: 'deploy', scope: 'admin', createdAt: harness.clock.now(), expiresAt: null, lastUsedAt: null, expired: false });
-    const record = await harness.store.readRecord();
+    const record = await harness.store.record.readRecord();
     expect(record?.apiKeys).toEqual([{ name: 'deploy', scope: 'admin', keyHash: await apiKeyHash(key), createdAt: harness.clock.now(), expiresAt: null, lastUsedAt: null }]);
     expect(JSON.stringify(record)).not.toContain(key.slice(3));
     expect(await apiKeyHash(key)).toMatch(/^[0-9a-f]{64}$/);
@@ -41,12 +41,12 @@ describe('ApiKeys.create', () => {
   it('refuses a taken name, a malformed name and one key too many, changing nothing', async () => {
     const harness = await booted();
     await created(harness, 'monitor');
-    const before = await harness.store.readRecord();
+    const before = await harness.store.record.readRecord();
     expect(await harness.keys.create({ name: 'monitor', scope: 'admin', lifetimeMs: null })).toEqual({ ok: false, error: 'key_name_taken' });
     for (const name of ['', ' x', '-leading-dash', 'has space', 'a/b', 'x'.repeat(65), 'ünïcode']) {
       expect(await harness.keys.create({ name, scope: 'read', lifetimeMs: null })).toEqual({ ok: false, error: 'invalid_key_name' });
     }
-    expect(await harness.store.readRecord()).toEqual(before);
+    expect(await harness.store.record.readRecord()).toEqual(before);
     for (let i = 1; i < MAX_API_KEYS; i++) await created(harness, `k${i}`);
     expect(await harness.keys.create({ name: 'one-too-many', scope: 'read', lifetimeMs: null })).toEqual({ ok: false, error: 'too_many_keys' });
   });
@@ -74,14 +74,14 @@ describe('ApiKeys.check and expiry (fake clock)', () => {
   it('writes last use on first use, then at most once a minute, and reports the first use once', async () => {
     const harness = await booted();
     const { key } = await created(harness, 'ci');
-    const lastUsed = async () => (await harness.store.readRecord())?.apiKeys?.[0]?.lastUsedAt;
+    const lastUsed = async () => (await harness.store.record.readRecord())?.apiKeys?.[0]?.lastUsedAt;
     const start = harness.clock.now();
     const [first, second] = await Promise.all([harness.keys.check(key), harness.keys.check(key)]);
     expect([first, second].filter((check) => check.kind === 'valid' && check.firstUse)).toHaveLength(1);
     expect(await lastUsed()).toBe(start);
 
     let writes = 0;
-    const unsubscribe = harness.store.onRecordChanged(() => writes++);
+    const unsubscribe = harness.store.record.onRecordChanged(() => writes++);
     harness.clock.advance(LAST_USED_RESOLUTION_MS - 1);
     expect(await harness.keys.check(key)).toMatchObject({ kind: 'valid', firstUse: false });
     expect(writes).toBe(0);

@@ -43,7 +43,7 @@ export function isKeySession(session: string): boolean {
 /** API keys for scripts: created with a name and a scope, shown once, kept hashed in the durable record. */
 export class ApiKeys {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'record'>,
     private readonly editor: RecordEditor,
     private readonly clock: Clock,
     private readonly random: RandomSource,
@@ -66,7 +66,7 @@ export class ApiKeys {
   }
 
   async list(): Promise<ApiKeyEntry[]> {
-    return ((await this.store.readRecord())?.apiKeys ?? []).map((key) => this.entryOf(key));
+    return ((await this.store.record.readRecord())?.apiKeys ?? []).map((key) => this.entryOf(key));
   }
 
   /** Revokes the key named `name`; null when there is none. Its tickets and sockets end with it. */
@@ -83,7 +83,7 @@ export class ApiKeys {
   async check(presented: string): Promise<KeyCheck> {
     if (!looksLikeApiKey(presented)) return { kind: 'unknown' };
     const hash = await apiKeyHash(presented);
-    const found = findByHash((await this.store.readRecord())?.apiKeys ?? [], hash);
+    const found = findByHash((await this.store.record.readRecord())?.apiKeys ?? [], hash);
     if (!found) return { kind: 'unknown' };
     const now = this.clock.now();
     if (isExpired(found, now)) return { kind: 'expired', entry: this.entryOf(found) };
@@ -105,14 +105,14 @@ export class ApiKeys {
   /** Whether a presented secret is a key that exists and has not expired; unlike check, it writes nothing. */
   async matches(presented: string): Promise<boolean> {
     if (!looksLikeApiKey(presented)) return false;
-    const found = findByHash((await this.store.readRecord())?.apiKeys ?? [], await apiKeyHash(presented));
+    const found = findByHash((await this.store.record.readRecord())?.apiKeys ?? [], await apiKeyHash(presented));
     return found !== undefined && !isExpired(found, this.clock.now());
   }
 
   /** Whether the key a session came from still exists and has not expired. */
   async isLive(session: string): Promise<boolean> {
     if (!isKeySession(session)) return false;
-    const found = findByHash((await this.store.readRecord())?.apiKeys ?? [], session.slice(KEY_SESSION_PREFIX.length));
+    const found = findByHash((await this.store.record.readRecord())?.apiKeys ?? [], session.slice(KEY_SESSION_PREFIX.length));
     return found !== undefined && !isExpired(found, this.clock.now());
   }
 

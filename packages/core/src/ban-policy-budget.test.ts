@@ -20,7 +20,7 @@ function budgetHarness(banPolicy: Partial<BanPolicyOptions> = {}) {
 /** Failures in the budget's hour, as the store holds them. */
 async function spent(store: Store, clock: FakeClock): Promise<number> {
   let total = 0;
-  for (const { count } of await store.readGlobalFailures(oldestLiveBucket(clock.now()))) total += count;
+  for (const { count } of await store.budget.readGlobalFailures(oldestLiveBucket(clock.now()))) total += count;
   return total;
 }
 
@@ -215,6 +215,6 @@ describe('BanPolicy: the global failure budget (budget 10 per hour)', () => {
     expect(await bans.admit(address(100))).toEqual({ kind: 'open', hold: null });
     expect(await spent(store, clock)).toBe(0);
     await bans.recordSuccess(LOGGED_IN);
-    expect(await store.hasRecentSuccess(LOGGED_IN)).toBe(false);
+    expect((await store.attempts.readClient(LOGGED_IN)).loggedInRecently).toBe(false);
   });
 });

@@ -23,7 +23,7 @@ async function keyHarness() {
 
 async function spent(store: Store, clock: FakeClock): Promise<number> {
   let total = 0;
-  for (const { count } of await store.readGlobalFailures(oldestLiveBucket(clock.now()))) total += count;
+  for (const { count } of await store.budget.readGlobalFailures(oldestLiveBucket(clock.now()))) total += count;
   return total;
 }
 
@@ -39,8 +39,8 @@ describe('BanPolicy and API keys: a key is not a login of the access token (issu
     for (let i = 0; i < 4; i++) await bans.recordFailure(KEY_ADDRESS, { hold: (await bans.admit(KEY_ADDRESS)).hold });
     const admission = await bans.admit(KEY_ADDRESS, { secret: key });
     await bans.recordSuccess(KEY_ADDRESS, admission, { credential: 'key' });
-    expect(await store.hasRecentSuccess(KEY_ADDRESS)).toBe(false);
-    expect((await store.readAttempts(KEY_ADDRESS))?.failures).toHaveLength(4);
+    expect((await store.attempts.readClient(KEY_ADDRESS)).loggedInRecently).toBe(false);
+    expect((await store.attempts.readAttempts(KEY_ADDRESS))?.failures).toHaveLength(4);
     expect(await bans.recordFailure(KEY_ADDRESS, { hold: (await bans.admit(KEY_ADDRESS)).hold })).toMatchObject({ banned: true, justBanned: true });
   });
 
@@ -51,16 +51,16 @@ describe('BanPolicy and API keys: a key is not a login of the access token (issu
     expect(await spent(store, clock)).toBe(2);
     await bans.recordSuccess(KEY_ADDRESS, admission, { credential: 'key' });
     expect(await spent(store, clock)).toBe(1);
-    expect((await store.readAttempts(KEY_ADDRESS))?.failures).toHaveLength(1);
-    expect(await store.hasRecentSuccess(KEY_ADDRESS)).toBe(false);
+    expect((await store.attempts.readAttempts(KEY_ADDRESS))?.failures).toHaveLength(1);
+    expect((await store.attempts.readClient(KEY_ADDRESS)).loggedInRecently).toBe(false);
   });
 
   it('the access token still clears the count and marks a recent login', async () => {
     const { bans, store } = await keyHarness();
     await bans.recordFailure(KEY_ADDRESS);
     await bans.recordSuccess(KEY_ADDRESS, await bans.admit(KEY_ADDRESS, { secret: TOKEN }), { credential: 'token' });
-    expect(await store.readAttempts(KEY_ADDRESS)).toBeNull();
-    expect(await store.hasRecentSuccess(KEY_ADDRESS)).toBe(true);
+    expect(await store.attempts.readAttempts(KEY_ADDRESS)).toBeNull();
+    expect((await store.attempts.readClient(KEY_ADDRESS)).loggedInRecently).toBe(true);
   });
 });
 
@@ -70,9 +70,9 @@ describe('BanPolicy.lift for an API caller: its own client key is refused (issue
     const { bans, store } = await keyHarness();
     for (let i = 0; i < 4; i++) await bans.recordFailure(KEY_ADDRESS);
     await bans.recordFailure(address(1));
-    const before = await store.listAttempts();
+    const before = await store.attempts.listAttempts();
     expect(await bans.lift(target, { caller: KEY_ADDRESS })).toEqual(err('own_ban'));
-    expect(await store.listAttempts()).toEqual(before);
+    expect(await store.attempts.listAttempts()).toEqual(before);
   });
 
   it('an IPv6 caller is refused for its /64, any address in it and a wider network', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BanPolicy, DEFAULT_BAN_POLICY, type BanEntry, type BanPolicyOptions } from './ban-policy.js';
 import { parseCidr, type Cidr } from './cidr.js';
-import type { Store } from './ports/store.js';
+import type { AttemptStore, FailureBudgetStore, RetiredTokenStore } from './ports/store.js';
 import { err, ok } from './result.js';
 import { createCoreHarness } from './testing/core-harness.js';
 import { tokenFingerprint } from './token-fingerprint.js';
@@ -261,10 +261,10 @@ describe('BanPolicy: exempt networks (webui.ban_exempt)', () => {
     const { bans, store, clock } = createCoreHarness({ banPolicy: exemptPolicy });
     for (let i = 1; i <= 25; i++) await bans.recordFailure(`198.51.100.${i}`);
     expect(await bans.admit('198.51.100.200')).toMatchObject({ kind: 'throttled' });
-    const spent = await store.readGlobalFailures(0);
+    const spent = await store.budget.readGlobalFailures(0);
     for (let i = 0; i < 30; i++) expect(await bans.admit('10.0.0.5')).toEqual({ kind: 'open', hold: null });
     await failures(bans, '10.0.0.5', 30);
-    expect(await store.readGlobalFailures(0)).toEqual(spent);
+    expect(await store.budget.readGlobalFailures(0)).toEqual(spent);
     clock.advance(60 * MINUTE);
     expect(await bans.admit('198.51.100.200')).toMatchObject({ kind: 'open' });
   });
@@ -303,7 +303,7 @@ describe('BanPolicy: stale sessions after a token change', () => {
 
   it('a token replaced by someone else writing the store (a hand edit) is stale too', async () => {
     const { bans, store } = rotatingHarness();
-    await overwriteRecord(store, { accessToken: 'Hand-Edited-Token-2026!', tokenSource: 'configured', firstSetupCompleted: true });
+    await overwriteRecord(store.record, { accessToken: 'Hand-Edited-Token-2026!', tokenSource: 'configured', firstSetupCompleted: true });
     expect(await bans.recordFailure(IP, staleCookie(OLD_TOKEN))).toMatchObject({ counted: false, reason: 'stale_session' });
   });
 
@@ -344,9 +344,12 @@ describe('BanPolicy: stale sessions after a token change', () => {
 
   it('the store keeps only a fingerprint of the retired token and is never handed the token itself', async () => {
     const { bans, tokens, store, clock } = rotatingHarness();
-    // Every Store method BanPolicy calls; the record and ticket methods hold the token by design.
-    const banMethods = ['readAttempts', 'countFailure', 'clearFailures', 'deleteAttempts', 'listAttempts', 'addGlobalFailures', 'readGlobalFailures', 'rememberSuccess', 'hasRecentSuccess', 'retireToken', 'isRetiredToken'] as const satisfies ReadonlyArray<keyof Store>;
-    const spies = banMethods.map((name) => ({ name, spy: vi.spyOn(store, name) }));
+    // Every method of the ports BanPolicy uses; the record and ticket ports hold the token by design.
+    const spies: Array<{ name: string; spy: { mock: { calls: unknown[][] } } }> = [
+      ...(['readClient', 'readAttempts', 'countFailure', 'recordLogin', 'deleteAttempts', 'listAttempts'] as const satisfies ReadonlyArray<keyof AttemptStore>).map((name) => ({ name, spy: vi.spyOn(store.attempts, name) })),
+      ...(['addGlobalFailures', 'readGlobalFailures', 'clearGlobalFailures'] as const satisfies ReadonlyArray<keyof FailureBudgetStore>).map((name) => ({ name, spy: vi.spyOn(store.budget, name) })),
+      ...(['retireToken', 'isRetiredToken'] as const satisfies ReadonlyArray<keyof RetiredTokenStore>).map((name) => ({ name, spy: vi.spyOn(store.retiredTokens, name) })),
+    ];
     const rotatedAt = clock.now();
 
     await tokens.regenerate();
@@ -364,8 +367,8 @@ describe('BanPolicy: stale sessions after a token change', () => {
       for (const args of spy.mock.calls) expect(JSON.stringify(args), `${name} was handed the token`).not.toContain(OLD_TOKEN);
     }
     expect(spies.find((entry) => entry.name === 'isRetiredToken')?.spy.mock.calls.length).toBeGreaterThanOrEqual(20);
-    expect(await store.isRetiredToken(fingerprint)).toBe(true);
-    expect(await store.isRetiredToken(OLD_TOKEN)).toBe(false);
+    expect(await store.retiredTokens.isRetiredToken(fingerprint)).toBe(true);
+    expect(await store.retiredTokens.isRetiredToken(OLD_TOKEN)).toBe(false);
   });
 
   it('the fingerprint is domain-separated: not the plain SHA-256 of the token', async () => {
@@ -381,8 +384,8 @@ describe('BanPolicy: stale sessions after a token change', () => {
     // Holds the store's write of the fingerprint, as a slow shared store would, until the check has had time to run.
     let releaseRetire: () => void = () => undefined;
     const retireHeld = new Promise<void>((resolve) => (releaseRetire = resolve));
-    const retireToken = store.retireToken.bind(store);
-    store.retireToken = async (fingerprint, until) => {
+    const retireToken = store.retiredTokens.retireToken.bind(store.retiredTokens);
+    store.retiredTokens.retireToken = async (fingerprint, until) => {
       await retireHeld;
       return retireToken(fingerprint, until);
     };

@@ -326,9 +326,9 @@ describe('BanPolicy options', () => {
     const clock = new FakeClock(0);
     const store = new MemoryStore(clock);
     const bans = new BanPolicy(store, clock);
-    const countFailure = store.countFailure.bind(store);
+    const countFailure = store.attempts.countFailure.bind(store.attempts);
     let fail = true;
-    store.countFailure = async (key, failure) => {
+    store.attempts.countFailure = async (key, failure) => {
       if (fail) throw new Error('store down');
       return countFailure(key, failure);
     };

@@ -87,7 +87,7 @@ export class BanPolicy {
   private readonly retiring = new Set<Promise<void>>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'attempts' | 'budget' | 'retiredTokens'>,
     private readonly clock: Clock,
     options: Partial<BanPolicyOptions> = {},
     private readonly keys: KnownKeys = NO_KEYS,
@@ -97,7 +97,7 @@ export class BanPolicy {
 
   async status(clientIp: string): Promise<BanStatus> {
     if (addressIn(this.options.exempt, clientIp)) return { banned: false };
-    return this.banStatus(await this.store.readAttempts(keyOf(clientIp)), this.clock.now());
+    return this.banStatus(await this.store.attempts.readAttempts(keyOf(clientIp)), this.clock.now());
   }
 
   /**
@@ -110,15 +110,17 @@ export class BanPolicy {
   async admit(clientIp: string, attempt: { secret?: string } = {}): Promise<Admission> {
     if (addressIn(this.options.exempt, clientIp)) return { kind: 'open', hold: null };
     const key = keyOf(clientIp);
-    const ban = this.banStatus(await this.store.readAttempts(key), this.clock.now());
+    // One read for the ban and the recent login: one round trip on a shared store.
+    const client = await this.store.attempts.readClient(key);
+    const ban = this.banStatus(client.attempts, this.clock.now());
     if (ban.banned) return { kind: 'banned', retryAfterSeconds: ban.retryAfterSeconds, hold: null };
     if (this.options.globalFailureBudget <= 0) return { kind: 'open', hold: null };
-    if (await this.store.hasRecentSuccess(key)) return { kind: 'open', hold: null };
+    if (client.loggedInRecently) return { kind: 'open', hold: null };
     if (attempt.secret !== undefined && (await this.keys.matches(attempt.secret))) return { kind: 'open', hold: null };
     const now = this.clock.now();
     const bucket = budgetBucket(now);
-    await this.store.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
-    const verdict: BudgetVerdict = budgetVerdict(await this.store.readGlobalFailures(oldestLiveBucket(now)), this.options.globalFailureBudget, now);
+    await this.store.budget.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
+    const verdict: BudgetVerdict = budgetVerdict(await this.store.budget.readGlobalFailures(oldestLiveBucket(now)), this.options.globalFailureBudget, now);
     if (verdict.kind === 'throttled') {
       // Turned away before any secret was looked at: not an attempt, so it does not keep the budget spent.
       await this.release(bucket);
@@ -145,7 +147,7 @@ export class BanPolicy {
       if (failure.hold != null) await this.release(failure.hold);
     } else if (failure.hold == null && this.options.globalFailureBudget > 0) {
       const bucket = budgetBucket(this.clock.now());
-      await this.store.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
+      await this.store.budget.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
     }
     return outcome;
   }
@@ -159,18 +161,17 @@ export class BanPolicy {
     if (admission.hold !== null) await this.release(admission.hold);
     if (success.credential === 'key') return;
     const key = keyOf(clientIp);
+    const now = this.clock.now();
     // Renewed at every login, so "logged in within the session lifetime" counts from the last one.
-    if (this.options.globalFailureBudget > 0) {
-      await this.store.rememberSuccess(key, this.clock.now() + this.options.sessionLifetimeMs);
-    }
-    await this.store.clearFailures(key, this.clock.now());
+    if (this.options.globalFailureBudget > 0) await this.store.attempts.recordLogin(key, now, now + this.options.sessionLifetimeMs);
+    else await this.store.attempts.recordLogin(key, now);
   }
 
   /** Remembers a token that stopped being the access token, by fingerprint only, for the session lifetime from now. */
   async retireToken(token: string): Promise<void> {
     // The lifetime starts when the token was replaced, not when hashing it finished.
     const until = this.clock.now() + this.options.sessionLifetimeMs;
-    const retiring = (async () => this.store.retireToken(await tokenFingerprint(token), until))();
+    const retiring = (async () => this.store.retiredTokens.retireToken(await tokenFingerprint(token), until))();
     this.retiring.add(retiring);
     try {
       await retiring;
@@ -183,7 +184,7 @@ export class BanPolicy {
   async list(): Promise<BanEntry[]> {
     const now = this.clock.now();
     const entries: BanEntry[] = [];
-    for (const { key, record } of await this.store.listAttempts()) {
+    for (const { key, record } of await this.store.attempts.listAttempts()) {
       const entry = this.entryOf(key, record, now);
       if (entry.failures > 0 || entry.bannedUntil !== null) entries.push(entry);
     }
@@ -201,10 +202,10 @@ export class BanPolicy {
     if (options.caller !== undefined && banTargetMatches(parsed, keyOf(options.caller))) return err('own_ban');
     const now = this.clock.now();
     const lifted: BanEntry[] = [];
-    for (const { key, record } of await this.store.listAttempts()) {
+    for (const { key, record } of await this.store.attempts.listAttempts()) {
       if (!banTargetMatches(parsed, key)) continue;
       const entry = this.entryOf(key, record, now);
-      await this.store.deleteAttempts(key);
+      await this.store.attempts.deleteAttempts(key);
       if (entry.failures > 0 || entry.bannedUntil !== null) lifted.push(entry);
     }
     return ok(lifted.sort((a, b) => a.key.localeCompare(b.key)));
@@ -213,20 +214,20 @@ export class BanPolicy {
   /** The global budget as it stands: failures in the hour and what a new client meets now. */
   async budget(): Promise<BudgetState> {
     const now = this.clock.now();
-    return budgetState(await this.store.readGlobalFailures(oldestLiveBucket(now)), this.options.globalFailureBudget, now);
+    return budgetState(await this.store.budget.readGlobalFailures(oldestLiveBucket(now)), this.options.globalFailureBudget, now);
   }
 
   /** Forgets every failure in the global budget (an operator's reset); bans and per-address counts stay. Returns how many it forgot. */
   async resetBudget(): Promise<number> {
     const { failures } = await this.budget();
-    await this.store.clearGlobalFailures();
+    await this.store.budget.clearGlobalFailures();
     return failures;
   }
 
   private async uncountedReason(clientIp: string, failure: { presented?: readonly string[] }): Promise<UncountedReason | null> {
     if (addressIn(this.options.exempt, clientIp)) return 'exempt';
     if (failure.presented?.length && this.retiring.size > 0) await Promise.allSettled(this.retiring);
-    for (const token of failure.presented ?? []) if (await this.store.isRetiredToken(await tokenFingerprint(token))) return 'stale_session';
+    for (const token of failure.presented ?? []) if (await this.store.retiredTokens.isRetiredToken(await tokenFingerprint(token))) return 'stale_session';
     return null;
   }
 
@@ -234,7 +235,7 @@ export class BanPolicy {
     const now = this.clock.now();
     const { windowMs, threshold, banMs } = this.options;
     // Kept until the newest failure leaves the window: the window slides, older failures are dropped as it does.
-    const tally = await this.store.countFailure(key, { at: now, ...(cookie === undefined ? {} : { cookie }), windowStart: now - windowMs, threshold, banUntil: now + banMs, keepUntil: now + windowMs });
+    const tally = await this.store.attempts.countFailure(key, { at: now, ...(cookie === undefined ? {} : { cookie }), windowStart: now - windowMs, threshold, banUntil: now + banMs, keepUntil: now + windowMs });
     return this.outcomeOf(tally, now);
   }
 
@@ -254,7 +255,7 @@ export class BanPolicy {
   }
 
   private release(bucket: number): Promise<void> {
-    return this.store.addGlobalFailures(bucket, -1, bucketExpiry(bucket));
+    return this.store.budget.addGlobalFailures(bucket, -1, bucketExpiry(bucket));
   }
 
   private entryOf(key: string, record: AttemptRecord, now: number): BanEntry {

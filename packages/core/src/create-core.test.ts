@@ -19,7 +19,7 @@ describe('createCore', () => {
   it('wires the services to one record: a token update and a setup change made together both land', async () => {
     const { store, core } = await bootedCore();
     await Promise.all([core.tokens.update(STRONG), core.setup.complete()]);
-    expect(await store.readRecord()).toMatchObject({ accessToken: STRONG, firstSetupCompleted: true });
+    expect(await store.record.readRecord()).toMatchObject({ accessToken: STRONG, firstSetupCompleted: true });
     expect(await core.tokens.verify(STRONG)).toBe(true);
     expect(await core.setup.isFirstSetup()).toBe(false);
   });
@@ -36,8 +36,8 @@ describe('createCore', () => {
     const { store, core, token } = await bootedCore();
     const issued = await core.tickets.issue(token);
     if (!issued.ok) throw new Error('no ticket');
-    const record = await store.readRecord();
-    await overwriteRecord(store, { ...record!, accessToken: STRONG, tokenSource: 'configured' });
+    const record = await store.record.readRecord();
+    await overwriteRecord(store.record, { ...record!, accessToken: STRONG, tokenSource: 'configured' });
     expect(await core.tickets.redeem(issued.value.ticket)).toEqual({ ok: false, error: 'unknown_ticket' });
   });
 

@@ -11,6 +11,7 @@ import { WsTicketIssuer } from './ws-ticket-issuer.js';
 
 /** What the core needs from its host: where state lives, what time it is, where randomness comes from. */
 export interface CorePorts {
+  /** One small port per kind of state; an adapter's, or the JSON file's record with core's memory for the rest. */
   store: Store;
   clock: Clock;
   random: RandomSource;
@@ -41,12 +42,12 @@ export function createCore({ store, clock, random, banPolicy }: CorePorts): Core
   // Whoever replaced the token (the API, another process, a hand edit): its tickets die, and its
   // cookies in open tabs become stale sessions rather than guesses.
   // A revoked key's tickets die the same way, whoever revoked it.
-  store.onRecordChanged((record, previous) => {
+  store.record.onRecordChanged((record, previous) => {
     if (!previous) return;
     // A store that fails here must not take the process down: tickets still expire within 60 s, and a stale cookie then merely counts as a guess.
-    for (const session of revokedKeySessions(previous.apiKeys, record?.apiKeys)) store.revokeTickets(session).catch(() => undefined);
+    for (const session of revokedKeySessions(previous.apiKeys, record?.apiKeys)) store.tickets.revokeTickets(session).catch(() => undefined);
     if (record?.accessToken === previous.accessToken) return;
-    store.revokeTickets(previous.accessToken).catch(() => undefined);
+    store.tickets.revokeTickets(previous.accessToken).catch(() => undefined);
     bans.retireToken(previous.accessToken).catch(() => undefined);
   });
   return {

@@ -19,7 +19,7 @@ describe('MemoryStore', () => {
   const counting = (at: number): AttemptRecord => ({ failures: [{ at }], lastFailureAt: at });
   // One failure at `at`, kept five minutes (or until keepUntil); with banUntil, the failure starts a ban lasting until then.
   const fail = (store: MemoryStore, key: string, at: number, rule: { keepUntil?: number; banUntil?: number } = {}) =>
-    store.countFailure(key, { at, windowStart: at - 300_000, threshold: rule.banUntil === undefined ? 5 : 1, banUntil: rule.banUntil ?? at + 600_000, keepUntil: rule.keepUntil ?? at + 300_000 });
+    store.attempts.countFailure(key, { at, windowStart: at - 300_000, threshold: rule.banUntil === undefined ? 5 : 1, banUntil: rule.banUntil ?? at + 600_000, keepUntil: rule.keepUntil ?? at + 300_000 });
 
   it('has the default limits of DESIGN D14', () => {
     expect(DEFAULT_MEMORY_STORE_LIMITS).toEqual({ maxAttemptKeys: 100_000, maxTickets: 10_000, maxTicketsPerSession: 256, maxRecentSuccesses: 10_000, maxRetiredTokens: 1_000 });
@@ -29,22 +29,22 @@ describe('MemoryStore', () => {
     const record: TokenRecord = { accessToken: 'Initial-Token!', tokenSource: 'configured', firstSetupCompleted: true };
     const store = new MemoryStore(new FakeClock(), { record });
     record.accessToken = 'mutated';
-    expect(await store.readRecord()).toEqual({ accessToken: 'Initial-Token!', tokenSource: 'configured', firstSetupCompleted: true });
-    expect(await new MemoryStore(new FakeClock(), { record: null }).readRecord()).toBeNull();
+    expect(await store.record.readRecord()).toEqual({ accessToken: 'Initial-Token!', tokenSource: 'configured', firstSetupCompleted: true });
+    expect(await new MemoryStore(new FakeClock(), { record: null }).record.readRecord()).toBeNull();
   });
 
   it('sweep drops expired tickets and attempts, and keeps live ones', async () => {
     const clock = new FakeClock(0);
     const store = new MemoryStore(clock);
-    await store.putTicket('old', { sessionToken: 's', expiresAt: 1_000 });
-    await store.putTicket('new', { sessionToken: 's', expiresAt: 5_000 });
+    await store.tickets.putTicket('old', { sessionToken: 's', expiresAt: 1_000 });
+    await store.tickets.putTicket('new', { sessionToken: 's', expiresAt: 5_000 });
     await fail(store, 'a', 0, { keepUntil: 1_000 });
     await fail(store, 'b', 0, { keepUntil: 5_000 });
     clock.set(1_000);
     store.sweep();
     expect(store.size).toEqual({ attempts: 1, tickets: 1 });
-    expect(await store.consumeTicket('new')).toEqual({ sessionToken: 's', expiresAt: 5_000 });
-    expect(await store.readAttempts('b')).toEqual(counting(0));
+    expect(await store.tickets.consumeTicket('new')).toEqual({ sessionToken: 's', expiresAt: 5_000 });
+    expect(await store.attempts.readAttempts('b')).toEqual(counting(0));
   });
 
   it('counting again moves a key to the end: the least recently written record is evicted first', async () => {
@@ -56,8 +56,8 @@ describe('MemoryStore', () => {
     await fail(store, 'a', 1);
     await fail(store, 'd', 0);
     expect(store.size.attempts).toBe(3);
-    expect(await store.readAttempts('b')).toBeNull();
-    expect((await store.readAttempts('a'))?.failures).toEqual([{ at: 0 }, { at: 1 }]);
+    expect(await store.attempts.readAttempts('b')).toBeNull();
+    expect((await store.attempts.readAttempts('a'))?.failures).toEqual([{ at: 0 }, { at: 1 }]);
   });
 
   it('when full, a record past its expiry goes even if it held a ban', async () => {
@@ -68,8 +68,8 @@ describe('MemoryStore', () => {
     clock.set(2_000);
     await fail(store, 'new', 2_000);
     expect(store.size.attempts).toBe(2);
-    expect(await store.readAttempts('ban-running')).not.toBeNull();
-    expect(await store.readAttempts('new')).not.toBeNull();
+    expect(await store.attempts.readAttempts('ban-running')).not.toBeNull();
+    expect(await store.attempts.readAttempts('new')).not.toBeNull();
   });
 
   it('when full, running bans are kept and the oldest record without one goes', async () => {
@@ -80,9 +80,9 @@ describe('MemoryStore', () => {
     await fail(store, 'counting', 0);
     await fail(store, 'banned-2', 0, { banUntil: 600_000 });
     await fail(store, 'new', 0);
-    expect(await store.readAttempts('banned-1')).toEqual(ban);
-    expect(await store.readAttempts('banned-2')).toEqual(ban);
-    expect(await store.readAttempts('counting')).toBeNull();
+    expect(await store.attempts.readAttempts('banned-1')).toEqual(ban);
+    expect(await store.attempts.readAttempts('banned-2')).toEqual(ban);
+    expect(await store.attempts.readAttempts('counting')).toBeNull();
   });
 
   it('when every record is a running ban, the oldest ban goes: the cap always holds', async () => {
@@ -92,37 +92,37 @@ describe('MemoryStore', () => {
     await fail(store, 'banned-2', 0, { banUntil: 600_000 });
     await fail(store, 'banned-3', 0, { banUntil: 600_000 });
     expect(store.size.attempts).toBe(2);
-    expect(await store.readAttempts('banned-1')).toBeNull();
+    expect(await store.attempts.readAttempts('banned-1')).toBeNull();
   });
 
   it('tickets are copied in', async () => {
     const store = new MemoryStore(new FakeClock(0));
     const grant = { sessionToken: 's', expiresAt: 1_000 };
-    await store.putTicket('t', grant);
+    await store.tickets.putTicket('t', grant);
     grant.expiresAt = 99_999;
-    expect(await store.consumeTicket('t')).toEqual({ sessionToken: 's', expiresAt: 1_000 });
+    expect(await store.tickets.consumeTicket('t')).toEqual({ sessionToken: 's', expiresAt: 1_000 });
   });
 
   it('per-session caps are per session: one session cannot evict another', async () => {
     const store = new MemoryStore(new FakeClock(0), { limits: { maxTicketsPerSession: 2 } });
-    await store.putTicket('a-1', { sessionToken: 'a', expiresAt: 1_000 });
-    await store.putTicket('b-1', { sessionToken: 'b', expiresAt: 1_000 });
-    for (let i = 2; i < 10; i++) await store.putTicket(`a-${i}`, { sessionToken: 'a', expiresAt: 1_000 });
+    await store.tickets.putTicket('a-1', { sessionToken: 'a', expiresAt: 1_000 });
+    await store.tickets.putTicket('b-1', { sessionToken: 'b', expiresAt: 1_000 });
+    for (let i = 2; i < 10; i++) await store.tickets.putTicket(`a-${i}`, { sessionToken: 'a', expiresAt: 1_000 });
     expect(store.size.tickets).toBe(3);
-    expect(await store.consumeTicket('b-1')).not.toBeNull();
-    expect(await store.consumeTicket('a-9')).not.toBeNull();
-    expect(await store.consumeTicket('a-1')).toBeNull();
+    expect(await store.tickets.consumeTicket('b-1')).not.toBeNull();
+    expect(await store.tickets.consumeTicket('a-9')).not.toBeNull();
+    expect(await store.tickets.consumeTicket('a-1')).toBeNull();
   });
 
   it('revoking a session after its tickets were consumed or evicted is harmless', async () => {
     const store = new MemoryStore(new FakeClock(0), { limits: { maxTicketsPerSession: 1 } });
-    await store.putTicket('a-1', { sessionToken: 'a', expiresAt: 1_000 });
-    await store.putTicket('a-2', { sessionToken: 'a', expiresAt: 1_000 });
-    await store.consumeTicket('a-2');
-    await store.revokeTickets('a');
+    await store.tickets.putTicket('a-1', { sessionToken: 'a', expiresAt: 1_000 });
+    await store.tickets.putTicket('a-2', { sessionToken: 'a', expiresAt: 1_000 });
+    await store.tickets.consumeTicket('a-2');
+    await store.tickets.revokeTickets('a');
     expect(store.size.tickets).toBe(0);
-    await store.putTicket('a-3', { sessionToken: 'a', expiresAt: 1_000 });
-    await store.revokeTickets('a');
-    expect(await store.consumeTicket('a-3')).toBeNull();
+    await store.tickets.putTicket('a-3', { sessionToken: 'a', expiresAt: 1_000 });
+    await store.tickets.revokeTickets('a');
+    expect(await store.tickets.consumeTicket('a-3')).toBeNull();
   });
 });

@@ -21,9 +21,9 @@ describe('RecordEditor', () => {
     const store = new MemoryStore(new FakeClock(), { record: RECORD });
     const editor = new RecordEditor(store);
     expect(await editor.edit((current) => ({ next: null, result: current?.accessToken }))).toBe(RECORD.accessToken);
-    expect(await store.readRecord()).toEqual(RECORD);
+    expect(await store.record.readRecord()).toEqual(RECORD);
     await editor.edit((current) => ({ next: { ...requireRecord(current), firstSetupCompleted: true }, result: undefined }));
-    expect((await store.readRecord())?.firstSetupCompleted).toBe(true);
+    expect((await store.record.readRecord())?.firstSetupCompleted).toBe(true);
   });
 
   it('runs edits one after another, each on the record the previous one wrote', async () => {
@@ -33,7 +33,7 @@ describe('RecordEditor', () => {
       Array.from({ length: 20 }, (_, i) => editor.edit((current) => ({ next: { ...requireRecord(current), accessToken: `${current?.accessToken}${i},` }, result: i }))),
     );
     expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    expect((await store.readRecord())?.accessToken).toBe(Array.from({ length: 20 }, (_, i) => `${i},`).join(''));
+    expect((await store.record.readRecord())?.accessToken).toBe(Array.from({ length: 20 }, (_, i) => `${i},`).join(''));
   });
 
   it('a failing edit rejects its caller and does not block the next edit', async () => {
@@ -62,7 +62,7 @@ describe('RecordEditor', () => {
         return { next: { ...requireRecord(current), firstSetupCompleted: true }, result: undefined };
       }),
     ]);
-    expect(await store.readRecord()).toEqual({ ...RECORD, accessToken: 'Token-From-First-1!', firstSetupCompleted: true });
+    expect(await store.record.readRecord()).toEqual({ ...RECORD, accessToken: 'Token-From-First-1!', firstSetupCompleted: true });
     expect(runs).toEqual(['token on false', `setup on ${RECORD.accessToken}`, 'setup on Token-From-First-1!']);
   });
 });

@@ -8,20 +8,20 @@ import { SerialQueue } from './serial-queue.js';
 export class RecordEditor {
   private readonly queue = new SerialQueue();
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Pick<Store, 'record'>) {}
 
   async read(): Promise<TokenRecord> {
-    return requireRecord(await this.store.readRecord());
+    return requireRecord(await this.store.record.readRecord());
   }
 
   /** Runs `change` on the current record; when it returns a record, that record is written. */
   edit<T>(change: (current: TokenRecord | null) => { next: TokenRecord | null; result: T }): Promise<T> {
     return this.queue.run(async () => {
-      let current = await this.store.readRecord();
+      let current = await this.store.record.readRecord();
       for (;;) {
         const { next, result } = change(current);
         if (!next) return result;
-        const swap = await this.store.swapRecord(current, next);
+        const swap = await this.store.record.swapRecord(current, next);
         if (swap.swapped) return result;
         current = swap.current;
       }

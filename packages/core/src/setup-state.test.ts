@@ -1,10 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { MemoryStore } from './memory-store.js';
+import { MemoryRecord } from './memory-record.js';
 import type { RecordSwap, TokenRecord } from './ports/store.js';
 import { RecordEditor } from './record-editor.js';
 import { SetupState } from './setup-state.js';
 import { createCoreHarness } from './testing/core-harness.js';
-import { FakeClock } from './testing/fake-clock.js';
 import { SeededRandom } from './testing/seeded-random.js';
 import { TokenService } from './token-service.js';
 
@@ -16,8 +15,8 @@ async function bootedHarness() {
   return { ...harness, token: outcome.temporaryToken as string };
 }
 
-/** A store whose record reads and writes take real time, so unserialised edits would interleave. */
-class SlowStore extends MemoryStore {
+/** A record whose reads and writes take real time, so unserialised edits would interleave. */
+class SlowRecord extends MemoryRecord {
   override async readRecord(): Promise<TokenRecord | null> {
     const record = await super.readRecord();
     await new Promise((resolve) => setTimeout(resolve, 2));
@@ -40,7 +39,7 @@ describe('SetupState (First setup table)', () => {
     const { setup, store } = await bootedHarness();
     expect(await setup.complete()).toBe(false);
     expect(await setup.isFirstSetup()).toBe(false);
-    expect((await store.readRecord())?.firstSetupCompleted).toBe(true);
+    expect((await store.record.readRecord())?.firstSetupCompleted).toBe(true);
   });
 
   it('false -> reset -> true: the wizard may be entered again', async () => {
@@ -48,12 +47,12 @@ describe('SetupState (First setup table)', () => {
     await setup.complete();
     expect(await setup.reset()).toBe(true);
     expect(await setup.isFirstSetup()).toBe(true);
-    expect((await store.readRecord())?.firstSetupCompleted).toBe(false);
+    expect((await store.record.readRecord())?.firstSetupCompleted).toBe(false);
   });
 
   it('complete and reset are idempotent and write nothing when nothing changes', async () => {
     const { setup, store } = await bootedHarness();
-    const write = vi.spyOn(store, 'swapRecord');
+    const write = vi.spyOn(store.record, 'swapRecord');
     expect(await setup.reset()).toBe(true);
     expect(write).not.toHaveBeenCalled();
     expect(await setup.complete()).toBe(false);
@@ -78,8 +77,7 @@ describe('SetupState (First setup table)', () => {
   });
 
   it('concurrent complete and token update both land (RecordEditor serialises them)', async () => {
-    const clock = new FakeClock();
-    const store = new SlowStore(clock);
+    const store = { record: new SlowRecord() };
     const editor = new RecordEditor(store);
     const tokens = new TokenService(store, editor, new SeededRandom(3));
     const setup = new SetupState(editor);
@@ -89,12 +87,11 @@ describe('SetupState (First setup table)', () => {
 
     expect(isFirstSetup).toBe(false);
     expect(updated.ok).toBe(true);
-    expect(await store.readRecord()).toEqual({ accessToken: STRONG, tokenSource: 'configured', firstSetupCompleted: true });
+    expect(await store.record.readRecord()).toEqual({ accessToken: STRONG, tokenSource: 'configured', firstSetupCompleted: true });
   });
 
   it('concurrent update then complete, in the other order, also keep both writes', async () => {
-    const clock = new FakeClock();
-    const store = new SlowStore(clock);
+    const store = { record: new SlowRecord() };
     const editor = new RecordEditor(store);
     const tokens = new TokenService(store, editor, new SeededRandom(3));
     const setup = new SetupState(editor);
@@ -102,6 +99,6 @@ describe('SetupState (First setup table)', () => {
 
     const [rotated] = await Promise.all([tokens.regenerate(), setup.complete(), setup.reset(), setup.complete()]);
 
-    expect(await store.readRecord()).toEqual({ accessToken: rotated.token, tokenSource: 'configured', firstSetupCompleted: true });
+    expect(await store.record.readRecord()).toEqual({ accessToken: rotated.token, tokenSource: 'configured', firstSetupCompleted: true });
   });
 });

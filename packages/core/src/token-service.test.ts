@@ -36,14 +36,14 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
     expect(requested).toEqual([32]);
     expect(outcome).toEqual({ reason: 'created', temporaryToken: hexOf(new SeededRandom(7).bytes(32)), tokenSource: 'temporary', requiresCustomToken: true, weakRules: [] });
     expect(outcome.temporaryToken).toMatch(HEX64);
-    expect(await store.readRecord()).toEqual({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', firstSetupCompleted: false });
+    expect(await store.record.readRecord()).toEqual({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', firstSetupCompleted: false });
     expect(await tokens.verify(outcome.temporaryToken as string)).toBe(true);
     expect(await tokens.status()).toEqual({ tokenSource: 'temporary', requiresCustomToken: true });
   });
 
   it('temporary record at startup: a fresh, different temporary token; the old one stops working (D11)', async () => {
     const { tokens, store, outcome: first } = await bootedHarness();
-    await overwriteRecord(store, { ...(await store.readRecord())!, firstSetupCompleted: true });
+    await overwriteRecord(store.record, { ...(await store.record.readRecord())!, firstSetupCompleted: true });
 
     const second = await tokens.bootstrap();
 
@@ -54,12 +54,12 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
     expect(second.requiresCustomToken).toBe(true);
     expect(await tokens.verify(first.temporaryToken as string)).toBe(false);
     expect(await tokens.verify(second.temporaryToken as string)).toBe(true);
-    expect((await store.readRecord())?.firstSetupCompleted).toBe(true);
+    expect((await store.record.readRecord())?.firstSetupCompleted).toBe(true);
   });
 
   it('temporary record while other instances run on the same store: kept and printed again, so every banner shows the token in force', async () => {
     const { tokens, store, outcome: first } = await bootedHarness();
-    const write = vi.spyOn(store, 'swapRecord');
+    const write = vi.spyOn(store.record, 'swapRecord');
 
     const second = await tokens.bootstrap({ liveInstances: 2 });
 
@@ -80,13 +80,13 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
 
   it('configured record: kept as is, nothing to print, nothing written', async () => {
     const { tokens, store } = createCoreHarness({ record: CONFIGURED });
-    const write = vi.spyOn(store, 'swapRecord');
+    const write = vi.spyOn(store.record, 'swapRecord');
 
     const outcome = await tokens.bootstrap();
 
     expect(outcome).toEqual({ reason: 'kept', temporaryToken: null, tokenSource: 'configured', requiresCustomToken: false, weakRules: [] });
     expect(write).not.toHaveBeenCalled();
-    expect(await store.readRecord()).toEqual(CONFIGURED);
+    expect(await store.record.readRecord()).toEqual(CONFIGURED);
     expect(await tokens.verify(CONFIGURED.accessToken)).toBe(true);
   });
 
@@ -116,7 +116,7 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
     expect(outcome.reason).toBe('temporary_renewed');
     expect(outcome.temporaryToken).toMatch(HEX64);
     expect(outcome.temporaryToken).not.toBe(legacy.accessToken);
-    expect(await store.readRecord()).toEqual({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', firstSetupCompleted: true });
+    expect(await store.record.readRecord()).toEqual({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', firstSetupCompleted: true });
   });
 
   it('legacy record without tokenSource and any other token: read as configured, kept, tokenSource written (D12)', async () => {
@@ -127,7 +127,7 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
 
       // These hand-written tokens are weak too: kept, and reported so (see the weak-token test below).
       expect(outcome).toMatchObject({ reason: 'kept', temporaryToken: null, tokenSource: 'configured', requiresCustomToken: true });
-      expect(await store.readRecord()).toEqual({ accessToken, tokenSource: 'configured', firstSetupCompleted: false });
+      expect(await store.record.readRecord()).toEqual({ accessToken, tokenSource: 'configured', firstSetupCompleted: false });
     }
   });
 });
@@ -139,12 +139,12 @@ describe('TokenService.bootstrap with the secret-key fingerprint (D10)', () => {
     const outcome = await tokens.bootstrap({ secretKeyFingerprint: 'f1'.repeat(32) });
 
     expect(outcome).toEqual({ reason: 'kept', temporaryToken: null, tokenSource: 'configured', requiresCustomToken: false, weakRules: [] });
-    expect(await store.readRecord()).toEqual({ ...CONFIGURED, secretKeyFingerprint: 'f1'.repeat(32) });
+    expect(await store.record.readRecord()).toEqual({ ...CONFIGURED, secretKeyFingerprint: 'f1'.repeat(32) });
   });
 
   it('same fingerprint again: kept, nothing written', async () => {
     const { tokens, store } = createCoreHarness({ record: { ...CONFIGURED, secretKeyFingerprint: 'aa' } });
-    const write = vi.spyOn(store, 'swapRecord');
+    const write = vi.spyOn(store.record, 'swapRecord');
 
     const outcome = await tokens.bootstrap({ secretKeyFingerprint: 'aa' });
 
@@ -158,7 +158,7 @@ describe('TokenService.bootstrap with the secret-key fingerprint (D10)', () => {
     const outcome = await tokens.bootstrap({ secretKeyFingerprint: 'aa' });
 
     expect(outcome.reason).toBe('temporary_renewed');
-    expect(await store.readRecord()).toMatchObject({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', secretKeyFingerprint: 'aa' });
+    expect(await store.record.readRecord()).toMatchObject({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', secretKeyFingerprint: 'aa' });
   });
 
   it('changed fingerprint: a new temporary token revokes every session, first-setup state kept', async () => {
@@ -171,7 +171,7 @@ describe('TokenService.bootstrap with the secret-key fingerprint (D10)', () => {
     expect(outcome.tokenSource).toBe('temporary');
     expect(outcome.requiresCustomToken).toBe(true);
     expect(await tokens.verify(CONFIGURED.accessToken)).toBe(false);
-    expect(await store.readRecord()).toEqual({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', firstSetupCompleted: true, secretKeyFingerprint: 'bb' });
+    expect(await store.record.readRecord()).toEqual({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', firstSetupCompleted: true, secretKeyFingerprint: 'bb' });
   });
 
   it('removed secret key: counts as a change, the fingerprint is dropped from the record', async () => {
@@ -181,7 +181,7 @@ describe('TokenService.bootstrap with the secret-key fingerprint (D10)', () => {
 
     expect(outcome.reason).toBe('secret_key_changed');
     expect(await tokens.verify(CONFIGURED.accessToken)).toBe(false);
-    const record = await store.readRecord();
+    const record = await store.record.readRecord();
     expect(record).toEqual({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', firstSetupCompleted: true });
     expect(record).not.toHaveProperty('secretKeyFingerprint');
   });
@@ -271,15 +271,15 @@ describe('TokenService.update (Token source: temporary -> configured)', () => {
 
   it('a weak token changes nothing', async () => {
     const { tokens, store, outcome } = await bootedHarness();
-    const before = await store.readRecord();
-    const write = vi.spyOn(store, 'swapRecord');
-    const revoke = vi.spyOn(store, 'revokeTickets');
+    const before = await store.record.readRecord();
+    const write = vi.spyOn(store.record, 'swapRecord');
+    const revoke = vi.spyOn(store.tickets, 'revokeTickets');
 
     expect((await tokens.update('weak')).ok).toBe(false);
 
     expect(write).not.toHaveBeenCalled();
     expect(revoke).not.toHaveBeenCalled();
-    expect(await store.readRecord()).toEqual(before);
+    expect(await store.record.readRecord()).toEqual(before);
     expect(await tokens.verify(outcome.temporaryToken as string)).toBe(true);
     expect(await tokens.status()).toEqual({ tokenSource: 'temporary', requiresCustomToken: true });
   });
@@ -294,7 +294,7 @@ describe('TokenService.update (Token source: temporary -> configured)', () => {
     expect(await tokens.verify(old)).toBe(false);
     expect(await tokens.verify(STRONG)).toBe(true);
     expect(await tokens.status()).toEqual({ tokenSource: 'configured', requiresCustomToken: false });
-    expect(await store.readRecord()).toEqual({ accessToken: STRONG, tokenSource: 'configured', firstSetupCompleted: false });
+    expect(await store.record.readRecord()).toEqual({ accessToken: STRONG, tokenSource: 'configured', firstSetupCompleted: false });
   });
 
   it('accepts every special character of the specification', async () => {
@@ -336,7 +336,7 @@ describe('TokenService.regenerate (Token source: temporary or configured -> conf
     const rotated = await tokens.regenerate();
 
     expect(rotated.previousToken).toBe(CONFIGURED.accessToken);
-    expect(await store.readRecord()).toEqual({ ...CONFIGURED, accessToken: rotated.token });
+    expect(await store.record.readRecord()).toEqual({ ...CONFIGURED, accessToken: rotated.token });
     expect((await tokens.bootstrap()).reason).toBe('kept');
     expect(await tokens.verify(rotated.token)).toBe(true);
   });

@@ -39,7 +39,7 @@ export interface RotationOutcome extends TokenStatus {
 /** The access token: creating, checking and replacing it (the specification's "Token source" table). */
 export class TokenService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'record'>,
     private readonly editor: RecordEditor,
     private readonly random: RandomSource,
   ) {}
@@ -92,7 +92,7 @@ export class TokenService {
 
   /** The token's status when `candidate` is the access token (compared in constant time), else null: one read for both. */
   async statusFor(candidate: string): Promise<TokenStatus | null> {
-    const record = await this.store.readRecord();
+    const record = await this.store.record.readRecord();
     if (record === null || !constantTimeEqual(candidate, record.accessToken)) return null;
     return tokenStatus(record);
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCore } from './create-core.js';
-import { MemoryStore } from './memory-store.js';
+import { MemoryRecord } from './memory-record.js';
+import { MemoryShortLivedState } from './memory-short-lived-state.js';
 import { createCoreHarness } from './testing/core-harness.js';
 import { FakeClock } from './testing/fake-clock.js';
 import { SeededRandom } from './testing/seeded-random.js';
@@ -113,25 +114,25 @@ describe('WsTicketIssuer: issued -> consumed / rejected / expired', () => {
   it('issued under a token replaced outside the service (another process, a hand edit): gone as soon as the store reports it', async () => {
     const harness = await bootedHarness();
     const ticket = await issued(harness);
-    const record = await harness.store.readRecord();
-    await overwriteRecord(harness.store, { ...record!, accessToken: 'Edited-By-Hand-1!' });
+    const record = await harness.store.record.readRecord();
+    await overwriteRecord(harness.store.record, { ...record!, accessToken: 'Edited-By-Hand-1!' });
     expect(await harness.tickets.redeem(ticket)).toEqual({ ok: false, error: 'unknown_ticket' });
   });
 
   it('issued under a token replaced by a change the store has not reported yet (a shared store lagging): session_revoked', async () => {
     // A store whose change notices never arrive: redeeming must still check the token itself.
-    class UnreportedChanges extends MemoryStore {
+    class UnreportedChanges extends MemoryRecord {
       override onRecordChanged(): () => void {
         return () => undefined;
       }
     }
     const clock = new FakeClock();
-    const store = new UnreportedChanges(clock);
+    const store = new MemoryShortLivedState(clock).storeWith(new UnreportedChanges());
     const core = createCore({ store, clock, random: new SeededRandom(2) });
     const token = (await core.tokens.bootstrap()).temporaryToken as string;
     const ticket = await core.tickets.issue(token);
     if (!ticket.ok) throw new Error('no ticket');
-    await overwriteRecord(store, { ...(await store.readRecord())!, accessToken: 'Edited-By-Hand-1!' });
+    await overwriteRecord(store.record, { ...(await store.record.readRecord())!, accessToken: 'Edited-By-Hand-1!' });
     expect(await core.tickets.redeem(ticket.value.ticket)).toEqual({ ok: false, error: 'session_revoked' });
   });
 

@@ -19,7 +19,7 @@ export interface SessionValidity {
  */
 export class WsTicketIssuer {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'tickets'>,
     private readonly sessions: SessionValidity,
     private readonly clock: Clock,
     private readonly random: RandomSource,
@@ -28,13 +28,13 @@ export class WsTicketIssuer {
   async issue(sessionToken: string): Promise<Result<{ ticket: string; expiresIn: number }, 'invalid_session'>> {
     if (!(await this.sessions.isCurrent(sessionToken))) return err('invalid_session');
     const ticket = randomBase64Url(this.random, 32);
-    await this.store.putTicket(ticket, { sessionToken, expiresAt: this.clock.now() + TICKET_TTL_SECONDS * 1000 });
+    await this.store.tickets.putTicket(ticket, { sessionToken, expiresAt: this.clock.now() + TICKET_TTL_SECONDS * 1000 });
     return ok({ ticket, expiresIn: TICKET_TTL_SECONDS });
   }
 
   /** Spends a ticket; it is gone afterwards whatever the outcome, so it can never be replayed. */
   async redeem(ticket: string): Promise<Result<{ sessionToken: string }, TicketRefusal>> {
-    const grant = await this.store.consumeTicket(ticket);
+    const grant = await this.store.tickets.consumeTicket(ticket);
     if (!grant) return err('unknown_ticket');
     if (this.clock.now() >= grant.expiresAt) return err('expired_ticket');
     if (!(await this.sessions.isCurrent(grant.sessionToken))) return err('session_revoked');

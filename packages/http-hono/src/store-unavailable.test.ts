@@ -1,17 +1,24 @@
-import { StoreUnavailableError, type Store } from '@webui/core';
+import { StoreUnavailableError, type AttemptStore, type FailureBudgetStore, type RecordStore, type RetiredTokenStore, type TicketStore } from '@webui/core';
 import { describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorBody, json, sessionSetCookies, type TestApp } from './testing/test-app.js';
 
 /** Plays a shared store that was lost: every call fails as an unreachable Redis does, except reading the last known record. */
 function loseStore(t: TestApp): { restore(): void } {
-  const store = t.harness.store as unknown as Record<keyof Store, unknown>;
-  const originals = new Map<keyof Store, unknown>();
-  const methods: Array<keyof Store> = ['swapRecord', 'countFailure', 'clearFailures', 'readAttempts', 'deleteAttempts', 'listAttempts', 'addGlobalFailures', 'readGlobalFailures', 'clearGlobalFailures', 'rememberSuccess', 'hasRecentSuccess', 'retireToken', 'isRetiredToken', 'putTicket', 'consumeTicket', 'revokeTickets'];
-  for (const method of methods) {
-    originals.set(method, store[method]);
-    store[method] = () => Promise.reject(new StoreUnavailableError('cannot reach Redis at redis://127.0.0.1:6379/0'));
-  }
-  return { restore: () => originals.forEach((original, method) => (store[method] = original)) };
+  const restores: Array<() => void> = [];
+  const lose = <Port extends object>(port: Port, methods: ReadonlyArray<keyof Port>): void => {
+    for (const method of methods) {
+      const original = port[method];
+      port[method] = (() => Promise.reject(new StoreUnavailableError('cannot reach Redis at redis://127.0.0.1:6379/0'))) as Port[keyof Port];
+      restores.push(() => (port[method] = original));
+    }
+  };
+  const { record, attempts, budget, retiredTokens, tickets } = t.harness.store;
+  lose<RecordStore>(record, ['swapRecord']);
+  lose<AttemptStore>(attempts, ['countFailure', 'recordLogin', 'readClient', 'readAttempts', 'deleteAttempts', 'listAttempts']);
+  lose<FailureBudgetStore>(budget, ['addGlobalFailures', 'readGlobalFailures', 'clearGlobalFailures']);
+  lose<RetiredTokenStore>(retiredTokens, ['retireToken', 'isRetiredToken']);
+  lose<TicketStore>(tickets, ['putTicket', 'consumeTicket', 'revokeTickets']);
+  return { restore: () => restores.forEach((restore) => restore()) };
 }
 
 async function expectStoreUnavailable(res: Response): Promise<void> {
@@ -50,6 +57,6 @@ describe('a lost store fails closed (DESIGN D16)', () => {
     available = true;
     expect((await t.request('/health')).status).toBe(200);
     expect((await t.verify(t.token)).status).toBe(200);
-    expect((await t.harness.store.readRecord())?.firstSetupCompleted).toBe(false);
+    expect((await t.harness.store.record.readRecord())?.firstSetupCompleted).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { copyTokenRecord, MemoryStore, RecordChangeListeners, sameTokenRecord, SerialQueue, type AttemptEntry, type AttemptRecord, type Clock, type FailureTally, type FailureToCount, type MemoryStoreLimits, type RecordChangeListener, type RecordChangeOrigin, type RecordSwap, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
+import { copyTokenRecord, RecordChangeListeners, sameTokenRecord, SerialQueue, type Clock, type RecordChangeListener, type RecordChangeOrigin, type RecordStore, type RecordSwap, type TokenRecord } from '@webui/core';
 import { join } from 'node:path';
 import { removeAbandonedTempFiles } from './abandoned-temp-files.js';
 import { replaceFile, syncDirectory } from './atomic-write.js';
@@ -14,23 +14,21 @@ import type { StoreEvent } from './store-event.js';
 export interface JsonFileStoreOptions {
   dataDir: string;
   clock: Clock;
-  limits?: Partial<MemoryStoreLimits>;
   fs?: FileSystem;
   onEvent?: (event: StoreEvent) => void;
 }
 
 /**
- * The Store over `<dataDir>/webui.json`: the durable record is read once at open() and served
- * from memory, written atomically and one write at a time, and reloaded when edited by hand.
- * Attempts, tickets, the global failure budget, recent logins and retired-token fingerprints are short-lived and stay in memory.
+ * The durable record in `<dataDir>/webui.json`: read once at open() and served from memory, written
+ * atomically and one write at a time, and reloaded when edited by hand. The short-lived state is not
+ * the file's: a server keeps it in core's memory (MemoryShortLivedState), beside this record.
  */
-export class JsonFileStore implements Store {
+export class JsonFileStore implements RecordStore {
   readonly path: string;
   private readonly dataDir: string;
   private readonly clock: Clock;
   private readonly fs: FileSystem;
   private readonly emit: (event: StoreEvent) => void;
-  private readonly shortLived: MemoryStore;
   private readonly queue = new SerialQueue();
   private readonly listeners = new RecordChangeListeners();
   private readonly handEdits: HandEditPoll;
@@ -44,7 +42,6 @@ export class JsonFileStore implements Store {
     this.clock = options.clock;
     this.fs = options.fs ?? nodeFileSystem;
     this.emit = options.onEvent ?? (() => undefined);
-    this.shortLived = new MemoryStore(options.clock, options.limits ? { limits: options.limits } : {});
     this.handEdits = new HandEditPoll({
       fs: this.fs,
       path: this.path,
@@ -113,71 +110,6 @@ export class JsonFileStore implements Store {
       await syncDirectory(this.fs, this.dataDir);
       return { swapped: true };
     });
-  }
-
-  readAttempts(key: string): Promise<AttemptRecord | null> {
-    return this.shortLived.readAttempts(key);
-  }
-
-  countFailure(key: string, failure: FailureToCount): Promise<FailureTally> {
-    return this.shortLived.countFailure(key, failure);
-  }
-
-  clearFailures(key: string, now: number): Promise<void> {
-    return this.shortLived.clearFailures(key, now);
-  }
-
-  deleteAttempts(key: string): Promise<void> {
-    return this.shortLived.deleteAttempts(key);
-  }
-
-  listAttempts(): Promise<AttemptEntry[]> {
-    return this.shortLived.listAttempts();
-  }
-
-  addGlobalFailures(bucket: number, count: number, expiresAt: number): Promise<void> {
-    return this.shortLived.addGlobalFailures(bucket, count, expiresAt);
-  }
-
-  readGlobalFailures(fromBucket: number): Promise<Array<{ bucket: number; count: number }>> {
-    return this.shortLived.readGlobalFailures(fromBucket);
-  }
-
-  clearGlobalFailures(): Promise<void> {
-    return this.shortLived.clearGlobalFailures();
-  }
-
-  rememberSuccess(key: string, until: number): Promise<void> {
-    return this.shortLived.rememberSuccess(key, until);
-  }
-
-  hasRecentSuccess(key: string): Promise<boolean> {
-    return this.shortLived.hasRecentSuccess(key);
-  }
-
-  retireToken(fingerprint: string, until: number): Promise<void> {
-    return this.shortLived.retireToken(fingerprint, until);
-  }
-
-  isRetiredToken(fingerprint: string): Promise<boolean> {
-    return this.shortLived.isRetiredToken(fingerprint);
-  }
-
-  putTicket(ticket: string, grant: TicketGrant): Promise<void> {
-    return this.shortLived.putTicket(ticket, grant);
-  }
-
-  consumeTicket(ticket: string): Promise<TicketGrant | null> {
-    return this.shortLived.consumeTicket(ticket);
-  }
-
-  revokeTickets(sessionToken: string): Promise<void> {
-    return this.shortLived.revokeTickets(sessionToken);
-  }
-
-  /** Drops expired tickets and attempt records; a server calls it on a timer so memory stays bounded (DESIGN D14). */
-  sweep(): void {
-    this.shortLived.sweep();
   }
 
   private requireOpen(): void {

@@ -1,4 +1,4 @@
-import type { Clock } from '@webui/core';
+import type { BudgetBucket, Clock, FailureBudgetStore } from '@webui/core';
 import { expiryTtl, KEEP_AT_LEAST_LUA } from './expiry-ttl.js';
 import type { KeySpace } from './key-space.js';
 import { LuaScript } from './lua-script.js';
@@ -45,26 +45,26 @@ return listed
 `);
 
 /** The failures of every client per minute bucket (the global budget), added to atomically by every instance. */
-export class RedisGlobalFailures {
+export class RedisGlobalFailures implements FailureBudgetStore {
   constructor(
     private readonly connection: StoreConnection,
     private readonly keys: KeySpace,
     private readonly clock: Clock,
   ) {}
 
-  async add(bucket: number, count: number, expiresAt: number): Promise<void> {
+  async addGlobalFailures(bucket: number, count: number, expiresAt: number): Promise<void> {
     const now = this.clock.now();
     await this.connection.run(ADD_GLOBAL_FAILURES, [this.keys.globalFailures], [bucket, count, expiresAt, now, expiryTtl(expiresAt, now)]);
   }
 
-  async clear(): Promise<void> {
+  async clearGlobalFailures(): Promise<void> {
     await this.connection.send((client) => client.del(this.keys.globalFailures));
   }
 
-  async read(fromBucket: number): Promise<Array<{ bucket: number; count: number }>> {
+  async readGlobalFailures(fromBucket: number): Promise<BudgetBucket[]> {
     const listed = await this.connection.run(READ_GLOBAL_FAILURES, [this.keys.globalFailures], [fromBucket, this.clock.now()]);
     if (!Array.isArray(listed)) throw new Error(`unexpected reply to the global failure read: ${String(listed)}`);
-    const buckets: Array<{ bucket: number; count: number }> = [];
+    const buckets: BudgetBucket[] = [];
     for (let i = 0; i + 1 < listed.length; i += 2) buckets.push({ bucket: Number(listed[i]), count: Number(listed[i + 1]) });
     return buckets.sort((a, b) => a.bucket - b.bucket);
   }

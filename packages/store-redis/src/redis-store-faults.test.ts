@@ -26,22 +26,22 @@ async function connected(events: RedisStoreEvent[], prefix = `faults-${randomUUI
 function everyCall(store: Store, now: number): Array<[string, () => Promise<unknown>]> {
   const failure = { at: now, windowStart: now - 300_000, threshold: 5, banUntil: now + 600_000, keepUntil: now + 300_000 };
   return [
-    ['swapRecord', () => store.swapRecord(RECORD, NEXT)],
-    ['countFailure', () => store.countFailure('203.0.113.7', failure)],
-    ['clearFailures', () => store.clearFailures('203.0.113.7', now)],
-    ['readAttempts', () => store.readAttempts('203.0.113.7')],
-    ['deleteAttempts', () => store.deleteAttempts('203.0.113.7')],
-    ['listAttempts', () => store.listAttempts()],
-    ['addGlobalFailures', () => store.addGlobalFailures(1, 1, now + 60_000)],
-    ['readGlobalFailures', () => store.readGlobalFailures(0)],
-    ['clearGlobalFailures', () => store.clearGlobalFailures()],
-    ['rememberSuccess', () => store.rememberSuccess('203.0.113.7', now + 60_000)],
-    ['hasRecentSuccess', () => store.hasRecentSuccess('203.0.113.7')],
-    ['retireToken', () => store.retireToken('ab'.repeat(32), now + 60_000)],
-    ['isRetiredToken', () => store.isRetiredToken('ab'.repeat(32))],
-    ['putTicket', () => store.putTicket('ticket', { sessionToken: 'session', expiresAt: now + 60_000 })],
-    ['consumeTicket', () => store.consumeTicket('ticket')],
-    ['revokeTickets', () => store.revokeTickets('session')],
+    ['swapRecord', () => store.record.swapRecord(RECORD, NEXT)],
+    ['countFailure', () => store.attempts.countFailure('203.0.113.7', failure)],
+    ['recordLogin', () => store.attempts.recordLogin('203.0.113.7', now)],
+    ['readAttempts', () => store.attempts.readAttempts('203.0.113.7')],
+    ['deleteAttempts', () => store.attempts.deleteAttempts('203.0.113.7')],
+    ['listAttempts', () => store.attempts.listAttempts()],
+    ['addGlobalFailures', () => store.budget.addGlobalFailures(1, 1, now + 60_000)],
+    ['readGlobalFailures', () => store.budget.readGlobalFailures(0)],
+    ['clearGlobalFailures', () => store.budget.clearGlobalFailures()],
+    ['recordLogin remembered', () => store.attempts.recordLogin('203.0.113.7', now, now + 60_000)],
+    ['readClient', () => store.attempts.readClient('203.0.113.7')],
+    ['retireToken', () => store.retiredTokens.retireToken('ab'.repeat(32), now + 60_000)],
+    ['isRetiredToken', () => store.retiredTokens.isRetiredToken('ab'.repeat(32))],
+    ['putTicket', () => store.tickets.putTicket('ticket', { sessionToken: 'session', expiresAt: now + 60_000 })],
+    ['consumeTicket', () => store.tickets.consumeTicket('ticket')],
+    ['revokeTickets', () => store.tickets.revokeTickets('session')],
   ];
 }
 
@@ -65,8 +65,8 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
     const events: RedisStoreEvent[] = [];
     const store = await connected(events);
     const clock = new FakeClock();
-    await store.swapRecord(null, RECORD);
-    await store.countFailure('198.51.100.1', { at: clock.now(), windowStart: 0, threshold: 5, banUntil: clock.now() + 600_000, keepUntil: clock.now() + 300_000 });
+    await store.record.swapRecord(null, RECORD);
+    await store.attempts.countFailure('198.51.100.1', { at: clock.now(), windowStart: 0, threshold: 5, banUntil: clock.now() + 600_000, keepUntil: clock.now() + 300_000 });
 
     await redis.server().kill();
     // Called at once, while the store may not have noticed yet: in flight or refused, none hangs.
@@ -80,16 +80,16 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
       expect((outcome.error as Error).message, outcome.name).toContain(`Redis at ${redis.server().url} is unavailable`);
       expect(outcome.ms, outcome.name).toBeLessThan(1_000);
     }
-    expect(await store.readRecord()).toEqual(RECORD);
+    expect(await store.record.readRecord()).toEqual(RECORD);
     expect(events).toContainEqual(expect.objectContaining({ kind: 'connection-lost', address: redis.server().url }));
 
     await redis.server().restart();
     await eventually(() => store.available, RECONNECT_MS, 'the store reconnecting');
     expect(events).toContainEqual({ kind: 'connection-restored', address: redis.server().url });
     // The append-only file kept what was written before the kill.
-    expect((await store.readAttempts('198.51.100.1'))?.failures.length).toBe(1);
+    expect((await store.attempts.readAttempts('198.51.100.1'))?.failures.length).toBe(1);
     for (const outcome of await settle(everyCall(store, clock.now()))) expect(outcome.error, outcome.name).toBeNull();
-    expect(await store.readRecord()).toEqual(NEXT);
+    expect(await store.record.readRecord()).toEqual(NEXT);
     expect(events.filter((event) => event.kind === 'record-restored')).toEqual([]);
   });
 
@@ -97,7 +97,7 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
     const events: RedisStoreEvent[] = [];
     const prefix = `faults-${randomUUID()}:`;
     const store = await connected(events, prefix);
-    await store.swapRecord(null, RECORD);
+    await store.record.swapRecord(null, RECORD);
 
     await redis.server().kill();
     for (const entry of readdirSync(redis.server().dir)) rmSync(join(redis.server().dir, entry), { recursive: true, force: true });
@@ -106,18 +106,18 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
     await eventually(() => events.some((event) => event.kind === 'record-restored'), RECONNECT_MS, 'record-restored');
     expect(events).toContainEqual({ kind: 'record-restored', address: redis.server().url });
     const other = await connected([], prefix);
-    expect(await other.readRecord()).toEqual(RECORD);
-    expect(await other.swapRecord(RECORD, NEXT)).toEqual({ swapped: true });
-    await eventually(async () => (await store.readRecord())?.accessToken === NEXT.accessToken, 1_000, 'the change after the restore reaching the first store');
+    expect(await other.record.readRecord()).toEqual(RECORD);
+    expect(await other.record.swapRecord(RECORD, NEXT)).toEqual({ swapped: true });
+    await eventually(async () => (await store.record.readRecord())?.accessToken === NEXT.accessToken, 1_000, 'the change after the restore reaching the first store');
   });
 
   it('Redis emptied under a running store (FLUSHALL): the next swap writes the record back first, then applies the change', async () => {
     const events: RedisStoreEvent[] = [];
     const store = await connected(events);
-    await store.swapRecord(null, RECORD);
+    await store.record.swapRecord(null, RECORD);
     await redis.raw().flushall();
-    expect(await store.swapRecord(RECORD, NEXT)).toEqual({ swapped: true });
-    expect(await store.readRecord()).toEqual(NEXT);
+    expect(await store.record.swapRecord(RECORD, NEXT)).toEqual({ swapped: true });
+    expect(await store.record.readRecord()).toEqual(NEXT);
     expect(events).toContainEqual({ kind: 'record-restored', address: redis.server().url });
   });
 
@@ -139,7 +139,7 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
     try {
       const store = await redis.open({ url: locked.url, clock: new FakeClock() });
       expect(store.address).toBe(`redis://:***@127.0.0.1:${locked.port}/0`);
-      expect(await store.swapRecord(null, RECORD)).toEqual({ swapped: true });
+      expect(await store.record.swapRecord(null, RECORD)).toEqual({ swapped: true });
       const wrong = await RedisStore.connect({ url: `redis://:wrong-pass@127.0.0.1:${locked.port}/0`, clock: new FakeClock(), connectTimeoutMs: 1_000 }).catch((caught: unknown) => caught);
       expect(wrong).toBeInstanceOf(StoreUnavailableError);
       expect((wrong as Error).message).toMatch(/^cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+\/0: /);

@@ -26,14 +26,14 @@ describe('RedisStore keys', () => {
     const store = await connected({ url, prefix, clock });
     const other = await connected({ url, prefix, clock });
     const now = clock.now();
-    await store.swapRecord(null, { accessToken: SESSION_TOKEN, firstSetupCompleted: true });
-    await store.countFailure('203.0.113.7', failureAt(now));
-    await store.countFailure('198.51.100.1', failureAt(now, 1));
-    await store.addGlobalFailures(100, 2, now + 60_000);
-    await store.rememberSuccess('203.0.113.8', now + 60_000);
-    await store.retireToken('ab'.repeat(32), now + 60_000);
-    await store.putTicket('ticket-1', { sessionToken: SESSION_TOKEN, expiresAt: now + 60_000 });
-    await other.putTicket('ticket-2', { sessionToken: SESSION_TOKEN, expiresAt: now + 60_000 });
+    await store.record.swapRecord(null, { accessToken: SESSION_TOKEN, firstSetupCompleted: true });
+    await store.attempts.countFailure('203.0.113.7', failureAt(now));
+    await store.attempts.countFailure('198.51.100.1', failureAt(now, 1));
+    await store.budget.addGlobalFailures(100, 2, now + 60_000);
+    await store.attempts.recordLogin('203.0.113.8', now, now + 60_000);
+    await store.retiredTokens.retireToken('ab'.repeat(32), now + 60_000);
+    await store.tickets.putTicket('ticket-1', { sessionToken: SESSION_TOKEN, expiresAt: now + 60_000 });
+    await other.tickets.putTicket('ticket-2', { sessionToken: SESSION_TOKEN, expiresAt: now + 60_000 });
     await store.joinInstances(now);
     await other.joinInstances(now);
 
@@ -53,11 +53,11 @@ describe('RedisStore keys', () => {
     const prefix = `keys-${randomUUID()}:`;
     const store = await connected({ prefix, clock });
     const now = clock.now();
-    await store.countFailure('203.0.113.7', failureAt(now));
-    await store.putTicket('ticket-1', { sessionToken: SESSION_TOKEN, expiresAt: now + 60_000 });
-    await store.addGlobalFailures(100, 2, now + 60_000);
-    await store.rememberSuccess('203.0.113.8', now + 60_000);
-    await store.retireToken('ab'.repeat(32), now + 60_000);
+    await store.attempts.countFailure('203.0.113.7', failureAt(now));
+    await store.tickets.putTicket('ticket-1', { sessionToken: SESSION_TOKEN, expiresAt: now + 60_000 });
+    await store.budget.addGlobalFailures(100, 2, now + 60_000);
+    await store.attempts.recordLogin('203.0.113.8', now, now + 60_000);
+    await store.retiredTokens.retireToken('ab'.repeat(32), now + 60_000);
     const ttls = Object.fromEntries(
       await Promise.all(
         ['attempt:203.0.113.7', 'attempts', 'ticket:ticket-1', 'tickets', 'global-failures', 'recent-successes', 'retired-tokens'].map(async (name) => [name, await redis.raw().pttl(`${prefix}${name}`)] as const),
@@ -75,13 +75,13 @@ describe('RedisStore keys', () => {
     const first = await connected({ prefix, clock, limits: { maxTicketsPerSession: 3 } });
     const second = await connected({ prefix, clock, limits: { maxTicketsPerSession: 3 } });
     const grant = { sessionToken: SESSION_TOKEN, expiresAt: clock.now() + 60_000 };
-    await first.putTicket('ticket-1', grant);
-    await second.putTicket('ticket-2', grant);
-    await first.putTicket('ticket-3', grant);
-    await first.putTicket('other-session', { ...grant, sessionToken: 'another-session-token' });
-    await second.putTicket('ticket-4', grant);
-    expect(await first.consumeTicket('ticket-1')).toBeNull();
-    for (const ticket of ['ticket-2', 'ticket-3', 'ticket-4', 'other-session']) expect(await second.consumeTicket(ticket), ticket).not.toBeNull();
+    await first.tickets.putTicket('ticket-1', grant);
+    await second.tickets.putTicket('ticket-2', grant);
+    await first.tickets.putTicket('ticket-3', grant);
+    await first.tickets.putTicket('other-session', { ...grant, sessionToken: 'another-session-token' });
+    await second.tickets.putTicket('ticket-4', grant);
+    expect(await first.tickets.consumeTicket('ticket-1')).toBeNull();
+    for (const ticket of ['ticket-2', 'ticket-3', 'ticket-4', 'other-session']) expect(await second.tickets.consumeTicket(ticket), ticket).not.toBeNull();
   });
 
   it('maxTickets holds overall: a full store drops its oldest ticket, whichever session it is of', async () => {
@@ -90,39 +90,40 @@ describe('RedisStore keys', () => {
     const first = await connected({ prefix, clock, limits: { maxTickets: 2 } });
     const second = await connected({ prefix, clock, limits: { maxTickets: 2 } });
     const expiresAt = clock.now() + 60_000;
-    await first.putTicket('a', { sessionToken: 'session-a', expiresAt });
-    await second.putTicket('b', { sessionToken: 'session-b', expiresAt });
-    await first.putTicket('c', { sessionToken: 'session-c', expiresAt });
-    expect(await second.consumeTicket('a')).toBeNull();
-    expect(await second.consumeTicket('b')).toEqual({ sessionToken: 'session-b', expiresAt });
-    expect(await first.consumeTicket('c')).toEqual({ sessionToken: 'session-c', expiresAt });
+    await first.tickets.putTicket('a', { sessionToken: 'session-a', expiresAt });
+    await second.tickets.putTicket('b', { sessionToken: 'session-b', expiresAt });
+    await first.tickets.putTicket('c', { sessionToken: 'session-c', expiresAt });
+    expect(await second.tickets.consumeTicket('a')).toBeNull();
+    expect(await second.tickets.consumeTicket('b')).toEqual({ sessionToken: 'session-b', expiresAt });
+    expect(await first.tickets.consumeTicket('c')).toEqual({ sessionToken: 'session-c', expiresAt });
   });
 
   it('maxAttemptKeys: a full store forgets the expired first, then the record that expires soonest', async () => {
     const clock = new FakeClock();
     const store = await connected({ clock, limits: { maxAttemptKeys: 2 } });
     const at = clock.now();
-    await store.countFailure('short', { ...failureAt(at), keepUntil: at + 1_000 });
-    await store.countFailure('banned', failureAt(at, 1));
-    await store.countFailure('newer', failureAt(at));
-    expect((await store.listAttempts()).map((entry) => entry.key).sort()).toEqual(['banned', 'newer']);
+    await store.attempts.countFailure('short', { ...failureAt(at), keepUntil: at + 1_000 });
+    await store.attempts.countFailure('banned', failureAt(at, 1));
+    await store.attempts.countFailure('newer', failureAt(at));
+    expect((await store.attempts.listAttempts()).map((entry) => entry.key).sort()).toEqual(['banned', 'newer']);
     clock.advance(300_000);
     // 'newer' has expired by the clock: it goes, the running ban stays.
-    await store.countFailure('latest', failureAt(clock.now()));
-    expect((await store.listAttempts()).map((entry) => entry.key).sort()).toEqual(['banned', 'latest']);
+    await store.attempts.countFailure('latest', failureAt(clock.now()));
+    expect((await store.attempts.listAttempts()).map((entry) => entry.key).sort()).toEqual(['banned', 'latest']);
   });
 
   it('recent successes past the cap drop the one nearest its end, never the one just remembered', async () => {
     const clock = new FakeClock();
     const store = await connected({ clock, limits: { maxRecentSuccesses: 2, maxRetiredTokens: 1 } });
     const now = clock.now();
-    await store.rememberSuccess('a', now + 10_000);
-    await store.rememberSuccess('b', now + 20_000);
-    await store.rememberSuccess('c', now + 5_000);
-    expect([await store.hasRecentSuccess('a'), await store.hasRecentSuccess('b'), await store.hasRecentSuccess('c')]).toEqual([false, true, true]);
-    await store.retireToken('old', now + 60_000);
-    await store.retireToken('new', now + 60_000);
-    expect([await store.isRetiredToken('old'), await store.isRetiredToken('new')]).toEqual([false, true]);
+    await store.attempts.recordLogin('a', now, now + 10_000);
+    await store.attempts.recordLogin('b', now, now + 20_000);
+    await store.attempts.recordLogin('c', now, now + 5_000);
+    const recent = async (key: string): Promise<boolean> => (await store.attempts.readClient(key)).loggedInRecently;
+    expect([await recent('a'), await recent('b'), await recent('c')]).toEqual([false, true, true]);
+    await store.retiredTokens.retireToken('old', now + 60_000);
+    await store.retiredTokens.retireToken('new', now + 60_000);
+    expect([await store.retiredTokens.isRetiredToken('old'), await store.retiredTokens.isRetiredToken('new')]).toEqual([false, true]);
   });
 
   it('joinInstances sees the other instance, with its start time, and stops seeing it after close or 15 s of silence', async () => {

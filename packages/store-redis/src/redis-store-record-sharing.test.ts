@@ -22,7 +22,7 @@ async function instances(count: number, events: RedisStoreEvent[] = []): Promise
 
 function heard(store: RedisStore): Array<[string | undefined, RecordChangeOrigin]> {
   const changes: Array<[string | undefined, RecordChangeOrigin]> = [];
-  store.onRecordChanged((record, _previous, origin) => changes.push([record?.accessToken, origin]));
+  store.record.onRecordChanged((record, _previous, origin) => changes.push([record?.accessToken, origin]));
   return changes;
 }
 
@@ -32,14 +32,14 @@ describe('RedisStore record sharing', () => {
     const [writer, reader] = stores as [RedisStore, RedisStore];
     const writerHeard = heard(writer);
     const readerHeard = heard(reader);
-    expect(await writer.swapRecord(null, FIRST)).toEqual({ swapped: true });
+    expect(await writer.record.swapRecord(null, FIRST)).toEqual({ swapped: true });
     expect(writerHeard).toEqual([['first-token-0123456789', 'this_process']]);
-    await eventually(async () => (await reader.readRecord())?.accessToken === FIRST.accessToken, 1_000, 'the record at the other store');
-    expect(await reader.readRecord()).toEqual(FIRST);
+    await eventually(async () => (await reader.record.readRecord())?.accessToken === FIRST.accessToken, 1_000, 'the record at the other store');
+    expect(await reader.record.readRecord()).toEqual(FIRST);
     expect(readerHeard).toEqual([['first-token-0123456789', 'another_instance']]);
     // The writer's own announcement comes back to it too: it must not be heard a second time.
-    await reader.swapRecord(FIRST, SECOND);
-    await eventually(async () => (await writer.readRecord())?.accessToken === SECOND.accessToken, 1_000, 'the second record at the writer');
+    await reader.record.swapRecord(FIRST, SECOND);
+    await eventually(async () => (await writer.record.readRecord())?.accessToken === SECOND.accessToken, 1_000, 'the second record at the writer');
     expect(writerHeard).toEqual([
       ['first-token-0123456789', 'this_process'],
       ['second-token-0123456789', 'another_instance'],
@@ -53,50 +53,50 @@ describe('RedisStore record sharing', () => {
   it('the last known record never moves backwards: an announcement of an older revision is ignored', async () => {
     const { prefix, stores } = await instances(2);
     const [writer, reader] = stores as [RedisStore, RedisStore];
-    await writer.swapRecord(null, FIRST);
-    await writer.swapRecord(FIRST, SECOND);
-    await eventually(async () => (await reader.readRecord())?.accessToken === SECOND.accessToken, 1_000, 'the second record at the reader');
+    await writer.record.swapRecord(null, FIRST);
+    await writer.record.swapRecord(FIRST, SECOND);
+    await eventually(async () => (await reader.record.readRecord())?.accessToken === SECOND.accessToken, 1_000, 'the second record at the reader');
     const readerHeard = heard(reader);
     // Revision 1 again, from an instance that does not exist: delivered in order before the next real change.
     await redis.raw().publish(`${prefix}record-changed`, `1\n${randomUUID()}\n${JSON.stringify(FIRST)}`);
-    await writer.swapRecord(SECOND, THIRD);
-    await eventually(async () => (await reader.readRecord())?.accessToken === THIRD.accessToken, 1_000, 'the third record at the reader');
+    await writer.record.swapRecord(SECOND, THIRD);
+    await eventually(async () => (await reader.record.readRecord())?.accessToken === THIRD.accessToken, 1_000, 'the third record at the reader');
     expect(readerHeard).toEqual([['third-token-0123456789', 'another_instance']]);
   });
 
   it('a lost swap tells the record that won and brings the last known record up to it at once', async () => {
     const { stores } = await instances(2);
     const [first, second] = stores as [RedisStore, RedisStore];
-    await first.swapRecord(null, FIRST);
-    await eventually(async () => (await second.readRecord()) !== null, 1_000, 'the record at the second store');
-    await second.swapRecord(FIRST, SECOND);
+    await first.record.swapRecord(null, FIRST);
+    await eventually(async () => (await second.record.readRecord()) !== null, 1_000, 'the record at the second store');
+    await second.record.swapRecord(FIRST, SECOND);
     // No waiting for the announcement: the lost swap's answer alone updates the first store.
-    expect(await first.swapRecord(FIRST, THIRD)).toEqual({ swapped: false, current: SECOND });
-    expect(await first.readRecord()).toEqual(SECOND);
+    expect(await first.record.swapRecord(FIRST, THIRD)).toEqual({ swapped: false, current: SECOND });
+    expect(await first.record.readRecord()).toEqual(SECOND);
   });
 
   it('an empty key list and no key list are the same record to the compare-and-set', async () => {
     const { stores } = await instances(1);
     const store = stores[0] as RedisStore;
-    await store.swapRecord(null, FIRST);
-    expect(await store.swapRecord({ ...FIRST, apiKeys: [] }, { ...SECOND, apiKeys: [] })).toEqual({ swapped: true });
-    expect(await store.readRecord()).toEqual({ ...SECOND, apiKeys: [] });
-    expect(await store.swapRecord(SECOND, THIRD)).toEqual({ swapped: true });
+    await store.record.swapRecord(null, FIRST);
+    expect(await store.record.swapRecord({ ...FIRST, apiKeys: [] }, { ...SECOND, apiKeys: [] })).toEqual({ swapped: true });
+    expect(await store.record.readRecord()).toEqual({ ...SECOND, apiKeys: [] });
+    expect(await store.record.swapRecord(SECOND, THIRD)).toEqual({ swapped: true });
   });
 
   it('a listener that throws is reported as listener-failed; a record that is not one is refused and the last good one stays', async () => {
     const events: RedisStoreEvent[] = [];
     const { prefix, stores } = await instances(2, events);
     const [writer, reader] = stores as [RedisStore, RedisStore];
-    reader.onRecordChanged(() => {
+    reader.record.onRecordChanged(() => {
       throw new Error('listener broke');
     });
-    await writer.swapRecord(null, FIRST);
+    await writer.record.swapRecord(null, FIRST);
     await eventually(() => events.some((event) => event.kind === 'listener-failed'), 1_000, 'listener-failed');
     expect(events).toContainEqual({ kind: 'listener-failed', reason: 'listener broke' });
     await redis.raw().publish(`${prefix}record-changed`, `99\n${randomUUID()}\n{"accessToken":42}`);
     await eventually(() => events.some((event) => event.kind === 'record-refused'), 1_000, 'record-refused');
-    expect(await reader.readRecord()).toEqual(FIRST);
+    expect(await reader.record.readRecord()).toEqual(FIRST);
   });
 
   it('connect refuses a record in Redis that is not one, naming the key', async () => {

@@ -1,4 +1,4 @@
-import { DEFAULT_MEMORY_STORE_LIMITS, StoreUnavailableError, type AttemptEntry, type AttemptRecord, type Clock, type FailureTally, type FailureToCount, type MemoryStoreLimits, type RecordChangeListener, type RecordSwap, type Store, type TicketGrant, type TokenRecord } from '@webui/core';
+import { DEFAULT_MEMORY_STORE_LIMITS, StoreUnavailableError, type Clock, type MemoryStoreLimits, type Store } from '@webui/core';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { errorMessage } from './error-message.js';
@@ -7,7 +7,7 @@ import { KeySpace } from './key-space.js';
 import { allReadyWithin, createRedisClient } from './redis-client.js';
 import { RedisAttempts } from './redis-attempts.js';
 import { RedisGlobalFailures } from './redis-global-failures.js';
-import { RedisRememberedSet } from './redis-remembered-set.js';
+import { RedisRetiredTokens } from './redis-retired-tokens.js';
 import type { RedisStoreEvent } from './redis-store-event.js';
 import { RedisTickets } from './redis-tickets.js';
 import { parseRedisUrl, type RedisUrl } from './redis-url.js';
@@ -35,8 +35,8 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
 const SYNC_RETRY_MS = 1_000;
 
 /**
- * The Store in Redis, shared by every instance of the server that names the same URL and prefix (DESIGN D16).
- * Each atomic step of the port is one Lua script; the durable record is also kept in memory and
+ * The Store in Redis, shared by every instance of the server that names the same URL and prefix (DESIGN D16):
+ * one file per port, over one connection. Each atomic step is one Lua script; the durable record is also kept in memory and
  * answered from there, so sessions keep working while Redis is down, when every other call fails closed
  * with StoreUnavailableError. Reconnects by itself; nothing needs a restart.
  */
@@ -52,12 +52,11 @@ export class RedisStore implements Store {
   private subscriber: Redis | null = null;
   private readonly keys: KeySpace;
   private readonly emit: (event: RedisStoreEvent) => void;
-  private readonly record: SharedRecord;
-  private readonly attempts: RedisAttempts;
-  private readonly globalFailures: RedisGlobalFailures;
-  private readonly recentSuccesses: RedisRememberedSet;
-  private readonly retiredTokens: RedisRememberedSet;
-  private readonly tickets: RedisTickets;
+  readonly record: SharedRecord;
+  readonly attempts: RedisAttempts;
+  readonly budget: RedisGlobalFailures;
+  readonly retiredTokens: RedisRetiredTokens;
+  readonly tickets: RedisTickets;
   private readonly instances: InstanceRegistry;
   private readonly connectTimeoutMs: number;
   private lastError: Error | null = null;
@@ -87,10 +86,9 @@ export class RedisStore implements Store {
     const connection = new StoreConnection(this.address);
     this.connection = connection;
     this.record = new SharedRecord(connection, this.keys, this.instanceId, this.emit);
-    this.attempts = new RedisAttempts(connection, this.keys, options.clock, limits.maxAttemptKeys);
-    this.globalFailures = new RedisGlobalFailures(connection, this.keys, options.clock);
-    this.recentSuccesses = new RedisRememberedSet(connection, this.keys.recentSuccesses, options.clock, limits.maxRecentSuccesses);
-    this.retiredTokens = new RedisRememberedSet(connection, this.keys.retiredTokens, options.clock, limits.maxRetiredTokens);
+    this.attempts = new RedisAttempts(connection, this.keys, options.clock, limits);
+    this.budget = new RedisGlobalFailures(connection, this.keys, options.clock);
+    this.retiredTokens = new RedisRetiredTokens(connection, this.keys.retiredTokens, options.clock, limits.maxRetiredTokens);
     this.tickets = new RedisTickets(connection, this.keys, options.clock, limits);
     this.instances = new InstanceRegistry(connection, this.keys, options.clock, this.instanceId);
   }
@@ -132,78 +130,6 @@ export class RedisStore implements Store {
    */
   joinInstances(startedAt: number): Promise<{ others: RunningInstance[] }> {
     return this.instances.join(startedAt);
-  }
-
-  async readRecord(): Promise<TokenRecord | null> {
-    return this.record.read();
-  }
-
-  swapRecord(expected: TokenRecord | null, next: TokenRecord): Promise<RecordSwap> {
-    return this.record.swap(expected, next);
-  }
-
-  onRecordChanged(listener: RecordChangeListener): () => void {
-    return this.record.onChanged(listener);
-  }
-
-  countFailure(key: string, failure: FailureToCount): Promise<FailureTally> {
-    return this.attempts.count(key, failure);
-  }
-
-  clearFailures(key: string, now: number): Promise<void> {
-    return this.attempts.clear(key, now);
-  }
-
-  readAttempts(key: string): Promise<AttemptRecord | null> {
-    return this.attempts.read(key);
-  }
-
-  deleteAttempts(key: string): Promise<void> {
-    return this.attempts.delete(key);
-  }
-
-  listAttempts(): Promise<AttemptEntry[]> {
-    return this.attempts.list();
-  }
-
-  addGlobalFailures(bucket: number, count: number, expiresAt: number): Promise<void> {
-    return this.globalFailures.add(bucket, count, expiresAt);
-  }
-
-  readGlobalFailures(fromBucket: number): Promise<Array<{ bucket: number; count: number }>> {
-    return this.globalFailures.read(fromBucket);
-  }
-
-  clearGlobalFailures(): Promise<void> {
-    return this.globalFailures.clear();
-  }
-
-  rememberSuccess(key: string, until: number): Promise<void> {
-    return this.recentSuccesses.remember(key, until);
-  }
-
-  hasRecentSuccess(key: string): Promise<boolean> {
-    return this.recentSuccesses.has(key);
-  }
-
-  retireToken(fingerprint: string, until: number): Promise<void> {
-    return this.retiredTokens.remember(fingerprint, until);
-  }
-
-  isRetiredToken(fingerprint: string): Promise<boolean> {
-    return this.retiredTokens.has(fingerprint);
-  }
-
-  putTicket(ticket: string, grant: TicketGrant): Promise<void> {
-    return this.tickets.put(ticket, grant);
-  }
-
-  consumeTicket(ticket: string): Promise<TicketGrant | null> {
-    return this.tickets.consume(ticket);
-  }
-
-  revokeTickets(sessionToken: string): Promise<void> {
-    return this.tickets.revoke(sessionToken);
   }
 
   private async start(timeoutMs: number): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Clock, TicketGrant } from '@webui/core';
+import type { Clock, TicketGrant, TicketStore } from '@webui/core';
 import { expiryTtl, KEEP_AT_LEAST_LUA } from './expiry-ttl.js';
 import { sessionTokenHash, type KeySpace } from './key-space.js';
 import { LuaScript } from './lua-script.js';
@@ -61,7 +61,7 @@ return 1
 `);
 
 /** WebSocket tickets shared by every instance: spent at most once, whichever instance is asked, and capped per session and overall. */
-export class RedisTickets {
+export class RedisTickets implements TicketStore {
   constructor(
     private readonly connection: StoreConnection,
     private readonly keys: KeySpace,
@@ -69,19 +69,19 @@ export class RedisTickets {
     private readonly limits: { maxTickets: number; maxTicketsPerSession: number },
   ) {}
 
-  async put(ticket: string, grant: TicketGrant): Promise<void> {
+  async putTicket(ticket: string, grant: TicketGrant): Promise<void> {
     const keys = [this.keys.ticket(ticket), this.keys.sessionTickets(grant.sessionToken), this.keys.ticketIndex, this.keys.ticketSequence];
     const grantJson = JSON.stringify({ sessionToken: grant.sessionToken, expiresAt: grant.expiresAt });
     const args = [ticket, grantJson, sessionTokenHash(grant.sessionToken), expiryTtl(grant.expiresAt, this.clock.now()), this.limits.maxTicketsPerSession, this.limits.maxTickets, this.keys.ticketPrefix, this.keys.sessionTicketsPrefix];
     await this.connection.run(PUT_TICKET, keys, args);
   }
 
-  async consume(ticket: string): Promise<TicketGrant | null> {
+  async consumeTicket(ticket: string): Promise<TicketGrant | null> {
     const grant = await this.connection.run(CONSUME_TICKET, [this.keys.ticket(ticket), this.keys.ticketIndex], [ticket, this.keys.sessionTicketsPrefix]);
     return typeof grant === 'string' ? decodeGrant(grant) : null;
   }
 
-  async revoke(sessionToken: string): Promise<void> {
+  async revokeTickets(sessionToken: string): Promise<void> {
     await this.connection.run(REVOKE_TICKETS, [this.keys.sessionTickets(sessionToken), this.keys.ticketIndex], [this.keys.ticketPrefix]);
   }
 }

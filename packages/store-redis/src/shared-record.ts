@@ -1,4 +1,4 @@
-import { copyTokenRecord, RecordChangeListeners, type RecordChangeListener, type RecordChangeOrigin, type RecordSwap, type TokenRecord } from '@webui/core';
+import { copyTokenRecord, RecordChangeListeners, type RecordChangeListener, type RecordChangeOrigin, type RecordStore, type RecordSwap, type TokenRecord } from '@webui/core';
 import { canonicalRecordJson, decodeRecordJson, recordSpellings } from './canonical-record.js';
 import { errorMessage } from './error-message.js';
 import type { KeySpace } from './key-space.js';
@@ -34,7 +34,7 @@ type SwapReply = { swapped: true; revision: number } | { swapped: false; current
  * while Redis is down), written by compare-and-set, and kept current by revision from the other
  * instances' announcements. The copy only ever moves forward: an older revision never replaces a newer one.
  */
-export class SharedRecord {
+export class SharedRecord implements RecordStore {
   private record: TokenRecord | null = null;
   private revision = 0;
   private readonly listeners = new RecordChangeListeners();
@@ -46,15 +46,15 @@ export class SharedRecord {
     private readonly emit: (event: RedisStoreEvent) => void,
   ) {}
 
-  read(): TokenRecord | null {
+  async readRecord(): Promise<TokenRecord | null> {
     return this.record ? copyTokenRecord(this.record) : null;
   }
 
-  onChanged(listener: RecordChangeListener): () => void {
+  onRecordChanged(listener: RecordChangeListener): () => void {
     return this.listeners.add(listener);
   }
 
-  async swap(expected: TokenRecord | null, next: TokenRecord): Promise<RecordSwap> {
+  async swapRecord(expected: TokenRecord | null, next: TokenRecord): Promise<RecordSwap> {
     const written = copyTokenRecord(next);
     let reply = await this.swapInRedis(expected, written);
     if (!reply.swapped && reply.current === null && this.record !== null) {

@@ -1,9 +1,10 @@
 import { secretKeyFingerprint, type LoadedSettings, type Storage } from '@webui/assembly';
-import type { Core, SetupState, Store, TokenService } from '@webui/core';
+import type { Core, RecordStore, SetupState, TokenService } from '@webui/core';
 import { createContainer, TOKENS } from '../container.js';
 
 export interface DataDirServices {
-  store: Store;
+  /** The durable record, read as it is now. */
+  store: RecordStore;
   core: Core;
   tokens: TokenService;
   setup: SetupState;
@@ -21,7 +22,7 @@ export async function openDataDir(loaded: LoadedSettings, options: { createIfMis
   container.register(TOKENS.LogDestination, { useValue: process.stderr });
   const storage = container.resolve<Storage>(TOKENS.Storage);
   await storage.openStore();
-  const store = storage.store;
+  const store = storage.store.record;
   const core = container.resolve<Core>(TOKENS.Core);
   const { tokens, setup } = core;
   if (!(await store.readRecord())) {

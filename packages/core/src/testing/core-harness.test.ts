@@ -7,7 +7,7 @@ describe('createCoreHarness', () => {
   it('wires every service over one store, clock and random source', async () => {
     const harness = createCoreHarness();
     const { temporaryToken } = await harness.tokens.bootstrap();
-    expect(await harness.store.readRecord()).toMatchObject({ accessToken: temporaryToken });
+    expect(await harness.store.record.readRecord()).toMatchObject({ accessToken: temporaryToken });
     expect(await harness.setup.isFirstSetup()).toBe(true);
     const ticket = await harness.tickets.issue(temporaryToken as string);
     expect(ticket.ok).toBe(true);

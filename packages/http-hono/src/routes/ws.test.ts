@@ -168,8 +168,8 @@ describe('GET /ws: refused handshakes get 401 and no upgrade', () => {
   it('a ticket whose session token was replaced outside the API (hand edit): revoked with it, 401', async () => {
     const t = await createWsApp();
     const ticket = await t.ticket();
-    const record = await t.harness.store.readRecord();
-    await overwriteRecord(t.harness.store, { ...record!, accessToken: 'Edited-By-Hand-1!' });
+    const record = await t.harness.store.record.readRecord();
+    await overwriteRecord(t.harness.store.record, { ...record!, accessToken: 'Edited-By-Hand-1!' });
     await expectErrorBody(await t.handshake(ticket), 401, 'unknown_ticket');
     expect(t.upgraded).toEqual([]);
   });
