@@ -2,6 +2,7 @@ import type { OperatorOperations } from '@webui/core';
 import { Hono } from 'hono';
 import type { WebuiEnv } from '../app-env.js';
 import { apiActor } from '../api-actor.js';
+import type { WireBody } from '../wire-body.js';
 
 /** /setup/*: the first-setup flag the setup wizard follows; answers carry `is_first_setup` and a human `message` (DESIGN D15). */
 export function setupRoutes(operations: Pick<OperatorOperations, 'setupStatus' | 'completeSetup' | 'resetSetup'>) {
@@ -13,14 +14,16 @@ export function setupRoutes(operations: Pick<OperatorOperations, 'setupStatus' |
         token_source: status.tokenSource,
         requires_custom_token: status.requiresCustomToken,
         message: isFirstSetup ? 'First setup is not completed yet.' : 'First setup is completed.',
-      });
+      } satisfies WireBody<'SetupStatusResponse'>);
     })
     .post('/setup/complete', async (c) => {
       const { outcome: isFirstSetup } = await operations.completeSetup(apiActor(c));
-      return c.json({ success: true, message: 'First setup completed.', is_first_setup: isFirstSetup });
+      const completed: WireBody<'SetupChangeResponse'> = { success: true, message: 'First setup completed.', is_first_setup: isFirstSetup };
+      return c.json(completed);
     })
     .post('/setup/reset', async (c) => {
       const { outcome: isFirstSetup } = await operations.resetSetup(apiActor(c));
-      return c.json({ success: true, message: 'First setup reset; the setup wizard can be entered again.', is_first_setup: isFirstSetup });
+      const message = 'First setup reset; the setup wizard can be entered again.';
+      return c.json({ success: true, message, is_first_setup: isFirstSetup } satisfies WireBody<'SetupChangeResponse'>);
     });
 }
