@@ -10,6 +10,7 @@ import { readJsonBody } from '../json-body.js';
 import { answerSessionCheck } from '../session-check.js';
 import { UpdateTokenRequest, VerifyRequest } from '../schemas.js';
 import type { SessionCookie } from '../session-cookie.js';
+import type { WireBody } from '../wire-body.js';
 
 export const LOGOUT_MESSAGE = '已成功登出';
 
@@ -34,17 +35,17 @@ export function authRoutes(operations: AccessOperations & Pick<OperatorOperation
             is_first_setup: outcome.isFirstSetup,
             token_source: outcome.status.tokenSource,
             requires_custom_token: outcome.status.requiresCustomToken,
-          });
+          } satisfies WireBody<'VerifyResponse'>);
         case 'banned':
           return tooManyAttempts(c, outcome.retryAfterSeconds, { valid: false, message: 'Too many failed attempts; this address is blocked for 10 minutes.' });
         case 'invalid': {
           const n = outcome.remainingAttempts;
-          if (n === null) return c.json({ valid: false, message: 'Invalid token.' });
+          if (n === null) return c.json({ valid: false, message: 'Invalid token.' } satisfies WireBody<'VerifyResponse'>);
           return c.json({
             valid: false,
             message: `Invalid token. ${n} attempt${n === 1 ? '' : 's'} left before this address is blocked for 10 minutes.`,
             remaining_attempts: n,
-          });
+          } satisfies WireBody<'VerifyResponse'>);
         }
       }
     })
@@ -64,18 +65,20 @@ export function authRoutes(operations: AccessOperations & Pick<OperatorOperation
         return errorBody(c, 400, 'weak_token', message, { success: false, message, violations: outcome.error });
       }
       cookie.clear(c);
-      return c.json({ success: true, message: 'Token updated. Log in again with the new token.' });
+      const message = 'Token updated. Log in again with the new token.';
+      return c.json({ success: true, message } satisfies WireBody<'UpdateTokenResponse'>);
     })
 
     .post('/auth/regenerate', requires('change_token'), async (c) => {
       const { outcome: token } = await operations.regenerateToken(apiActor(c));
       cookie.clear(c);
-      return c.json({ success: true, token, message: 'New token generated. It is shown only in this response; log in again with it.' });
+      const message = 'New token generated. It is shown only in this response; log in again with it.';
+      return c.json({ success: true, token, message } satisfies WireBody<'RegenerateResponse'>);
     })
 
     // A session is the token itself: logging out forgets the cookie, and no core state changes.
     .post('/auth/logout', (c) => {
       cookie.clear(c);
-      return c.json({ success: true, message: LOGOUT_MESSAGE });
+      return c.json({ success: true, message: LOGOUT_MESSAGE } satisfies WireBody<'LogoutResponse'>);
     });
 }
