@@ -26,48 +26,25 @@ export interface EdgeVerdict {
 /** Decides a request's EdgeVerdict under one policy. */
 export type EdgeVerdictOf = (facts: ConnectionFacts) => EdgeVerdict;
 
-/** Who the client is and whether the transport is secure, before any rule is asked. */
-export type ClientIdentityOf = (facts: ConnectionFacts) => Pick<EdgeVerdict, 'clientIp' | 'secureTransport'>;
-
-/** Why the edge refuses a client at an address asking for a Host, or undefined when it is served. */
-export type EdgeAdmissionOf = (clientIp: string, host: string) => EdgeRefusal | undefined;
-
 /**
- * Who the client is (DESIGN D3, D6). `warnProxyWithoutForwardedFor` hears of a trusted proxy's request that names
- * no client (see forwardedForWarning).
+ * The checks every request passes first: who the client is, DESIGN D8 allowed IPs (403 to others), the D9 Host rule (loopback binds,
+ * or any bind once allowed_hosts is set, serve only loopback or listed Hosts). `warnProxyWithoutForwardedFor` hears of a trusted
+ * proxy's request that names no client (see forwardedForWarning).
  */
-export function createClientIdentity(policy: HttpPolicy, warnProxyWithoutForwardedFor: (proxyIp: string) => void = () => undefined): ClientIdentityOf {
-  return (facts) => {
-    const client = resolveClient(facts.peerAddress, facts.header, policy.trustedProxies);
-    if (client.proxyWithoutForwardedFor) warnProxyWithoutForwardedFor(client.ip);
-    return { clientIp: client.ip, secureTransport: facts.isTls || client.forwardedHttps };
-  };
-}
-
-/**
- * DESIGN D8 allowed IPs (403 to others) and the D9 Host rule (loopback binds, or any bind once allowed_hosts is set, serve only
- * loopback or listed Hosts); `host` is the Host header, '' when there is none.
- */
-export function createEdgeAdmission(policy: HttpPolicy): EdgeAdmissionOf {
+export function createEdgeVerdict(policy: HttpPolicy, warnProxyWithoutForwardedFor: (proxyIp: string) => void = () => undefined): EdgeVerdictOf {
   // Off loopback every Host is served unless allowed_hosts names them: then nothing to parse, nothing to remember.
   const checksHost = policy.loopbackOnly || policy.allowedHosts.length > 0;
   const isServed = checksHost ? rememberHostVerdicts((host) => isServedHost(host, policy)) : () => true;
-  return (clientIp, host) => {
-    if (!isAllowedClient(clientIp, policy)) return 'ip_not_allowed';
-    // Repeated Host fields arrive joined with ", " (no Host holds a comma): which one is meant is not ours to guess.
-    if (host.includes(',')) return 'duplicate_host';
-    return isServed(host) ? undefined : 'host_not_allowed';
-  };
-}
-
-/** The checks every request passes first, in one call: who the client is, then whether the edge serves it. */
-export function createEdgeVerdict(policy: HttpPolicy, warnProxyWithoutForwardedFor: (proxyIp: string) => void = () => undefined): EdgeVerdictOf {
-  const identify = createClientIdentity(policy, warnProxyWithoutForwardedFor);
-  const admission = createEdgeAdmission(policy);
   return (facts) => {
-    const verdict: EdgeVerdict = identify(facts);
-    const refusal = admission(verdict.clientIp, facts.header('host') ?? '');
-    if (refusal) verdict.refusal = refusal;
+    const client = resolveClient(facts.peerAddress, facts.header, policy.trustedProxies);
+    const secureTransport = facts.isTls || client.forwardedHttps;
+    if (client.proxyWithoutForwardedFor) warnProxyWithoutForwardedFor(client.ip);
+    const verdict: EdgeVerdict = { clientIp: client.ip, secureTransport };
+    const host = facts.header('host') ?? '';
+    if (!isAllowedClient(client.ip, policy)) verdict.refusal = 'ip_not_allowed';
+    // Repeated Host fields arrive joined with ", " (no Host holds a comma): which one is meant is not ours to guess.
+    else if (host.includes(',')) verdict.refusal = 'duplicate_host';
+    else if (!isServed(host)) verdict.refusal = 'host_not_allowed';
     return verdict;
   };
 }

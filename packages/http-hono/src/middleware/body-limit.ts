@@ -3,10 +3,10 @@ import { bodyLimit } from 'hono/body-limit';
 import type { WebuiEnv } from '../app-env.js';
 import { errorBody } from '../error-body.js';
 import { requestHeader, runtimeBodyReader } from '../runtime-port.js';
+import { isSafeMethod } from './safe-methods.js';
 
 /** DESIGN D14: request bodies over 16 KiB get 413. */
 export const MAX_BODY_BYTES = 16 * 1024;
-const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function payloadTooLarge(c: Context): Response {
   return errorBody(c, 413, 'payload_too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
@@ -27,7 +27,7 @@ export function limitBody(): MiddlewareHandler<WebuiEnv> {
   const honoLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: payloadTooLarge });
   return (c, next) => {
     // A GET has no body to limit; reading raw.body on it would make the Node adapter build a full Request.
-    if (BODYLESS_METHODS.has(c.req.method)) return next();
+    if (isSafeMethod(c.req.method)) return next();
     const length = declaredLength(c);
     if (length === undefined) return limitStreamedBody(c, next);
     return parseInt(length, 10) > MAX_BODY_BYTES ? Promise.resolve(payloadTooLarge(c)) : next();

@@ -1,15 +1,14 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
 import { isAllowedOrigin } from '../allowed-origins.js';
 import { errorBody } from '../error-body.js';
 import { bearerCredential } from '../bearer-credential.js';
 import type { RefusalReason } from '../refusal-audit.js';
 import { requestHeader } from '../runtime-port.js';
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+import { isSafeMethod } from './safe-methods.js';
 
 /** Hears of each refusal, for the audit: the client's address and why. */
-type Refused = (address: string, reason: RefusalReason) => void;
+export type Refused = (address: string, reason: RefusalReason) => void;
 
 /**
  * DESIGN D9 CSRF rule: a state-changing request whose Origin is present and not allowed gets 403.
@@ -19,15 +18,8 @@ type Refused = (address: string, reason: RefusalReason) => void;
  * a preflight, which CORS refuses for every origin that is not allowed.
  * hono/csrf only looks at form content types and refuses Origin-less scripts, so it fits neither way.
  */
-export function originGuard(policy: HttpPolicy, refused: Refused): MiddlewareHandler<WebuiEnv> {
-  return (c, next) => {
-    const refusal = originRefusal(c, policy, refused);
-    return refusal ? Promise.resolve(refusal) : next();
-  };
-}
-
-function originRefusal(c: Context<WebuiEnv>, policy: HttpPolicy, refused: Refused): Response | undefined {
-  if (SAFE_METHODS.has(c.req.method) || bearerCredential(requestHeader(c, 'authorization')) !== null) return undefined;
+export function originRefusal(c: Context<WebuiEnv>, policy: HttpPolicy, refused: Refused): Response | undefined {
+  if (isSafeMethod(c.req.method) || bearerCredential(requestHeader(c, 'authorization')) !== null) return undefined;
   const origin = requestHeader(c, 'origin');
   if (origin !== undefined) {
     if (isAllowedOrigin(origin, c, policy)) return undefined;

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { WebuiEnv } from '../app-env.js';
 import { expectErrorBody } from '../testing/test-app.js';
-import { methodPermission, methodScopeGuard, requires } from './scope-guard.js';
+import { methodPermission, methodScopeRefusal, requires } from './scope-guard.js';
 
 const READ_KEY: Principal = { kind: 'key', session: 'key-session', name: 'reader', scope: 'read', firstUse: false };
 const ADMIN_KEY: Principal = { kind: 'key', session: 'key-session', name: 'admin', scope: 'admin', firstUse: false };
@@ -12,16 +12,16 @@ const TOKEN: Principal = { kind: 'token', session: 'token-session', status: { to
 function appAs(principal: Principal | undefined) {
   return new Hono<WebuiEnv>()
     .use((c, next) => {
-      if (principal) c.set('principal', principal);
-      return next();
+      if (principal === undefined) return next();
+      c.set('principal', principal);
+      const refusal = methodScopeRefusal(c, principal);
+      return refusal ? Promise.resolve(refusal) : next();
     })
-    .use(methodScopeGuard((path) => path === '/public'))
-    .all('/public', (c) => c.json({ ok: true }))
     .all('/state', (c) => c.json({ ok: true }))
     .post('/keys', requires('manage_keys'), (c) => c.json({ ok: true }));
 }
 
-describe('methodScopeGuard', () => {
+describe('methodScopeRefusal and requires', () => {
   it('needs read for GET, HEAD and OPTIONS, write for anything else', () => {
     expect(['GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE', 'PUT', 'PATCH'].map(methodPermission)).toEqual(['read', 'read', 'read', 'write', 'write', 'write', 'write']);
   });
@@ -36,10 +36,6 @@ describe('methodScopeGuard', () => {
   it('lets an admin key and the token change state', async () => {
     expect((await appAs(ADMIN_KEY).request('/state', { method: 'DELETE' })).status).toBe(200);
     expect((await appAs(TOKEN).request('/state', { method: 'POST' })).status).toBe(200);
-  });
-
-  it('leaves public paths alone: they have no principal', async () => {
-    expect((await appAs(undefined).request('/public', { method: 'POST' })).status).toBe(200);
   });
 
   it('lets a route ask for more than its method: managing keys is for the token only', async () => {

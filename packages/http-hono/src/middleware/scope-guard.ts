@@ -1,28 +1,21 @@
-import { permits, type Permission } from '@webui/core';
+import { permits, type Permission, type Principal } from '@webui/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { WebuiEnv } from '../app-env.js';
 import { errorBody } from '../error-body.js';
-
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+import { isSafeMethod } from './safe-methods.js';
 
 /** What a request needs by its method alone: reading, or changing state. Routes that need more say so with `requires`. */
 export function methodPermission(method: string): Permission {
-  return READ_METHODS.has(method) ? 'read' : 'write';
+  return isSafeMethod(method) ? 'read' : 'write';
 }
 
-/**
- * The step after the session guard: the principal's scope must cover the method (a read-scoped API key may not
- * change anything); 403 insufficient_scope otherwise. Public paths have no principal and pass.
- */
-export function methodScopeGuard(isPublic: (path: string) => boolean): MiddlewareHandler<WebuiEnv> {
-  return (c, next) => {
-    if (isPublic(c.req.path)) return next();
-    const permission = methodPermission(c.req.method);
-    return permits(c.get('principal'), permission) ? next() : Promise.resolve(scopeRefusal(c, permission));
-  };
+/** The scope step, which the session guard runs right after the credentials: 403 when the principal's scope does not cover the method. */
+export function methodScopeRefusal(c: Context<WebuiEnv>, principal: Principal): Response | undefined {
+  const permission = methodPermission(c.req.method);
+  return permits(principal, permission) ? undefined : scopeRefusal(c, permission);
 }
 
-/** A route that needs more than its method does (managing keys, changing the token): mounted after the scope guard. */
+/** A route that needs more than its method does (managing keys, changing the token): mounted after the session guard. */
 export function requires(permission: Permission): MiddlewareHandler<WebuiEnv> {
   return async (c, next) => (permits(c.get('principal'), permission) ? next() : scopeRefusal(c, permission));
 }

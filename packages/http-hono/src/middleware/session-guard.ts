@@ -4,13 +4,16 @@ import type { WebuiEnv } from '../app-env.js';
 import { errorBody, tooManyAttempts } from '../error-body.js';
 import { authenticateRequest } from '../request-session.js';
 
+import { methodScopeRefusal } from './scope-guard.js';
+
 // The routes name the per-route scope check from here.
 export { requires } from './scope-guard.js';
 
 /**
- * The credentials step, DESIGN D7 default deny: every path not listed as public needs a valid session (the cookie,
- * or a bearer: the access token or an API key), set as `principal` for the scope guard after it; unknown paths
- * answer 401 before 404.
+ * The credentials and the scope steps fused into one: both leave the public paths alone, so those pass one compose level
+ * instead of two (README, Performance). DESIGN D7 default deny: every path not listed as public needs a valid session
+ * (the cookie, or a bearer: the access token or an API key), set as `principal`; unknown paths answer 401 before 404.
+ * Then its scope must cover the method (methodScopeRefusal); a route that needs more says so with `requires`.
  */
 export function sessionGuard(operations: Pick<AccessOperations, 'authenticate'>, isPublic: (path: string) => boolean): MiddlewareHandler<WebuiEnv> {
   return async (c, next) => {
@@ -22,7 +25,7 @@ export function sessionGuard(operations: Pick<AccessOperations, 'authenticate'>,
         c.set('sessionToken', session.principal.session);
         c.set('principal', session.principal);
         c.set('credentialVia', session.via);
-        return next();
+        return methodScopeRefusal(c, session.principal) ?? next();
       }
       case 'refused':
         return tooManyAttempts(c, session.retryAfterSeconds, {}, session.scope);
