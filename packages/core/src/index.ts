@@ -7,8 +7,6 @@ export type { AttemptEntry, AttemptRecord, AttemptStore, ClientState, FailureTal
 export type { BudgetBucket, FailureBudgetStore } from './ports/failure-budget-store.js';
 export type { RetiredTokenStore } from './ports/retired-token-store.js';
 export type { TicketGrant, TicketStore } from './ports/ticket-store.js';
-export { tallyFailure, clearable, type TalliedFailure } from './failure-tally.js';
-export { sameTokenRecord } from './same-token-record.js';
 export { createCore, type Core, type CorePorts } from './create-core.js';
 export { BanPolicy, DEFAULT_BAN_POLICY, type Admission, type BanEntry, type BanPolicyOptions, type BanStatus, type FailureOutcome, type KnownKeys, type LiftRefusal, type UncountedReason, type VerifiedCredential } from './ban-policy.js';
 export type { BudgetState } from './global-failure-budget.js';
@@ -16,8 +14,6 @@ export { parseBanTarget, banTargetMatches, type BanTarget } from './ban-target.j
 export { TokenService, type BootstrapOptions, type BootstrapOutcome, type BootstrapReason, type RotationOutcome, type TokenStatus } from './token-service.js';
 export { SetupState } from './setup-state.js';
 export { WsTicketIssuer, TICKET_TTL_SECONDS, type TicketRefusal } from './ws-ticket-issuer.js';
-export { RecordChangeListeners } from './record-change-listeners.js';
-export { SerialQueue } from './serial-queue.js';
 export { MemoryStore } from './memory-store.js';
 export { MemoryShortLivedState, DEFAULT_MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory-short-lived-state.js';
 export { constantTimeEqual } from './constant-time-equal.js';
@@ -32,7 +28,6 @@ export { parseDuration, MAX_DURATION_MS } from './duration.js';
 export { ApiKeys, revokedKeyNames, revokedKeySessions, MAX_API_KEYS, LAST_USED_RESOLUTION_MS, type ApiKeyEntry, type CreateKeyRefusal, type KeyCheck } from './api-keys.js';
 export { API_KEY_PREFIX, looksLikeApiKey } from './api-key-format.js';
 export { Credentials, permits, type Authentication, type Permission, type Principal, type Unauthenticated } from './credentials.js';
-export { copyTokenRecord } from './token-record-copy.js';
 export type { Logger } from './ports/logger.js';
 export type { Actor, AttemptClient } from './use-cases/actor.js';
 export type { AttemptRefusal, Pause, PresentedValue } from './use-cases/attempts.js';

@@ -1,4 +1,4 @@
-import type { SerialQueue } from '@webui/core';
+import type { SerialQueue } from '@webui/core/adapter';
 import { errorMessage } from './error-message.js';
 import { fileSignature } from './file-signature.js';
 import { errorCode, type FileStats, type FileSystem } from './file-system.js';

@@ -1,4 +1,5 @@
-import { copyTokenRecord, RecordChangeListeners, type RecordChangeListener, type RecordChangeOrigin, type RecordStore, type RecordSwap, type TokenRecord } from '@webui/core';
+import { copyTokenRecord, RecordChangeListeners } from '@webui/core/adapter';
+import { type RecordChangeListener, type RecordChangeOrigin, type RecordStore, type RecordSwap, type TokenRecord } from '@webui/core';
 import { canonicalRecordJson, decodeRecordJson, recordSpellings } from './canonical-record.js';
 import { errorMessage } from './error-message.js';
 import type { KeySpace } from './key-space.js';

@@ -1,0 +1,9 @@
+/**
+ * For authors of Store adapters: the plumbing the file and Redis stores are built from (serialised writes,
+ * change listeners, record copies, the failure arithmetic). An application using the core needs none of it.
+ */
+export { SerialQueue } from './serial-queue.js';
+export { RecordChangeListeners } from './record-change-listeners.js';
+export { tallyFailure, clearable, type TalliedFailure } from './failure-tally.js';
+export { sameTokenRecord } from './same-token-record.js';
+export { copyTokenRecord } from './token-record-copy.js';
