@@ -1,0 +1,68 @@
+import { BanPolicy } from '@webui/core';
+import { FakeClock } from '@webui/core/testing';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { useRedisServer } from './redis-test-server.js';
+import { eventually } from './testing/eventually.js';
+
+const redis = useRedisServer();
+const CLIENT = '203.0.113.7';
+
+/** The commands clients sent to Redis while `run` ran (those a script ran inside are not round trips), seen through MONITOR. */
+async function commandsSentDuring(run: () => Promise<unknown>): Promise<string[]> {
+  const monitor = await redis.raw().monitor();
+  const sent: string[] = [];
+  const sentinel = `sentinel-${randomUUID()}`;
+  let seen = false;
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    if (args[1] === sentinel) seen = true;
+    else if (source !== 'lua' && !seen) sent.push(String(args[0]).toLowerCase());
+  });
+  try {
+    // MONITOR is live once it reports a command sent after it started.
+    await eventually(async () => (await redis.raw().echo(`ready-${sentinel}`), sent.includes('echo')), 2_000, 'MONITOR started');
+    sent.length = 0;
+    await run();
+    await redis.raw().echo(sentinel);
+    await eventually(() => seen, 2_000, 'the sentinel seen by MONITOR');
+    return sent;
+  } finally {
+    monitor.disconnect();
+  }
+}
+
+// Once Redis knows the scripts (a first call after a start sends the script itself).
+describe('RedisStore round trips on the request path', () => {
+  it('admitting a client that logged in (GET /auth/check with a cookie) is one round trip: ban state and recent login in one script', async () => {
+    const clock = new FakeClock();
+    const store = await redis.open({ prefix: `round-trips-${randomUUID()}:`, clock });
+    const bans = new BanPolicy(store, clock);
+    await bans.recordSuccess(CLIENT);
+    // Redis learns a script at its first use (EVALSHA, then EVAL once): every later call is one EVALSHA.
+    await bans.admit(CLIENT);
+    let admission: unknown;
+    expect(await commandsSentDuring(async () => (admission = await bans.admit(CLIENT)))).toEqual(['evalsha']);
+    expect(admission).toEqual({ kind: 'open', hold: null });
+  });
+
+  it('a banned client is refused after one round trip too', async () => {
+    const clock = new FakeClock();
+    const store = await redis.open({ prefix: `round-trips-${randomUUID()}:`, clock });
+    const bans = new BanPolicy(store, clock, { globalFailureBudget: 0 });
+    for (let i = 0; i < 5; i++) await bans.recordFailure(CLIENT);
+    await bans.admit(CLIENT);
+    let admission: unknown;
+    expect(await commandsSentDuring(async () => (admission = await bans.admit(CLIENT)))).toEqual(['evalsha']);
+    expect(admission).toMatchObject({ kind: 'banned' });
+  });
+
+  it('recording a login (POST /auth/verify with the right token) is one round trip: the failures cleared and the login remembered in one script', async () => {
+    const clock = new FakeClock();
+    const store = await redis.open({ prefix: `round-trips-${randomUUID()}:`, clock });
+    const bans = new BanPolicy(store, clock);
+    await bans.recordSuccess('198.51.100.1');
+    await bans.recordFailure(CLIENT);
+    expect(await commandsSentDuring(() => bans.recordSuccess(CLIENT))).toEqual(['evalsha']);
+    expect(await store.attempts.readClient('203.0.113.7')).toEqual({ attempts: null, loggedInRecently: true });
+  });
+});
