@@ -29,8 +29,14 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['source', 'module', 'node', 'development|production'], externalConditions: ['source'] } },
   test: {
     globalSetup: ['apps/server/test/global-setup.ts'],
+    setupFiles: ['apps/server/test/harness/each-file.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Test files share their worker's module cache: evaluating hono, valibot and the packages again for every file
+    // cost more than most files' tests. A hook a file needs is registered by the file or by setupFiles, never by a shared module.
+    isolate: false,
+    // Most files wait on servers, browsers and CLIs they spawned: three at once keep two CPUs busy (vitest's default here is one).
+    maxWorkers: 3,
     projects: SOAK ? [{ extends: true, test: { name: 'soak', include: SOAK_TESTS } }] : EVERY_TEST,
     coverage: {
       provider: 'v8',

@@ -1,4 +1,3 @@
-import { afterAll } from 'vitest';
 import WebSocket, { type ClientOptions } from 'ws';
 import { eventually, type ServerProcess } from './server-process.js';
 
@@ -53,11 +52,11 @@ export class WsClient {
 
 export type Handshake = { status: number; opened: false } | { opened: true; client: WsClient };
 
-// Every socket a test file opened is closed when the file ends.
+// Every socket a test file opened is closed when the file ends (harness/each-file.ts calls this from afterAll).
 const openClients: WsClient[] = [];
-afterAll(() => {
-  for (const client of openClients) client.close();
-});
+export function closeOpenClients(): void {
+  for (const client of openClients.splice(0)) client.close();
+}
 
 /** Opens /api/webui/ws with `ticket`; resolves with the refusal's HTTP status or the open client. */
 export function connect(server: ServerProcess, ticket: string | undefined, options: ClientOptions = {}): Promise<Handshake> {
