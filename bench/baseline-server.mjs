@@ -98,7 +98,12 @@ function validSession(req) {
 
 function send(res, status, body, extraHeaders = {}) {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text), ...extraHeaders });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+    ...extraHeaders,
+  });
   res.end(text);
 }
 
@@ -140,7 +145,13 @@ const server = http.createServer(async (req, res) => {
     return send(
       res,
       200,
-      { valid: true, message: 'Token verified; logged in.', is_first_setup: record.firstSetup, token_source: record.source, requires_custom_token: record.source === 'temporary' },
+      {
+        valid: true,
+        message: 'Token verified; logged in.',
+        is_first_setup: record.firstSetup,
+        token_source: record.source,
+        requires_custom_token: record.source === 'temporary',
+      },
       { 'set-cookie': cookie },
     );
   }
@@ -166,11 +177,15 @@ server.on('upgrade', (req, socket, head) => {
   if (ticket) tickets.delete(ticket);
   if (!grant || grant.expiresAt <= Date.now() || !isToken(grant.sessionToken)) {
     const body = JSON.stringify({ detail: 'The ticket is unknown or was already used.', code: 'unknown_ticket' });
-    socket.end(`HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
     return;
   }
   wss.handleUpgrade(req, socket, head, (ws) => {
-    ws.send(JSON.stringify({ op: 'event', domain: 'system', event: 'ready', data: { connection_id: randomUUID(), timestamp: Date.now() } }));
+    ws.send(
+      JSON.stringify({ op: 'event', domain: 'system', event: 'ready', data: { connection_id: randomUUID(), timestamp: Date.now() } }),
+    );
   });
 });
 

@@ -78,7 +78,9 @@ async function main() {
 
   const machine = describeMachine();
   const pinning = pinCpus(options.pin);
-  log(`WebUI API benchmark${options.smoke ? ' (smoke)' : ''}: ${options.rounds} round(s) x ${options.duration} s in ${options.slices} alternating slice(s), ${options.connections} connections, HTTP load by ${options.loadName}`);
+  log(
+    `WebUI API benchmark${options.smoke ? ' (smoke)' : ''}: ${options.rounds} round(s) x ${options.duration} s in ${options.slices} alternating slice(s), ${options.connections} connections, HTTP load by ${options.loadName}`,
+  );
   log(`machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGb} GB, Linux ${machine.kernel}, Node ${machine.node}`);
   log(`CPUs: ${pinning.description}`);
   warnIfBusy(log, 'at start');
@@ -94,7 +96,9 @@ async function main() {
       await started.stop();
     }
   }
-  log(`startup to first healthy answer: server median ${Math.round(median(startup.server))} ms (${startup.server.map(Math.round).join(', ')}), baseline median ${Math.round(median(startup.baseline))} ms`);
+  log(
+    `startup to first healthy answer: server median ${Math.round(median(startup.server))} ms (${startup.server.map(Math.round).join(', ')}), baseline median ${Math.round(median(startup.baseline))} ms`,
+  );
 
   const cases = defineCases().filter((c) => options.cases === undefined || options.cases.includes(c.id));
   /** @type {{server: number, baseline: number, afterLoad?: {server: number, baseline: number}}} */
@@ -104,7 +108,10 @@ async function main() {
     cases,
     options,
     log,
-    startTargets: async () => ({ server: await startServer('server', pinning, options.baselineServer), baseline: await startServer('baseline', pinning, options.baselineServer) }),
+    startTargets: async () => ({
+      server: await startServer('server', pinning, options.baselineServer),
+      baseline: await startServer('baseline', pinning, options.baselineServer),
+    }),
     async onStarted(targets, round) {
       if (round === 0) {
         await sleep(1_000);
@@ -120,14 +127,20 @@ async function main() {
       // Idle again: does the memory taken under load come back?
       await sleep(options.smoke ? 500 : 5_000);
       idle.afterLoad = { server: rssBytes(targets.server.child.pid) ?? NaN, baseline: rssBytes(targets.baseline.child.pid) ?? NaN };
-      log(`idle RSS ${options.smoke ? 0.5 : 5} s after the last run: server ${(idle.afterLoad.server / MB).toFixed(1)} MB, baseline ${(idle.afterLoad.baseline / MB).toFixed(1)} MB`);
+      log(
+        `idle RSS ${options.smoke ? 0.5 : 5} s after the last run: server ${(idle.afterLoad.server / MB).toFixed(1)} MB, baseline ${(idle.afterLoad.baseline / MB).toFixed(1)} MB`,
+      );
     },
   });
 
-  const summaries = Object.fromEntries(cases.map((c) => [c.id, { server: summarise(raw[c.id].server), baseline: summarise(raw[c.id].baseline) }]));
+  const summaries = Object.fromEntries(
+    cases.map((c) => [c.id, { server: summarise(raw[c.id].server), baseline: summarise(raw[c.id].baseline) }]),
+  );
   const ratios = Object.fromEntries(cases.map((c) => [c.id, pairedRatio(raw[c.id].server, raw[c.id].baseline)]));
   log();
-  log(`Results (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; RSS = highest after a round; ratio = server / baseline req/s in each round, and its median)`);
+  log(
+    `Results (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; RSS = highest after a round; ratio = server / baseline req/s in each round, and its median)`,
+  );
   log();
   log(resultsTable(cases, summaries, ratios));
   log();
@@ -149,7 +162,18 @@ async function main() {
   warnIfBusy(log, 'at the end');
 
   if (options.json) {
-    const measured = { machine, pinning: pinning.description, options, startup, idle, summaries, ratios, runs: raw, targets: verdicts, ...(stores ? { stores: { redis: stores.redis, summaries: stores.summaries, ratios: stores.ratios, runs: stores.raw } } : {}) };
+    const measured = {
+      machine,
+      pinning: pinning.description,
+      options,
+      startup,
+      idle,
+      summaries,
+      ratios,
+      runs: raw,
+      targets: verdicts,
+      ...(stores ? { stores: { redis: stores.redis, summaries: stores.summaries, ratios: stores.ratios, runs: stores.raw } } : {}),
+    };
     writeFileSync(options.json, `${JSON.stringify(measured, null, 2)}\n`);
     log(`wrote ${options.json}`);
   }
@@ -159,14 +183,20 @@ async function main() {
     log('bench: FAILED: some requests errored or answered non-2xx');
     process.exit(1);
   }
-  log(options.smoke ? `bench smoke: OK (every case ran on both servers${stores ? ' and both stores' : ''} without an error or a non-2xx answer)` : 'bench: done');
+  log(
+    options.smoke
+      ? `bench smoke: OK (every case ran on both servers${stores ? ' and both stores' : ''} without an error or a non-2xx answer)`
+      : 'bench: done',
+  );
 }
 
 /** Every case and target that saw an error, a non-2xx answer or no request at all; the exit code follows it, the timings never do. */
 function requestFailures(cases, summaries) {
   return cases.flatMap((c) =>
     Object.entries(summaries[c.id]).flatMap(([kind, s]) =>
-      s.non2xx > 0 || s.errors > 0 || s.requests === 0 ? [`${c.label} on the ${kind}: ${s.requests} completed, ${s.non2xx} non-2xx, ${s.errors} errors`] : [],
+      s.non2xx > 0 || s.errors > 0 || s.requests === 0
+        ? [`${c.label} on the ${kind}: ${s.requests} completed, ${s.non2xx} non-2xx, ${s.errors} errors`]
+        : [],
     ),
   );
 }
@@ -199,10 +229,14 @@ async function compareStores({ cases, pinning, options, log }) {
       },
       onStarted: (targets) => requireSameAnswers(targets, log, 'the server on Redis does not answer as on the JSON file'),
     });
-    const summaries = Object.fromEntries(storeCases.map((c) => [c.id, { json: summarise(raw[c.id].json), redis: summarise(raw[c.id].redis) }]));
+    const summaries = Object.fromEntries(
+      storeCases.map((c) => [c.id, { json: summarise(raw[c.id].json), redis: summarise(raw[c.id].redis) }]),
+    );
     const ratios = Object.fromEntries(storeCases.map((c) => [c.id, pairedRatio(raw[c.id].redis, raw[c.id].json)]));
     log();
-    log(`Stores (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; ratio = Redis / JSON req/s in each round, and its median; reported, no target)`);
+    log(
+      `Stores (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; ratio = Redis / JSON req/s in each round, and its median; reported, no target)`,
+    );
     log();
     log(storesTable(storeCases, summaries, ratios));
     log();
@@ -272,7 +306,9 @@ function parseOptions() {
   }
   const stores = values.stores.split(',').map((name) => name.trim());
   if (!stores.includes('json') || stores.some((name) => !STORES.includes(name))) {
-    process.stderr.write(`bench: --stores is json,redis or json (the JSON file is what Redis is compared with), got ${JSON.stringify(values.stores)}\n${USAGE}\n`);
+    process.stderr.write(
+      `bench: --stores is json,redis or json (the JSON file is what Redis is compared with), got ${JSON.stringify(values.stores)}\n${USAGE}\n`,
+    );
     process.exit(2);
   }
   const missing = stores.includes('redis') ? redisServerMissing() : null;
@@ -304,7 +340,10 @@ function warnIfBusy(log, when) {
   const [oneMinute] = loadavg();
   // All the machine's CPUs: this process may be pinned to fewer.
   const cores = cpus().length;
-  if (oneMinute > cores * 0.5) log(`note: load average ${oneMinute.toFixed(1)} on ${cores} CPUs ${when}: other processes compete with the benchmark, numbers are noisy`);
+  if (oneMinute > cores * 0.5)
+    log(
+      `note: load average ${oneMinute.toFixed(1)} on ${cores} CPUs ${when}: other processes compete with the benchmark, numbers are noisy`,
+    );
 }
 
 function describeMachine() {
@@ -384,7 +423,13 @@ function defineCases() {
     {
       id: 'check-valid',
       label: 'GET /auth/check (valid cookie)',
-      run: (target, o) => o.httpLoad({ url: url(target, '/auth/check'), headers: { cookie: target.cookie }, connections: o.connections, duration: o.duration }),
+      run: (target, o) =>
+        o.httpLoad({
+          url: url(target, '/auth/check'),
+          headers: { cookie: target.cookie },
+          connections: o.connections,
+          duration: o.duration,
+        }),
     },
     {
       id: 'check-none',
@@ -395,7 +440,13 @@ function defineCases() {
       // A query string keeps Node's /auth/check fast path out: the same answer through the whole Hono app.
       id: 'check-query',
       label: 'GET /auth/check?x=1 (valid cookie)',
-      run: (target, o) => o.httpLoad({ url: url(target, '/auth/check?x=1'), headers: { cookie: target.cookie }, connections: o.connections, duration: o.duration }),
+      run: (target, o) =>
+        o.httpLoad({
+          url: url(target, '/auth/check?x=1'),
+          headers: { cookie: target.cookie },
+          connections: o.connections,
+          duration: o.duration,
+        }),
     },
     {
       id: 'verify',
@@ -413,7 +464,8 @@ function defineCases() {
     {
       id: 'ws-token',
       label: 'GET /ws-token',
-      run: (target, o) => o.httpLoad({ url: url(target, '/ws-token'), headers: { cookie: target.cookie }, connections: o.connections, duration: o.duration }),
+      run: (target, o) =>
+        o.httpLoad({ url: url(target, '/ws-token'), headers: { cookie: target.cookie }, connections: o.connections, duration: o.duration }),
     },
     {
       id: 'health',
@@ -442,7 +494,8 @@ async function requireSameAnswers(targets, log, why) {
  */
 async function preflight(targets) {
   const problems = [];
-  const ticketless = (body) => JSON.stringify(body, (key, value) => (key === 'token' || key === 'connection_id' || key === 'timestamp' ? '*' : value));
+  const ticketless = (body) =>
+    JSON.stringify(body, (key, value) => (key === 'token' || key === 'connection_id' || key === 'timestamp' ? '*' : value));
   const answers = {};
   const kinds = Object.keys(targets);
   const [first, second] = kinds;
@@ -465,7 +518,8 @@ async function preflight(targets) {
   for (const [id, want] of Object.entries(expected)) {
     for (const kind of kinds) {
       const got = answers[kind][id];
-      if (got.status !== 200 || !isDeepStrictEqual(JSON.parse(got.body), want)) problems.push(`${id} on the ${kind}: ${got.status} ${got.body}`);
+      if (got.status !== 200 || !isDeepStrictEqual(JSON.parse(got.body), want))
+        problems.push(`${id} on the ${kind}: ${got.status} ${got.body}`);
     }
   }
   for (const id of ['verify', 'ws-token', 'health']) {
@@ -476,7 +530,8 @@ async function preflight(targets) {
     }
   }
   for (const kind of kinds) {
-    if (!answers[kind].verify.headers['set-cookie']?.[0]?.startsWith('bot_session=')) problems.push(`verify on the ${kind} set no bot_session cookie`);
+    if (!answers[kind].verify.headers['set-cookie']?.[0]?.startsWith('bot_session='))
+      problems.push(`verify on the ${kind} set no bot_session cookie`);
     const ticket = JSON.parse(answers[kind]['ws-token'].body).token;
     if (typeof ticket !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(ticket)) problems.push(`ws-token on the ${kind} gave ${ticket}`);
   }

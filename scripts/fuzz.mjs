@@ -6,7 +6,11 @@ import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 
-const PROPERTY_TESTS = ['apps/server/test/fuzz-http.test.ts', 'apps/server/test/fuzz-websocket.test.ts', 'apps/server/test/fuzz-wire.test.ts'];
+const PROPERTY_TESTS = [
+  'apps/server/test/fuzz-http.test.ts',
+  'apps/server/test/fuzz-websocket.test.ts',
+  'apps/server/test/fuzz-wire.test.ts',
+];
 const DEFAULT_RUNS = 1_000;
 
 const seed = process.env.WEBUI_FUZZ_SEED || String(randomInt(-(2 ** 31), 2 ** 31));

@@ -19,7 +19,10 @@ export function ensureSystemPackages() {
   const names = missing.map((entry) => entry.debianPackage);
   console.log(`bootstrap: installing ${names.join(', ')} from Debian's packages`);
   const asRoot = process.getuid?.() === 0 ? [] : ['sudo'];
-  for (const args of [['apt-get', 'update'], ['apt-get', 'install', '-y', '--no-install-recommends', ...names]]) {
+  for (const args of [
+    ['apt-get', 'update'],
+    ['apt-get', 'install', '-y', '--no-install-recommends', ...names],
+  ]) {
     const [command, ...rest] = [...asRoot, ...args];
     const result = spawnSync(command, rest, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     if (result.status !== 0) {

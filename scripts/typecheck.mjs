@@ -31,7 +31,9 @@ function check([command, ...args]) {
     child.on('error', (error) => resolve({ ok: false, output: `${error.message}\n` }));
     child.on('close', (code) => {
       const name = [command.split('/').pop(), ...args.filter((arg) => !arg.startsWith('-'))].join(' ');
-      process.stdout.write(`${output}typecheck: ${name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+      process.stdout.write(
+        `${output}typecheck: ${name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+      );
       resolve({ ok: code === 0 });
     });
   });

@@ -9,7 +9,8 @@ import { cpSync } from 'node:fs';
 // when it connects); swagger-ui-dist's files are read from its package directory.
 const external = ['ioredis', 'swagger-ui-dist'];
 // The CommonJS code in an ES module bundle asks for `require` (node builtins); this gives it Node's.
-const requireShim = "import { createRequire as createRequireForBundle } from 'node:module';\nconst require = createRequireForBundle(import.meta.url);";
+const requireShim =
+  "import { createRequire as createRequireForBundle } from 'node:module';\nconst require = createRequireForBundle(import.meta.url);";
 const quiet = process.argv.includes('--quiet');
 
 const started = performance.now();

@@ -68,7 +68,9 @@ export function freePort() {
  * @returns {Child}
  */
 export function spawnNode(script, args, { cwd, port, logFile, env = {}, prefix = [] }) {
-  const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_') && name !== 'NODE_OPTIONS'));
+  const cleanEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_') && name !== 'NODE_OPTIONS'),
+  );
   return spawnLogged([...prefix, process.execPath, script, ...args], { cwd, port, logFile, env: { ...cleanEnv, ...env } });
 }
 
@@ -123,7 +125,14 @@ export function httpPostJson(port, path, value, headers = {}) {
   const body = JSON.stringify(value);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path, method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');

@@ -22,22 +22,19 @@ import { latencySummary, SampleBuffer } from './stats.mjs';
 export function runHttpLoad({ url, method = 'GET', headers = {}, body, connections, duration }) {
   const latencies = new SampleBuffer();
   return new Promise((resolve, reject) => {
-    const instance = autocannon(
-      { url, method, headers, body, connections, duration, pipelining: 1, timeout: 10 },
-      (error, result) => {
-        if (error) return reject(error);
-        const { p50, p99 } = latencySummary(latencies.toArray());
-        resolve({
-          rps: result.requests.total / result.duration,
-          p50,
-          p99,
-          requests: result.requests.total,
-          non2xx: result.non2xx,
-          errors: result.errors + result.resets,
-          seconds: result.duration,
-        });
-      },
-    );
+    const instance = autocannon({ url, method, headers, body, connections, duration, pipelining: 1, timeout: 10 }, (error, result) => {
+      if (error) return reject(error);
+      const { p50, p99 } = latencySummary(latencies.toArray());
+      resolve({
+        rps: result.requests.total / result.duration,
+        p50,
+        p99,
+        requests: result.requests.total,
+        non2xx: result.non2xx,
+        errors: result.errors + result.resets,
+        seconds: result.duration,
+      });
+    });
     // autocannon's own histogram has 1 ms buckets: too coarse for a 5 ms target, so every response time is kept.
     instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
   });

@@ -26,12 +26,28 @@ export async function startRedisServer({ prefix = [] } = {}) {
   const home = makeTempDir('redis');
   const port = await freePort();
   const logFile = join(home, 'redis.log');
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', home, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--logfile', ''];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    home,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+    '--logfile',
+    '',
+  ];
   const child = spawnLogged([...prefix, REDIS_SERVER, ...args], { cwd: home, port, logFile });
   const deadline = performance.now() + START_TIMEOUT_MS;
   while (!(await answersPing(port))) {
     if (child.exited()) throw new Error(`redis-server exited at start; its output:\n${tail(logFile)}`);
-    if (performance.now() > deadline) throw new Error(`redis-server did not answer PING within ${START_TIMEOUT_MS} ms; its output:\n${tail(logFile)}`);
+    if (performance.now() > deadline)
+      throw new Error(`redis-server did not answer PING within ${START_TIMEOUT_MS} ms; its output:\n${tail(logFile)}`);
     await sleep(20);
   }
   return {

@@ -77,7 +77,9 @@ async function runRound({ round, cases, targets, options, log, raw }) {
         `round ${round + 1}/${options.rounds}  ${c.label.padEnd(34)} ${kind.padEnd(8)} ${entry.rps.toFixed(0).padStart(6)} req/s  ` +
           `p50 ${entry.p50.toFixed(2).padStart(6)} ms  p99 ${entry.p99.toFixed(2).padStart(6)} ms  CPU ${(io?.cpuUsPerRequest ?? NaN).toFixed(0).padStart(4)} us/req  RSS ${((entry.rss ?? NaN) / MB).toFixed(1)} MB` +
           (storeCpuUsPerRequest === undefined ? '' : `  store CPU ${storeCpuUsPerRequest.toFixed(0)} us/req`) +
-          (entry.non2xx || entry.errors ? `  non-2xx ${entry.non2xx} errors ${entry.errors}${entry.firstError ? ` (${entry.firstError})` : ''}` : ''),
+          (entry.non2xx || entry.errors
+            ? `  non-2xx ${entry.non2xx} errors ${entry.errors}${entry.firstError ? ` (${entry.firstError})` : ''}`
+            : ''),
       );
     }
   }
@@ -91,7 +93,10 @@ async function measureOnce(c, kind, target, options) {
   const after = readCounters(target.child.pid);
   const storeAfter = target.storePid === undefined ? null : readCounters(target.storePid);
   if (target.child.exited()) throw new Error(`the ${kind} process died during ${c.label}`);
-  const spent = before && after ? { cpuSeconds: after.cpuSeconds - before.cpuSeconds, syscr: after.syscr - before.syscr, rchar: after.rchar - before.rchar } : null;
+  const spent =
+    before && after
+      ? { cpuSeconds: after.cpuSeconds - before.cpuSeconds, syscr: after.syscr - before.syscr, rchar: after.rchar - before.rchar }
+      : null;
   const storeCpuSeconds = storeBefore && storeAfter ? storeAfter.cpuSeconds - storeBefore.cpuSeconds : undefined;
   return { result, spent, storeCpuSeconds };
 }
@@ -104,12 +109,25 @@ function combineSlices(runs) {
   const requests = runs.reduce((sum, run) => sum + run.result.requests, 0);
   const seconds = runs.reduce((sum, run) => sum + run.result.seconds, 0);
   const spent = runs.every((run) => run.spent !== null)
-    ? runs.reduce((sum, run) => ({ cpuSeconds: sum.cpuSeconds + run.spent.cpuSeconds, syscr: sum.syscr + run.spent.syscr, rchar: sum.rchar + run.spent.rchar }), { cpuSeconds: 0, syscr: 0, rchar: 0 })
+    ? runs.reduce(
+        (sum, run) => ({
+          cpuSeconds: sum.cpuSeconds + run.spent.cpuSeconds,
+          syscr: sum.syscr + run.spent.syscr,
+          rchar: sum.rchar + run.spent.rchar,
+        }),
+        { cpuSeconds: 0, syscr: 0, rchar: 0 },
+      )
     : null;
-  const storeCpuSeconds = runs.every((run) => run.storeCpuSeconds !== undefined) ? runs.reduce((sum, run) => sum + run.storeCpuSeconds, 0) : undefined;
+  const storeCpuSeconds = runs.every((run) => run.storeCpuSeconds !== undefined)
+    ? runs.reduce((sum, run) => sum + run.storeCpuSeconds, 0)
+    : undefined;
   const io =
     spent && requests > 0
-      ? { readsPerRequest: spent.syscr / requests, bytesPerRequest: spent.rchar / requests, cpuUsPerRequest: (spent.cpuSeconds * 1e6) / requests }
+      ? {
+          readsPerRequest: spent.syscr / requests,
+          bytesPerRequest: spent.rchar / requests,
+          cpuUsPerRequest: (spent.cpuSeconds * 1e6) / requests,
+        }
       : null;
   return {
     rps: seconds > 0 ? requests / seconds : 0,

@@ -34,7 +34,9 @@ export function runWrkLoad({ url, method = 'GET', headers = {}, body, connection
   // wrk takes whole seconds; shorter runs (the smoke's warm-up) round up to one.
   const seconds = Math.max(1, Math.round(duration));
   return new Promise((resolve, reject) => {
-    const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', script, url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', script, url], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

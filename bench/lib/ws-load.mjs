@@ -31,7 +31,9 @@ export async function runWsHandshakes({ port, cookie, connections, duration }) {
       const t0 = performance.now();
       try {
         const ticket = await fetchTicket(port, cookie, agent);
-        await handshake(`ws://127.0.0.1:${port}/api/webui/ws?token=${encodeURIComponent(ticket)}`, () => latencies.push(performance.now() - t0));
+        await handshake(`ws://127.0.0.1:${port}/api/webui/ws?token=${encodeURIComponent(ticket)}`, () =>
+          latencies.push(performance.now() - t0),
+        );
         completed++;
       } catch (error) {
         fail(/** @type {{kind?: string}} */ (error).kind ?? 'error', /** @type {Error} */ (error).message);
@@ -62,7 +64,8 @@ function fetchTicket(port, cookie, agent) {
         if (res.statusCode !== 200) return reject(statusError(`/ws-token answered ${res.statusCode}: ${body.slice(0, 200)}`));
         try {
           const parsed = JSON.parse(body);
-          if (parsed.success !== true || typeof parsed.token !== 'string') return reject(statusError(`/ws-token gave no ticket: ${body.slice(0, 200)}`));
+          if (parsed.success !== true || typeof parsed.token !== 'string')
+            return reject(statusError(`/ws-token gave no ticket: ${body.slice(0, 200)}`));
           resolve(parsed.token);
         } catch {
           reject(statusError(`/ws-token answered non-JSON: ${body.slice(0, 200)}`));

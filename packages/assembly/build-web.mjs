@@ -28,7 +28,8 @@ export async function buildSetupPage() {
     write: false,
   });
   for (const file of bundled.outputFiles) replaceFile(file.path, file.contents);
-  for (const file of ['index.html', 'setup.css']) replaceFile(`${SETUP_PAGE_DIR}${file}`, readFileSync(new URL(`./web/${file}`, import.meta.url)));
+  for (const file of ['index.html', 'setup.css'])
+    replaceFile(`${SETUP_PAGE_DIR}${file}`, readFileSync(new URL(`./web/${file}`, import.meta.url)));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildSetupPage();

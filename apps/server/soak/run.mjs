@@ -41,10 +41,19 @@ if (values.help) {
 }
 const durationS = Number(values.duration);
 const rate = Number(values.rate);
-const memorySizes = values['memory-addresses'].split(',').map(Number).filter((n) => n !== 0);
+const memorySizes = values['memory-addresses']
+  .split(',')
+  .map(Number)
+  .filter((n) => n !== 0);
 const crashKills = Number(values['crash-kills']);
 const rssSlackMb = Number(values['rss-slack']);
-const numbers = [['duration', durationS], ['rate', rate], ['crash-kills', crashKills], ['rss-slack', rssSlackMb], ...memorySizes.map((n) => ['memory-addresses', n])];
+const numbers = [
+  ['duration', durationS],
+  ['rate', rate],
+  ['crash-kills', crashKills],
+  ['rss-slack', rssSlackMb],
+  ...memorySizes.map((n) => ['memory-addresses', n]),
+];
 for (const [name, value] of numbers) {
   if (!Number.isFinite(value) || value < 0) {
     process.stderr.write(`soak: --${name} must be a number >= 0\n${USAGE}`);
@@ -60,7 +69,10 @@ const failures = [];
 const log = (line) => process.stdout.write(`${line}\n`);
 
 // ---- 0. build ------------------------------------------------------------------------------
-const build = spawnSync(process.execPath, [fileURLToPath(new URL('../build.mjs', import.meta.url)), '--quiet'], { stdio: 'inherit', cwd: ROOT });
+const build = spawnSync(process.execPath, [fileURLToPath(new URL('../build.mjs', import.meta.url)), '--quiet'], {
+  stdio: 'inherit',
+  cwd: ROOT,
+});
 if (build.status !== 0) {
   process.stderr.write('soak: the build failed\n');
   process.exit(1);
@@ -88,7 +100,11 @@ const memoryResults = [];
 for (const addresses of memorySizes) {
   log(`soak: memory: ${addresses} failed verifications from distinct addresses, 100000 /ws-token calls`);
   // The soak project (WEBUI_SOAK=1 in vitest.config.ts) is the only one that holds *.soak.test.ts.
-  const passed = vitest(['--project', 'soak', 'apps/server/test/memory.soak.test.ts'], { WEBUI_SOAK: '1', WEBUI_MEMORY_ADDRESSES: String(addresses) }, 'memory:');
+  const passed = vitest(
+    ['--project', 'soak', 'apps/server/test/memory.soak.test.ts'],
+    { WEBUI_SOAK: '1', WEBUI_MEMORY_ADDRESSES: String(addresses) },
+    'memory:',
+  );
   if (!passed) failures.push(`memory bound (${addresses} addresses)`);
   memoryResults.push(`${addresses}: ${passed ? 'ok' : 'FAILED'}`);
 }
@@ -141,11 +157,23 @@ if (result) {
   const errors = statuses.get('error') ?? 0;
   log('soak: answers by kind:');
   for (const [kind, counts] of [...tally.byKind].sort()) {
-    log(`soak:   ${kind.padEnd(11)} ${[...counts].sort().map(([outcome, n]) => `${outcome}: ${n}`).join(', ')}`);
+    log(
+      `soak:   ${kind.padEnd(11)} ${[...counts]
+        .sort()
+        .map(([outcome, n]) => `${outcome}: ${n}`)
+        .join(', ')}`,
+    );
   }
-  log(`soak: by status: ${[...statuses].sort().map(([status, n]) => `${status}: ${n}`).join(', ')}`);
+  log(
+    `soak: by status: ${[...statuses]
+      .sort()
+      .map(([status, n]) => `${status}: ${n}`)
+      .join(', ')}`,
+  );
   for (const sample of tally.samples) log(`soak:   ! ${sample}`);
-  log(`soak: writes: ${writes.tokenAcks} token updates, ${writes.setupAcks} setup toggles acknowledged; lost updates: ${writes.lost.length}`);
+  log(
+    `soak: writes: ${writes.tokenAcks} token updates, ${writes.setupAcks} setup toggles acknowledged; lost updates: ${writes.lost.length}`,
+  );
   for (const lost of writes.lost) log(`soak:   ! ${lost}`);
 
   const achieved = total / seconds;
@@ -153,7 +181,8 @@ if (result) {
   if (errors > 0) failures.push(`${errors} requests failed without an answer`);
   if (writes.lost.length > 0) failures.push(`${writes.lost.length} lost updates`);
   if (writes.tokenAcks < durationS / 2) failures.push(`only ${writes.tokenAcks} token updates were acknowledged`);
-  if (backlogSkips > issued * 0.02 || achieved < rate * 0.9) failures.push(`the rate was not sustained: ${achieved.toFixed(0)}/s answered, ${backlogSkips} requests skipped for a full backlog`);
+  if (backlogSkips > issued * 0.02 || achieved < rate * 0.9)
+    failures.push(`the rate was not sustained: ${achieved.toFixed(0)}/s answered, ${backlogSkips} requests skipped for a full backlog`);
 
   const at15 = rss.find((sample) => sample.atS >= 15) ?? rss[0];
   const last = rss[rss.length - 1];

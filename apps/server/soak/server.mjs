@@ -14,7 +14,11 @@ export async function startSoakServer(bundle, config) {
   const cwd = mkdtempSync(join(tmpdir(), 'webui-soak-'));
   mkdirSync(join(cwd, 'config'));
   writeFileSync(join(cwd, 'config', 'bot_config.toml'), config);
-  const child = spawn(process.execPath, [bundle, '--port', '0', '--host', '127.0.0.1'], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: withoutWebuiVariables() });
+  const child = spawn(process.execPath, [bundle, '--port', '0', '--host', '127.0.0.1'], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: withoutWebuiVariables(),
+  });
   const errorLines = [];
   let stderr = '';
   let partial = '';
@@ -49,7 +53,9 @@ export async function startSoakServer(bundle, config) {
       clearTimeout(timer);
       resolve();
     };
-    void exited.then(({ code, signal }) => reject(new Error(`the server exited (code ${code}, signal ${signal}) before listening\n${stderr}`)));
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`the server exited (code ${code}, signal ${signal}) before listening\n${stderr}`)),
+    );
   });
 
   return {

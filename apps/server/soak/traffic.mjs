@@ -97,7 +97,11 @@ export async function runMixedTraffic({ server, rate, durationS, onTick = () => 
           method,
           path: `${PREFIX}${path}`,
           agent,
-          headers: { 'x-forwarded-for': freshAddress(), ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
+          headers: {
+            'x-forwarded-for': freshAddress(),
+            ...headers,
+            ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+          },
         },
         (res) => {
           const chunks = [];
@@ -184,7 +188,14 @@ export async function runMixedTraffic({ server, rate, durationS, onTick = () => 
     verifyGood: () => counted('verifyGood', http('POST', '/auth/verify', { body: { token: current } })),
     verifyBad: () => counted('verifyBad', http('POST', '/auth/verify', { body: { token: `wrong-${randomBytes(6).toString('hex')}` } })),
     // One address guessing over and over: banned after five, 429 from then on.
-    bruteForce: () => counted('bruteForce', http('POST', '/auth/verify', { headers: { 'x-forwarded-for': '203.0.113.66' }, body: { token: `guess-${randomBytes(6).toString('hex')}` } })),
+    bruteForce: () =>
+      counted(
+        'bruteForce',
+        http('POST', '/auth/verify', {
+          headers: { 'x-forwarded-for': '203.0.113.66' },
+          body: { token: `guess-${randomBytes(6).toString('hex')}` },
+        }),
+      ),
     wsToken: () => counted('wsToken', http('GET', '/ws-token', { headers: { cookie: cookie() } })),
     wsConnect,
   };
@@ -213,11 +224,15 @@ export async function runMixedTraffic({ server, rate, durationS, onTick = () => 
   const toggler = async () => {
     for (let n = 0; !stopping; n++) {
       const complete = n % 2 === 0;
-      const response = await counted('toggle', http('POST', complete ? '/setup/complete' : '/setup/reset', { headers: { cookie: cookie() } }));
+      const response = await counted(
+        'toggle',
+        http('POST', complete ? '/setup/complete' : '/setup/reset', { headers: { cookie: cookie() } }),
+      );
       if (response?.status === 200) {
         writes.setupAcks += 1;
         writes.lastCompleted = complete;
-        if (response.json?.is_first_setup !== !complete) writes.lost.push(`setup ${complete ? 'complete' : 'reset'} answered is_first_setup ${response.json?.is_first_setup}`);
+        if (response.json?.is_first_setup !== !complete)
+          writes.lost.push(`setup ${complete ? 'complete' : 'reset'} answered is_first_setup ${response.json?.is_first_setup}`);
       }
       await sleep(40);
     }
@@ -271,13 +286,22 @@ export async function runMixedTraffic({ server, rate, durationS, onTick = () => 
   const record = fileRecord();
   if (record.access_token !== writes.lastToken) writes.lost.push('the file does not hold the last acknowledged token');
   if (writes.lastCompleted !== null && record.first_setup_completed !== writes.lastCompleted) {
-    writes.lost.push(`the file holds first_setup_completed ${record.first_setup_completed}, the last acknowledged write set ${writes.lastCompleted}`);
+    writes.lost.push(
+      `the file holds first_setup_completed ${record.first_setup_completed}, the last acknowledged write set ${writes.lastCompleted}`,
+    );
   }
   const finalAgent = new Agent({ keepAlive: false });
   const verify = await new Promise((resolve, reject) => {
     const body = Buffer.from(JSON.stringify({ token: writes.lastToken }));
     const req = request(
-      { host: '127.0.0.1', port: server.port, method: 'POST', path: `${PREFIX}/auth/verify`, agent: finalAgent, headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-forwarded-for': '192.0.2.1' } },
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        method: 'POST',
+        path: `${PREFIX}/auth/verify`,
+        agent: finalAgent,
+        headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-forwarded-for': '192.0.2.1' },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk) => (text += chunk));
@@ -288,7 +312,8 @@ export async function runMixedTraffic({ server, rate, durationS, onTick = () => 
     req.end(body);
   });
   if (verify.valid !== true) writes.lost.push('the last acknowledged token does not verify');
-  if (writes.lastCompleted !== null && verify.is_first_setup !== !writes.lastCompleted) writes.lost.push('the server reports another first-setup state than the last acknowledged write');
+  if (writes.lastCompleted !== null && verify.is_first_setup !== !writes.lastCompleted)
+    writes.lost.push('the server reports another first-setup state than the last acknowledged write');
 
   return { tally, writes, issued, backlogSkips, seconds: (performance.now() - started) / 1000 };
 }

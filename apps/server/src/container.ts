@@ -1,4 +1,13 @@
-import { banPolicyFrom, configuredStorage, createLogger, LogFeed, systemClock, systemRandom, type LoadedSettings, type Storage } from '@webui/assembly';
+import {
+  banPolicyFrom,
+  configuredStorage,
+  createLogger,
+  LogFeed,
+  systemClock,
+  systemRandom,
+  type LoadedSettings,
+  type Storage,
+} from '@webui/assembly';
 import { createCore, type Clock, type RandomSource } from '@webui/core';
 import type { Logger } from 'pino';
 import { container as rootContainer, instancePerContainerCachingFactory, type DependencyContainer } from 'tsyringe';
@@ -38,13 +47,21 @@ export function createContainer(loaded: LoadedSettings): DependencyContainer {
   c.register(TOKENS.Random, { useValue: systemRandom });
   c.register(TOKENS.LogDestination, { useValue: process.stdout });
   c.register(TOKENS.HeartbeatMs, { useValue: HEARTBEAT_INTERVAL_MS });
-  c.register(TOKENS.LogFeed, single(() => new LogFeed()));
+  c.register(
+    TOKENS.LogFeed,
+    single(() => new LogFeed()),
+  );
   c.register(
     TOKENS.Logger,
-    single((r) => createLogger(loaded.settings.logLevel, r.resolve<LogFeed>(TOKENS.LogFeed), r.resolve<NodeJS.WritableStream>(TOKENS.LogDestination))),
+    single((r) =>
+      createLogger(loaded.settings.logLevel, r.resolve<LogFeed>(TOKENS.LogFeed), r.resolve<NodeJS.WritableStream>(TOKENS.LogDestination)),
+    ),
   );
   // The store `[webui] store` names (data_dir/webui.json or a shared Redis), with the data directory's lock and audit trail.
-  c.register(TOKENS.Storage, single((r) => configuredStorage(loaded, r.resolve<Clock>(TOKENS.Clock), r.resolve<Logger>(TOKENS.Logger))));
+  c.register(
+    TOKENS.Storage,
+    single((r) => configuredStorage(loaded, r.resolve<Clock>(TOKENS.Clock), r.resolve<Logger>(TOKENS.Logger))),
+  );
   c.register(
     TOKENS.Core,
     single((r) =>
@@ -56,7 +73,9 @@ export function createContainer(loaded: LoadedSettings): DependencyContainer {
       }),
     ),
   );
-  c.register(TOKENS.Channel, single((r) => new WebSocketChannel(r.resolve<Logger>(TOKENS.Logger).child({ module: 'ws' }), r.resolve<number>(TOKENS.HeartbeatMs))));
+  c.register(
+    TOKENS.Channel,
+    single((r) => new WebSocketChannel(r.resolve<Logger>(TOKENS.Logger).child({ module: 'ws' }), r.resolve<number>(TOKENS.HeartbeatMs))),
+  );
   return c;
 }
-

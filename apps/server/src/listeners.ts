@@ -23,7 +23,13 @@ const CONNECTIONS_CHECK_MS = 1_000;
 const UNIX_SOCKET_MODE = 0o660;
 
 /** Binds every host on one port, the assembly's rule for a host that cannot be bound or a port in use. */
-export function bindAll(hosts: readonly string[], port: number, fetch: FetchHandler, logger: Logger, shortcut?: SessionCheckShortcut): Promise<BoundListener[]> {
+export function bindAll(
+  hosts: readonly string[],
+  port: number,
+  fetch: FetchHandler,
+  logger: Logger,
+  shortcut?: SessionCheckShortcut,
+): Promise<BoundListener[]> {
   const app = getRequestListener(fetch, { errorHandler: malformedRequest });
   const listener = shortcut ? withSessionCheckShortcut(shortcut, app) : app;
   return listenOnHosts(
@@ -106,7 +112,10 @@ function malformedRequest(error: unknown): Response {
   if (error instanceof Error && error.name === 'RequestError') {
     return Response.json({ detail: `The request is malformed: ${error.message}.`, code: 'bad_request' }, { status: 400, headers });
   }
-  return Response.json({ detail: 'The server could not complete the request; see its log.', code: 'internal_error' }, { status: 500, headers });
+  return Response.json(
+    { detail: 'The server could not complete the request; see its log.', code: 'internal_error' },
+    { status: 500, headers },
+  );
 }
 
 /** Node's status and D1 code for a request its parser refused or that came too slowly. */
@@ -136,5 +145,13 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 function refuseConnect(_req: IncomingMessage, socket: Duplex): void {
   socket.on('error', () => socket.destroy());
   const body = { detail: 'CONNECT is not served: this is not a proxy.', code: 'method_not_allowed' };
-  endWithRawAnswer(socket, 405, [['Content-Type', 'application/json'], ['Cache-Control', 'no-store']], Buffer.from(JSON.stringify(body)));
+  endWithRawAnswer(
+    socket,
+    405,
+    [
+      ['Content-Type', 'application/json'],
+      ['Cache-Control', 'no-store'],
+    ],
+    Buffer.from(JSON.stringify(body)),
+  );
 }

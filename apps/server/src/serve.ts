@@ -48,7 +48,8 @@ export async function serve(container: DependencyContainer, options: ServeOption
         for (const listener of listeners) channel.attach(listener.server, webui.app);
         // The instance lock is held by now, so a socket file left by a killed server is safe to replace; opened
         // before the listening line, so `webui bans` reaches a server as soon as it says it listens.
-        if (dataDir !== null) control = await openControlSocket({ dataDir, core: parts.core, audit: webui.audit, logger: logger.child({ module: 'control' }) });
+        if (dataDir !== null)
+          control = await openControlSocket({ dataDir, core: parts.core, audit: webui.audit, logger: logger.child({ module: 'control' }) });
         return listeners;
       },
       options.banner,

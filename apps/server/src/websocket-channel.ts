@@ -9,7 +9,9 @@ import { replayWithoutUpgrade } from './runtime/plain-request-replay.js';
 import { endWithResponse } from './runtime/raw-answer.js';
 
 /** Where the app answers a handshake: its own fetch, with Node's request at hand for the upgrade. */
-type HandshakeApp = { request(input: URL, init: RequestInit, env: { incoming: IncomingMessage; outgoing: undefined }): Response | Promise<Response> };
+type HandshakeApp = {
+  request(input: URL, init: RequestInit, env: { incoming: IncomingMessage; outgoing: undefined }): Response | Promise<Response>;
+};
 
 /** A GET to the channel's path asking for a WebSocket: the one kind of upgrade request this server takes. */
 function isChannelHandshake(req: IncomingMessage): boolean {
@@ -50,7 +52,8 @@ export class WebSocketChannel {
   get upgrade(): WsUpgrade {
     return (createEvents) => {
       const upgradeWebSocket = this.nodeWs.upgradeWebSocket(createEvents, {
-        onError: (error: unknown) => this.logger.debug({ err: error instanceof Error ? error.message : String(error) }, 'a WebSocket event could not be delivered'),
+        onError: (error: unknown) =>
+          this.logger.debug({ err: error instanceof Error ? error.message : String(error) }, 'a WebSocket event could not be delivered'),
       });
       return (c, next) => {
         this.accepted.add((c.env as { incoming: IncomingMessage }).incoming);

@@ -21,7 +21,8 @@ describe('an admin API key and its own ban', () => {
   /** The operator's browser session (the access token), from 127.0.0.10. */
   let operator: HttpClient;
   const from = (localAddress: string) => new HttpClient(server.baseUrl, { localAddress });
-  const wrong = (localAddress: string, n: number) => from(localAddress).post('/auth/verify', { body: { token: `wrong-guess-${n}` }, cookie: null });
+  const wrong = (localAddress: string, n: number) =>
+    from(localAddress).post('/auth/verify', { body: { token: `wrong-guess-${n}` }, cookie: null });
   const withKey = (localAddress: string) => {
     const client = from(localAddress);
     const headers = { authorization: `Bearer ${key}` };
@@ -49,7 +50,10 @@ describe('an admin API key and its own ban', () => {
   it('four wrong guesses, the key in use, and refused lifts of its own address, `all` and a CIDR holding it: the fifth guess bans', async () => {
     for (let n = 1; n <= 4; n++) expect((await wrong(GUESSER, n)).json).toMatchObject({ valid: false });
     // The key works from the guessing address, and using it is no login of the token.
-    expect((await withKey(GUESSER).get('/auth/check')).json).toMatchObject({ authenticated: true, key: { name: 'deploy', scope: 'admin' } });
+    expect((await withKey(GUESSER).get('/auth/check')).json).toMatchObject({
+      authenticated: true,
+      key: { name: 'deploy', scope: 'admin' },
+    });
     expect((await withKey(GUESSER).get('/security/bans')).status).toBe(200);
 
     for (const target of [GUESSER, 'all', '127.0.0.0/24', '127.0.0.41/32', '0.0.0.0/0']) {
@@ -58,7 +62,9 @@ describe('an admin API key and its own ban', () => {
       expect(refused.json?.['detail']).toMatch(/webui bans lift/);
     }
     expect(await listed()).toEqual([{ key: GUESSER, failures: 4, banned_until: null, last_attempt: expect.any(String) }]);
-    await server.waitForLog((line) => line.msg === 'ban lift refused: an API key may not lift its own ban' && line['ip'] === GUESSER && line['target'] === 'all');
+    await server.waitForLog(
+      (line) => line.msg === 'ban lift refused: an API key may not lift its own ban' && line['ip'] === GUESSER && line['target'] === 'all',
+    );
 
     expectErrorBody(await wrong(GUESSER, 5), 429, 'too_many_attempts');
     // A banned address stays banned, with the key too.

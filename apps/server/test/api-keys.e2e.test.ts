@@ -124,16 +124,32 @@ describe('API keys, bearer authentication and the audit trail', () => {
     // The key's own reason, not the token's: the token did not change.
     expect(await keySocket.closedWithin(3_000)).toEqual({ code: 4001, reason: 'API key revoked' });
 
-    await new HttpClient(server.baseUrl, { localAddress: '127.0.0.23' }).post('/auth/verify', { body: { token: 'not-the-token-1' }, cookie: null });
-    const live = await dashboard.waitFor((message) => message['event'] === 'login_failed' && (message['data'] as AuditLine).address === '127.0.0.23', 3_000, 'live login_failed');
-    expect(live).toMatchObject({ op: 'event', domain: 'security', topic: 'main', data: { event: 'login_failed', address: '127.0.0.23', via: 'api', how: 'verify', counted: true } });
+    await new HttpClient(server.baseUrl, { localAddress: '127.0.0.23' }).post('/auth/verify', {
+      body: { token: 'not-the-token-1' },
+      cookie: null,
+    });
+    const live = await dashboard.waitFor(
+      (message) => message['event'] === 'login_failed' && (message['data'] as AuditLine).address === '127.0.0.23',
+      3_000,
+      'live login_failed',
+    );
+    expect(live).toMatchObject({
+      op: 'event',
+      domain: 'security',
+      topic: 'main',
+      data: { event: 'login_failed', address: '127.0.0.23', via: 'api', how: 'verify', counted: true },
+    });
     expect(dashboard.messages.some((message) => message['event'] === 'key_revoked')).toBe(true);
     dashboard.close();
   });
 
   it('data/audit.log (0600) has every event with its address, and no token, key, cookie or ticket', async () => {
     const path = join(server.dataDir, 'audit.log');
-    await eventually(() => auditLines().some((line) => line.event === 'login_failed' && line.address === '127.0.0.23'), 3_000, 'the failed login in audit.log');
+    await eventually(
+      () => auditLines().some((line) => line.event === 'login_failed' && line.address === '127.0.0.23'),
+      3_000,
+      'the failed login in audit.log',
+    );
     expect(modeOf(path)).toBe(0o600);
     const lines = auditLines();
     for (const line of lines) {
@@ -150,7 +166,9 @@ describe('API keys, bearer authentication and the audit trail', () => {
     ]);
     expect(seen('key_revoked')).toEqual([expect.objectContaining({ key: 'temporary-script', address: '127.0.0.20', via: 'api' })]);
     expect(seen('setup_completed')).toEqual([expect.objectContaining({ address: '127.0.0.21', via: 'api' })]);
-    expect(seen('login_failed')).toContainEqual(expect.objectContaining({ address: '127.0.0.23', how: 'verify', counted: true, remaining: 4 }));
+    expect(seen('login_failed')).toContainEqual(
+      expect.objectContaining({ address: '127.0.0.23', how: 'verify', counted: true, remaining: 4 }),
+    );
     const text = readFileSync(path, 'utf8');
     for (const secret of [...secrets, 'not-the-token-1']) expect(text).not.toContain(secret);
   });
@@ -183,7 +201,11 @@ describe('token changes the server did not make', () => {
     const before = readWebuiFile(server.dataDir);
     const edited = 'Hand-Edited-Token-42!';
     writeFileSync(path, JSON.stringify({ ...before, access_token: edited, token_source: 'configured' }), { mode: 0o600 });
-    const lines = () => readFileSync(join(server.dataDir, 'audit.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as AuditLine);
+    const lines = () =>
+      readFileSync(join(server.dataDir, 'audit.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as AuditLine);
     await eventually(() => lines().some((line) => line.via === 'hand_edit'), 5_000, 'the hand edit in audit.log');
     expect(lines().map((line) => [line.event, line.via, line['how']])).toEqual([
       ['token_changed', 'startup', 'temporary'],

@@ -40,7 +40,9 @@ interface Writer {
 
 /** Starts a writer recording events as fast as it can; resolves once it records. */
 function startWriter(dataDir: string, writer: number): Promise<Writer> {
-  const child = spawn(process.execPath, [writerScript, dataDir, String(writer), String(MAX_BYTES), String(KEEP)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [writerScript, dataDir, String(writer), String(MAX_BYTES), String(KEEP)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let errors = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (errors += chunk));
   return new Promise((resolve, reject) => {
@@ -83,25 +85,36 @@ function expectBoundedPrivateFiles(dataDir: string): void {
 }
 
 describe('the audit log under SIGKILL', () => {
-  it.each([1, 2, 3])('kill %i: every line the reader returns is whole, at most one is skipped, and the next writer starts clean', async () => {
-    const dataDir = join(makeTempDir('webui-audit-crash-'), 'data');
-    const writer = await startWriter(dataDir, 1);
-    await rotatedKeepTimes(dataDir);
-    await kill(writer);
-    expect(writer.errors()).toBe('');
+  it.each([1, 2, 3])(
+    'kill %i: every line the reader returns is whole, at most one is skipped, and the next writer starts clean',
+    async () => {
+      const dataDir = join(makeTempDir('webui-audit-crash-'), 'data');
+      const writer = await startWriter(dataDir, 1);
+      await rotatedKeepTimes(dataDir);
+      await kill(writer);
+      expect(writer.errors()).toBe('');
 
-    const skipped = expectWholeLines(dataDir, [1]);
-    expect(skipped).toBeLessThanOrEqual(1);
-    expectBoundedPrivateFiles(dataDir);
+      const skipped = expectWholeLines(dataDir, [1]);
+      expect(skipped).toBeLessThanOrEqual(1);
+      expectBoundedPrivateFiles(dataDir);
 
-    // The next opening ends a torn line at once, so what comes after it reads whole.
-    const next = new AuditLogFile({ dataDir, maxBytes: MAX_BYTES, keep: KEEP });
-    next.open();
-    next.record({ event: 'login_failed', address: '10.0.0.2', via: 'api', how: 'verify', key: 'writer-2-0', counted: true, remaining: 0 });
-    next.close();
-    expect(expectWholeLines(dataDir, [1, 2])).toBe(skipped);
-    expect(readAuditLog(dataDir).lines.at(-1)).toMatchObject({ key: 'writer-2-0' });
-  });
+      // The next opening ends a torn line at once, so what comes after it reads whole.
+      const next = new AuditLogFile({ dataDir, maxBytes: MAX_BYTES, keep: KEEP });
+      next.open();
+      next.record({
+        event: 'login_failed',
+        address: '10.0.0.2',
+        via: 'api',
+        how: 'verify',
+        key: 'writer-2-0',
+        counted: true,
+        remaining: 0,
+      });
+      next.close();
+      expect(expectWholeLines(dataDir, [1, 2])).toBe(skipped);
+      expect(readAuditLog(dataDir).lines.at(-1)).toMatchObject({ key: 'writer-2-0' });
+    },
+  );
 
   it('two processes appending and rotating the same files at once, both killed: no error, every line whole, at most one skipped per kill', async () => {
     const dataDir = join(makeTempDir('webui-audit-crash-two-'), 'data');

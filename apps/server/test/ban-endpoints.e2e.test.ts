@@ -116,7 +116,9 @@ describe('GET /api/webui/security/bans and DELETE /api/webui/security/bans/{key}
     expect(response.json).toEqual({ success: true, lifted: [before[0]] });
 
     expect(await list()).toEqual([before[1]]);
-    await server.waitForLog((line) => line.msg === 'bans lifted' && line['via'] === 'api' && JSON.stringify(line['lifted']) === JSON.stringify([banned.key]));
+    await server.waitForLog(
+      (line) => line.msg === 'bans lifted' && line['via'] === 'api' && JSON.stringify(line['lifted']) === JSON.stringify([banned.key]),
+    );
     const again = await login(from(banned.key));
     expect(again.status, again.text).toBe(200);
     expect(again.json).toMatchObject({ valid: true });

@@ -10,7 +10,8 @@ const WARN = 40;
 const WIDE_EXEMPTION_LOG = 'webui.ban_exempt covers more than a /24 (IPv4) or /48 (IPv6): nobody in it is ever banned';
 const wideBannerLine = (entry: string) => `webui.ban_exempt ${entry} is wider than a /24 (IPv4) or /48 (IPv6)`;
 
-const banExemptConfig = (entries: string[]) => ['[webui]', `ban_exempt = [${entries.map((entry) => JSON.stringify(entry)).join(', ')}]`, ''].join('\n');
+const banExemptConfig = (entries: string[]) =>
+  ['[webui]', `ban_exempt = [${entries.map((entry) => JSON.stringify(entry)).join(', ')}]`, ''].join('\n');
 
 describe('webui.ban_exempt = ["127.0.0.50", ...]: never banned, still logged', () => {
   let server: ServerProcess;
@@ -45,7 +46,9 @@ describe('webui.ban_exempt = ["127.0.0.50", ...]: never banned, still logged', (
     const lines = exemptFailures();
     expect(lines).toHaveLength(20);
     for (const line of lines) expect(line).toMatchObject({ via: 'verify', counted: false, reason: 'exempt' });
-    expect(server.logs().some((line) => line.msg === 'client banned after repeated failed verifications' && line['ip'] === '127.0.0.50')).toBe(false);
+    expect(
+      server.logs().some((line) => line.msg === 'client banned after repeated failed verifications' && line['ip'] === '127.0.0.50'),
+    ).toBe(false);
   });
 
   it('the neighbour 127.0.0.51 is not exempt: banned after 5, even with the right token afterwards', async () => {

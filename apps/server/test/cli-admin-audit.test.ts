@@ -39,7 +39,8 @@ function expectNoSecretIn(text: string, secrets: readonly string[]): void {
   }
 }
 
-const verify = (server: ServerProcess, token: string, localAddress = '127.0.0.1') => new HttpClient(server.baseUrl, { localAddress }).post('/auth/verify', { body: { token } });
+const verify = (server: ServerProcess, token: string, localAddress = '127.0.0.1') =>
+  new HttpClient(server.baseUrl, { localAddress }).post('/auth/verify', { body: { token } });
 
 describe('admin commands through a running server', () => {
   let server: ServerProcess;
@@ -84,10 +85,22 @@ describe('admin commands through a running server', () => {
   it('setup complete, status and reset: the running server answers /setup/status accordingly at once', async () => {
     const client = new HttpClient(server.baseUrl);
     expect((await client.post('/auth/verify', { body: { token } })).json).toMatchObject({ valid: true });
-    expect(await runWebui(server.cwd, ['setup', 'complete'])).toEqual({ code: 0, stdout: 'first setup: completed\ntoken source: configured\n', stderr: '' });
+    expect(await runWebui(server.cwd, ['setup', 'complete'])).toEqual({
+      code: 0,
+      stdout: 'first setup: completed\ntoken source: configured\n',
+      stderr: '',
+    });
     expect((await client.get('/setup/status')).json).toMatchObject({ is_first_setup: false });
-    expect(await runWebui(server.cwd, ['setup', 'status'])).toEqual({ code: 0, stdout: 'first setup: completed\ntoken source: configured\n', stderr: '' });
-    expect(await runWebui(server.cwd, ['setup', 'reset'])).toEqual({ code: 0, stdout: 'first setup: open\ntoken source: configured\n', stderr: '' });
+    expect(await runWebui(server.cwd, ['setup', 'status'])).toEqual({
+      code: 0,
+      stdout: 'first setup: completed\ntoken source: configured\n',
+      stderr: '',
+    });
+    expect(await runWebui(server.cwd, ['setup', 'reset'])).toEqual({
+      code: 0,
+      stdout: 'first setup: open\ntoken source: configured\n',
+      stderr: '',
+    });
     expect((await client.get('/setup/status')).json).toMatchObject({ is_first_setup: true });
   });
 
@@ -96,7 +109,11 @@ describe('admin commands through a running server', () => {
     expect(created.code).toBe(0);
     secrets.push(created.stdout.trim());
     expect((await runWebui(server.cwd, ['keys', 'create', 'deployer', '--scope', 'admin'])).code).toBe(0);
-    expect(await runWebui(server.cwd, ['keys', 'revoke', '--all'])).toEqual({ code: 0, stdout: 'revoked reporter\nrevoked deployer\n', stderr: '' });
+    expect(await runWebui(server.cwd, ['keys', 'revoke', '--all'])).toEqual({
+      code: 0,
+      stdout: 'revoked reporter\nrevoked deployer\n',
+      stderr: '',
+    });
 
     for (let n = 1; n <= 5; n++) await verify(server, `wrong-guess-${n}`, '127.0.0.2');
     expect((await runWebui(server.cwd, ['bans', 'lift', '127.0.0.2'])).code).toBe(0);
@@ -109,7 +126,14 @@ describe('admin commands through a running server', () => {
       { event: 'token_changed', address: null, via: 'cli', how: 'update' },
       { event: 'setup_completed', address: null, via: 'cli' },
       { event: 'setup_reset', address: null, via: 'cli' },
-      { event: 'key_created', address: null, via: 'cli', key: 'reporter', scope: 'read', expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+      {
+        event: 'key_created',
+        address: null,
+        via: 'cli',
+        key: 'reporter',
+        scope: 'read',
+        expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
       { event: 'key_created', address: null, via: 'cli', key: 'deployer', scope: 'admin', expires_at: null },
       { event: 'key_revoked', address: null, via: 'cli', key: 'reporter' },
       { event: 'key_revoked', address: null, via: 'cli', key: 'deployer' },
@@ -150,7 +174,14 @@ describe('admin commands with no server running', () => {
       { event: 'token_changed', address: null, via: 'cli', how: 'regenerate' },
       { event: 'setup_completed', address: null, via: 'cli' },
       { event: 'setup_reset', address: null, via: 'cli' },
-      { event: 'key_created', address: null, via: 'cli', key: 'offline', scope: 'admin', expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+      {
+        event: 'key_created',
+        address: null,
+        via: 'cli',
+        key: 'offline',
+        scope: 'admin',
+        expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
       { event: 'key_revoked', address: null, via: 'cli', key: 'offline' },
     ]);
     expect(auditEntries(dataDir)).toHaveLength(6);
@@ -192,7 +223,11 @@ describe('a running server the CLI cannot reach', () => {
     ];
     for (const run of runs) {
       expect(run).toMatchObject({ code: 1, stdout: '' });
-      expect(run.stderr).toMatch(new RegExp(`^webui (token|setup) \\w+: the server \\(pid ${server.pid}\\) holds the data directory but does not listen on .*nothing was changed\\n$`));
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^webui (token|setup) \\w+: the server \\(pid ${server.pid}\\) holds the data directory but does not listen on .*nothing was changed\\n$`,
+        ),
+      );
       expect(run.stderr).not.toContain(OTHER_STRONG_TOKEN);
     }
     expect(readFileSync(webuiFilePath(server.dataDir), 'utf8')).toBe(record);

@@ -34,14 +34,27 @@ function recordEvents(cwd: string, entries: ReadonlyArray<readonly [number, Secu
 }
 
 const at = (iso: string) => Date.parse(iso);
-const EVENT_NAMES = 'login_succeeded, login_failed, ban_started, ban_lifted, budget_reset, token_changed, sessions_revoked, key_created, key_revoked, key_first_used, setup_completed, setup_reset, request_refused';
+const EVENT_NAMES =
+  'login_succeeded, login_failed, ban_started, ban_lifted, budget_reset, token_changed, sessions_revoked, key_created, key_revoked, key_first_used, setup_completed, setup_reset, request_refused';
 
 const HISTORY = [
-  [at('2025-03-01T12:00:00.000Z'), { event: 'login_failed', address: '203.0.113.7', via: 'api', how: 'verify', counted: true, remaining: 2 }],
+  [
+    at('2025-03-01T12:00:00.000Z'),
+    { event: 'login_failed', address: '203.0.113.7', via: 'api', how: 'verify', counted: true, remaining: 2 },
+  ],
   [at('2025-03-01T12:00:01.000Z'), { event: 'ban_started', address: '203.0.113.7', via: 'api', how: 'verify', retry_after: 600 }],
-  [at('2025-03-01T12:00:02.000Z'), { event: 'ban_lifted', address: null, via: 'cli', target: 'all', lifted: ['203.0.113.7', '2001:db8:1:2::/64'] }],
-  [at('2025-03-01T12:00:03.000Z'), { event: 'key_created', address: '127.0.0.1', via: 'api', key: 'deploy bot', scope: 'read', expires_at: null }],
-  [at('2025-03-01T12:00:04.000Z'), { event: 'login_succeeded', address: '2001:db8:1:2::/64', via: 'api', how: 'bearer', key: 'deploy bot' }],
+  [
+    at('2025-03-01T12:00:02.000Z'),
+    { event: 'ban_lifted', address: null, via: 'cli', target: 'all', lifted: ['203.0.113.7', '2001:db8:1:2::/64'] },
+  ],
+  [
+    at('2025-03-01T12:00:03.000Z'),
+    { event: 'key_created', address: '127.0.0.1', via: 'api', key: 'deploy bot', scope: 'read', expires_at: null },
+  ],
+  [
+    at('2025-03-01T12:00:04.000Z'),
+    { event: 'login_succeeded', address: '2001:db8:1:2::/64', via: 'api', how: 'bearer', key: 'deploy bot' },
+  ],
 ] as const satisfies ReadonlyArray<readonly [number, SecurityEvent]>;
 
 describe('webui audit', () => {
@@ -78,16 +91,27 @@ describe('webui audit', () => {
     audit.close();
     const run = webui(cwd, ['audit', '--json']);
     expect(run.code).toBe(0);
-    const keys = run.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { key: string }).key);
+    const keys = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { key: string }).key);
     expect(keys).toEqual(Array.from({ length: 200 }, (_, n) => `key-${n}`));
   });
 
   it('--event takes names, comma-separated or repeated', () => {
     const cwd = makeTempDir();
     recordEvents(cwd, HISTORY);
-    const events = (...args: string[]) => webui(cwd, ['audit', '--json', ...args]).stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { event: string }).event);
+    const events = (...args: string[]) =>
+      webui(cwd, ['audit', '--json', ...args])
+        .stdout.trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { event: string }).event);
     expect(events('--event', 'login_failed')).toEqual(['login_failed']);
-    expect(events('--event', 'ban_started,ban_lifted', '--event=login_succeeded')).toEqual(['ban_started', 'ban_lifted', 'login_succeeded']);
+    expect(events('--event', 'ban_started,ban_lifted', '--event=login_succeeded')).toEqual([
+      'ban_started',
+      'ban_lifted',
+      'login_succeeded',
+    ]);
   });
 
   it('--since takes a duration back from now, or a time (local unless it names a zone)', () => {
@@ -98,14 +122,22 @@ describe('webui audit', () => {
       [now - 30 * 60_000, { event: 'setup_reset', address: null, via: 'cli' }],
       [now - 60_000, { event: 'token_changed', address: null, via: 'cli', how: 'regenerate' }],
     ]);
-    const events = (since: string) => webui(cwd, ['audit', '--json', '--since', since]).stdout.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { event: string }).event);
+    const events = (since: string) =>
+      webui(cwd, ['audit', '--json', '--since', since])
+        .stdout.split('\n')
+        .filter(Boolean)
+        .map((line) => (JSON.parse(line) as { event: string }).event);
     expect(events('1h')).toEqual(['setup_reset', 'token_changed']);
     expect(events('5m')).toEqual(['token_changed']);
     expect(events('3h')).toEqual(['setup_completed', 'setup_reset', 'token_changed']);
 
     const dated = makeTempDir();
     recordEvents(dated, HISTORY);
-    const datedEvents = (...args: string[]) => webui(dated, ['audit', '--json', ...args]).stdout.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { event: string }).event);
+    const datedEvents = (...args: string[]) =>
+      webui(dated, ['audit', '--json', ...args])
+        .stdout.split('\n')
+        .filter(Boolean)
+        .map((line) => (JSON.parse(line) as { event: string }).event);
     expect(datedEvents('--since', '2025-03-01T12:00:03Z')).toEqual(['key_created', 'login_succeeded']);
     expect(datedEvents('--since=2025-03-01T21:00:03')).toEqual(['key_created', 'login_succeeded']);
     expect(datedEvents('--since', '2025-03-01 21:00:02+09:00', '--event', 'ban_lifted')).toEqual(['ban_lifted']);
@@ -156,7 +188,12 @@ describe('webui audit', () => {
     recordEvents(server.cwd, [[Date.now(), { event: 'key_revoked', address: '127.0.0.1', via: 'api', key: 'ci-runner' }]]);
     const run = webui(server.cwd, ['audit', '--event', 'key_revoked', '--json']);
     expect(run.code).toBe(0);
-    expect(run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as object)).toEqual([expect.objectContaining({ event: 'key_revoked', key: 'ci-runner' })]);
+    expect(
+      run.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as object),
+    ).toEqual([expect.objectContaining({ event: 'key_revoked', key: 'ci-runner' })]);
     expect(await server.stop()).toBe(0);
   });
 

@@ -37,7 +37,8 @@ function webui(cwd: string, args: string[]): Promise<CliRun> {
 }
 
 const LOCAL_TIME = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`;
-const STOPPED = /no server is running on .*, so no bans are in force: bans and failure counts live in the running server's memory and ended when it stopped/;
+const STOPPED =
+  /no server is running on .*, so no bans are in force: bans and failure counts live in the running server's memory and ended when it stopped/;
 
 /** The table's rows by key: cells are separated by two or more spaces; a blank line ends the table (the budget follows). */
 function tableRows(stdout: string): Map<string, string[]> {
@@ -76,7 +77,10 @@ describe('webui bans with no server running', () => {
 
     const restarted = await startServer({ cwd: server.cwd });
     const again = await webui(restarted.cwd, ['bans', 'list', '--json']);
-    expect(JSON.parse(again.stdout)).toEqual({ bans: [], budget: { limit: 100, failures: 0, state: 'open', delay_ms: null, retry_after: null } });
+    expect(JSON.parse(again.stdout)).toEqual({
+      bans: [],
+      budget: { limit: 100, failures: 0, state: 'open', delay_ms: null, retry_after: null },
+    });
     expect(again).toMatchObject({ code: 0, stderr: '' });
     expect(await restarted.stop()).toBe(0);
   });
@@ -98,15 +102,21 @@ describe('webui bans with no server running', () => {
     }
   });
 
-  it.each([[['bans']], [['bans', 'frob']], [['bans', 'list', '--nope']], [['bans', 'list', 'extra']], [['bans', 'lift']], [['bans', 'lift', '127.0.0.2', '127.0.0.3']], [['bans', 'lift', '--force', '127.0.0.2']], [['bans', 'reset-budget', 'now']]])(
-    'usage error %j exits 2 with one line on stderr',
-    async (args) => {
-      const run = await webui(makeTempDir(), args);
-      expect(run.code).toBe(2);
-      expect(run.stdout).toBe('');
-      expect(run.stderr).toMatch(/^webui bans[^\n]*\n$/);
-    },
-  );
+  it.each([
+    [['bans']],
+    [['bans', 'frob']],
+    [['bans', 'list', '--nope']],
+    [['bans', 'list', 'extra']],
+    [['bans', 'lift']],
+    [['bans', 'lift', '127.0.0.2', '127.0.0.3']],
+    [['bans', 'lift', '--force', '127.0.0.2']],
+    [['bans', 'reset-budget', 'now']],
+  ])('usage error %j exits 2 with one line on stderr', async (args) => {
+    const run = await webui(makeTempDir(), args);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^webui bans[^\n]*\n$/);
+  });
 
   it('help lists the bans commands', () => {
     const run = spawnSync(process.execPath, [SERVER_BUNDLE, 'help'], { encoding: 'utf8' });
@@ -166,7 +176,12 @@ describe('webui bans against a running server', () => {
     const listed = await admin.get('/security/bans');
     expect(listed.status).toBe(200);
     expect(printed['bans']).toEqual(listed.json?.['bans']);
-    expect(printed).toMatchObject({ bans: [{ key: '127.0.0.2', failures: 0 }, { key: '127.0.0.3', failures: 2, banned_until: null }] });
+    expect(printed).toMatchObject({
+      bans: [
+        { key: '127.0.0.2', failures: 0 },
+        { key: '127.0.0.3', failures: 2, banned_until: null },
+      ],
+    });
     expect(printed['budget']).toEqual({ limit: 100, failures: 7, state: 'open', delay_ms: null, retry_after: null });
   });
 
@@ -181,7 +196,12 @@ describe('webui bans against a running server', () => {
     expect(verify.status).toBe(200);
     expect(verify.json).toMatchObject({ valid: true });
     await server.waitForLog((line) => line['via'] === 'cli' && line.msg === 'bans lifted');
-    expect(server.logs().find((line) => line['via'] === 'cli')).toMatchObject({ level: 30, module: 'control', target: '127.0.0.2', lifted: ['127.0.0.2'] });
+    expect(server.logs().find((line) => line['via'] === 'cli')).toMatchObject({
+      level: 30,
+      module: 'control',
+      target: '127.0.0.2',
+      lifted: ['127.0.0.2'],
+    });
   });
 
   it('bans lift with a CIDR lifts every address inside it and nothing outside', async () => {
@@ -201,13 +221,19 @@ describe('webui bans against a running server', () => {
   it('bans lift of an invalid target exits 1 with the reason', async () => {
     const run = await bans('lift', 'two words');
     expect(run).toMatchObject({ code: 1, stdout: '' });
-    expect(run.stderr).toMatch(/^webui bans lift: the target must be `all`, an IP address, a CIDR, or a key as `webui bans list` shows it\n$/);
+    expect(run.stderr).toMatch(
+      /^webui bans lift: the target must be `all`, an IP address, a CIDR, or a key as `webui bans list` shows it\n$/,
+    );
   });
 
   it('bans lift all clears everything left', async () => {
     const run = await bans('lift', 'all');
     expect(run).toEqual({ code: 0, stdout: 'lifted 127.0.0.4 (had 1 failure)\nlifted 127.0.0.9 (had 1 failure)\n', stderr: '' });
-    expect(await bans('list', '--json')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\{"bans":\[\],"budget":\{/), stderr: '' });
+    expect(await bans('list', '--json')).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^\{"bans":\[\],"budget":\{/),
+      stderr: '',
+    });
     expect(await bans('lift', 'all')).toEqual({ code: 1, stdout: '', stderr: 'nothing lifted: no address has failures or a ban\n' });
   });
 
@@ -224,7 +250,9 @@ describe('a running server the CLI cannot reach', () => {
     rmSync(join(server.dataDir, 'webui.sock'));
     const run = await webui(server.cwd, ['bans', 'list']);
     expect(run).toMatchObject({ code: 1, stdout: '' });
-    expect(run.stderr).toMatch(new RegExp(`^webui bans list: the server \\(pid ${server.pid}\\) holds the data directory but does not listen on .*webui\\.sock`));
+    expect(run.stderr).toMatch(
+      new RegExp(`^webui bans list: the server \\(pid ${server.pid}\\) holds the data directory but does not listen on .*webui\\.sock`),
+    );
     expect(await server.stop()).toBe(0);
   });
 

@@ -54,7 +54,9 @@ describe('webui keys with no server running', () => {
     const run = await runWebui(cwd, ['keys', 'create', 'backup-script']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^wk_[A-Za-z0-9_-]{43}\n$/);
-    expect(run.stderr).toMatch(/^API key backup-script created: scope read, never expires\. It is shown only now; send it as Authorization: Bearer <key>\n$/);
+    expect(run.stderr).toMatch(
+      /^API key backup-script created: scope read, never expires\. It is shown only now; send it as Authorization: Bearer <key>\n$/,
+    );
     const key = run.stdout.trim();
     expectOnlyHashesKept(join(cwd, 'data'), [key]);
     expect(modeOf(webuiFilePath(join(cwd, 'data')))).toBe(0o600);
@@ -105,17 +107,29 @@ describe('webui keys with no server running', () => {
     const cwd = await stoppedDataDir();
     for (const name of ['one', 'two', 'three']) expect((await runWebui(cwd, ['keys', 'create', name])).code).toBe(0);
     expect(await runWebui(cwd, ['keys', 'revoke', 'two'])).toEqual({ code: 0, stdout: 'revoked two\n', stderr: '' });
-    expect(await runWebui(cwd, ['keys', 'revoke', 'two'])).toEqual({ code: 1, stdout: '', stderr: 'webui keys revoke: No API key is named "two".\n' });
+    expect(await runWebui(cwd, ['keys', 'revoke', 'two'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'webui keys revoke: No API key is named "two".\n',
+    });
     expect((await listedKeys(cwd)).map((key) => key.name)).toEqual(['one', 'three']);
     expect(await runWebui(cwd, ['keys', 'revoke', '--all'])).toEqual({ code: 0, stdout: 'revoked one\nrevoked three\n', stderr: '' });
     expect(await runWebui(cwd, ['keys', 'revoke', '--all'])).toEqual({ code: 0, stdout: '', stderr: 'no API key to revoke\n' });
-    expect(await runWebui(cwd, ['keys', 'list'])).toEqual({ code: 0, stdout: 'no API keys; create one with `webui keys create NAME`\n', stderr: '' });
+    expect(await runWebui(cwd, ['keys', 'list'])).toEqual({
+      code: 0,
+      stdout: 'no API keys; create one with `webui keys create NAME`\n',
+      stderr: '',
+    });
     expect(readWebuiFile(join(cwd, 'data'))['api_keys']).toEqual([]);
   });
 
   it('on a data directory no server ever ran on: list and revoke say there is no data yet (exit 1) and write nothing', async () => {
     const cwd = makeTempDir();
-    for (const args of [['keys', 'list'], ['keys', 'revoke', 'x'], ['keys', 'revoke', '--all']]) {
+    for (const args of [
+      ['keys', 'list'],
+      ['keys', 'revoke', 'x'],
+      ['keys', 'revoke', '--all'],
+    ]) {
       const run = await runWebui(cwd, args);
       expect(run).toMatchObject({ code: 1, stdout: '' });
       expect(run.stderr).toMatch(/^webui keys (list|revoke): no data yet in .*: start the server once first\n$/);
@@ -184,7 +198,11 @@ describe('webui keys against a running server', () => {
     expect(await keys('revoke', 'temporary-job')).toEqual({ code: 0, stdout: 'revoked temporary-job\n', stderr: '' });
     expect((await listedKeys(server.cwd)).map((key) => key.name)).toEqual(['nightly']);
     expect((readWebuiFile(server.dataDir)['api_keys'] as Array<{ name: string }>).map((key) => key.name)).toEqual(['nightly']);
-    expect(await keys('revoke', 'temporary-job')).toEqual({ code: 1, stdout: '', stderr: 'webui keys revoke: No API key is named "temporary-job".\n' });
+    expect(await keys('revoke', 'temporary-job')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'webui keys revoke: No API key is named "temporary-job".\n',
+    });
   });
 
   it('a key made by the CLI is a bearer at once, and refused at once after keys revoke', async () => {
@@ -201,8 +219,16 @@ describe('webui keys against a running server', () => {
   });
 
   it('refusals come back from the server in the same words', async () => {
-    expect(await keys('create', 'nightly')).toEqual({ code: 1, stdout: '', stderr: `webui keys create: ${KEY_REFUSAL_DETAIL.key_name_taken}\n` });
-    expect(await keys('create', 'x', '--expires', 'forever')).toEqual({ code: 1, stdout: '', stderr: `webui keys create: ${KEY_REFUSAL_DETAIL.invalid_expiry}\n` });
+    expect(await keys('create', 'nightly')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `webui keys create: ${KEY_REFUSAL_DETAIL.key_name_taken}\n`,
+    });
+    expect(await keys('create', 'x', '--expires', 'forever')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `webui keys create: ${KEY_REFUSAL_DETAIL.invalid_expiry}\n`,
+    });
   });
 });
 
@@ -212,10 +238,19 @@ describe('a running server the CLI cannot reach', () => {
     expect((await runWebui(server.cwd, ['keys', 'create', 'kept'])).code).toBe(0);
     rmSync(join(server.dataDir, 'webui.sock'));
     const before = readFileSync(webuiFilePath(server.dataDir), 'utf8');
-    for (const args of [['keys', 'create', 'sneaky'], ['keys', 'list'], ['keys', 'revoke', 'kept'], ['keys', 'revoke', '--all']]) {
+    for (const args of [
+      ['keys', 'create', 'sneaky'],
+      ['keys', 'list'],
+      ['keys', 'revoke', 'kept'],
+      ['keys', 'revoke', '--all'],
+    ]) {
       const run = await runWebui(server.cwd, args);
       expect(run).toMatchObject({ code: 1, stdout: '' });
-      expect(run.stderr).toMatch(new RegExp(`^webui keys \\w+: the server \\(pid ${server.pid}\\) holds the data directory but does not listen on .*webui\\.sock .*stop it and run this command again, or use the HTTP API; nothing was changed\\n$`));
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^webui keys \\w+: the server \\(pid ${server.pid}\\) holds the data directory but does not listen on .*webui\\.sock .*stop it and run this command again, or use the HTTP API; nothing was changed\\n$`,
+        ),
+      );
     }
     expect(readFileSync(webuiFilePath(server.dataDir), 'utf8')).toBe(before);
     expect(await server.stop()).toBe(0);

@@ -18,7 +18,13 @@ interface CliRun {
 
 function webui(cwd: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}): CliRun {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_')));
-  const run = spawnSync(process.execPath, [SERVER_BUNDLE, ...args], { cwd, input: options.input ?? '', env: { ...env, ...options.env }, encoding: 'utf8', timeout: 15_000 });
+  const run = spawnSync(process.execPath, [SERVER_BUNDLE, ...args], {
+    cwd,
+    input: options.input ?? '',
+    env: { ...env, ...options.env },
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -117,11 +123,14 @@ describe('webui CLI on a stopped server', () => {
     expect(run.stderr).toMatch(/bot_config\.toml/);
   });
 
-  it.each([[['bogus']], [['token']], [['token', 'frob']], [['setup', 'frob']], [['config']], [['--port']], [['serve', '--nope']]])('usage error %j exits 2', (args) => {
-    const run = webui(makeTempDir(), args);
-    expect(run.code).toBe(2);
-    expect(run.stderr.length).toBeGreaterThan(0);
-  });
+  it.each([[['bogus']], [['token']], [['token', 'frob']], [['setup', 'frob']], [['config']], [['--port']], [['serve', '--nope']]])(
+    'usage error %j exits 2',
+    (args) => {
+      const run = webui(makeTempDir(), args);
+      expect(run.code).toBe(2);
+      expect(run.stderr.length).toBeGreaterThan(0);
+    },
+  );
 
   it('help prints the commands and exits 0', () => {
     const run = webui(makeTempDir(), ['help']);
@@ -141,10 +150,14 @@ describe('webui CLI while the server runs', () => {
 
     expect(webui(server.cwd, ['token', 'set'], { input: OTHER_STRONG_TOKEN }).code).toBe(0);
     const deadline = Date.now() + 3_000;
-    while ((await client.get('/setup/status')).status !== 401 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    while ((await client.get('/setup/status')).status !== 401 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await client.get('/setup/status')).status).toBe(401);
     const fresh = new HttpClient(server.baseUrl);
-    expect((await fresh.post('/auth/verify', { body: { token: OTHER_STRONG_TOKEN } })).json).toMatchObject({ valid: true, token_source: 'configured' });
+    expect((await fresh.post('/auth/verify', { body: { token: OTHER_STRONG_TOKEN } })).json).toMatchObject({
+      valid: true,
+      token_source: 'configured',
+    });
     // The running server did not undo the CLI's write.
     expect(JSON.parse(readFileSync(join(server.dataDir, 'webui.json'), 'utf8')).access_token).toBe(OTHER_STRONG_TOKEN);
   });

@@ -25,7 +25,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function serveWith(swap: (container: ReturnType<typeof createContainer>, dataDir: string) => void): Promise<{ running: RunningServer; client: HttpClient; dataDir: string }> {
+async function serveWith(
+  swap: (container: ReturnType<typeof createContainer>, dataDir: string) => void,
+): Promise<{ running: RunningServer; client: HttpClient; dataDir: string }> {
   const cwd = mkdtempSync(join(tmpdir(), 'webui-root-'));
   cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
   const dataDir = join(cwd, 'data');
@@ -56,7 +58,7 @@ describe('the Node composition root: a child container swaps a port and the whol
     expect((await client.post('/auth/verify', { body: { token } })).json).toMatchObject({ valid: true });
   });
 
-  it('a SeededRandom: the temporary token is the seed\'s first 32 bytes', async () => {
+  it("a SeededRandom: the temporary token is the seed's first 32 bytes", async () => {
     const { client } = await serveWith((c) => c.register(TOKENS.Random, { useValue: new SeededRandom(42) }));
     const expected = hex(new SeededRandom(42).bytes(32));
     expect((await client.post('/auth/verify', { body: { token: expected } })).json).toMatchObject({ valid: true });
@@ -64,7 +66,9 @@ describe('the Node composition root: a child container swaps a port and the whol
 
   it('a memory Storage: the server runs and writes nothing into the data directory', async () => {
     const { client, dataDir } = await serveWith((c) => {
-      c.register(TOKENS.Storage, { useFactory: (r) => memoryStorage(r.resolve<Clock>(TOKENS.Clock), pino({ enabled: false })) satisfies Storage });
+      c.register(TOKENS.Storage, {
+        useFactory: (r) => memoryStorage(r.resolve<Clock>(TOKENS.Clock), pino({ enabled: false })) satisfies Storage,
+      });
       c.register(TOKENS.Random, { useValue: new SeededRandom(7) });
     });
     const token = hex(new SeededRandom(7).bytes(32));

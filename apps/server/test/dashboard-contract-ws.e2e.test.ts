@@ -90,11 +90,20 @@ describe(`the unified channel as the dashboard uses it (${defaultLauncher.name})
     socket.send(JSON.stringify({ op: 'subscribe', id, domain: 'logs', topic: 'main', data: { replay: 100 } }));
     await eventually(() => messages.some((message) => message['event'] === 'snapshot'), 3_000, 'snapshot');
     // A failed login is always logged.
-    expect((await new HttpClient(server.baseUrl).post('/auth/verify', { body: { token: 'not-the-token' }, cookie: null })).json).toMatchObject({ valid: false });
-    const isFailure = (message: Message) => message['event'] === 'entry' && (message['data'] as { entry?: { message?: string } }).entry?.message === 'login failed';
+    expect(
+      (await new HttpClient(server.baseUrl).post('/auth/verify', { body: { token: 'not-the-token' }, cookie: null })).json,
+    ).toMatchObject({ valid: false });
+    const isFailure = (message: Message) =>
+      message['event'] === 'entry' && (message['data'] as { entry?: { message?: string } }).entry?.message === 'login failed';
     await eventually(() => messages.some(isFailure), 3_000, 'the failed login as a live entry');
     const live = messages.find(isFailure) as Message;
-    expect(live).toEqual({ op: 'event', domain: 'logs', topic: 'main', event: 'entry', data: { entry: { ...DASHBOARD_ENTRY, level: 'INFO', message: 'login failed' } } });
+    expect(live).toEqual({
+      op: 'event',
+      domain: 'logs',
+      topic: 'main',
+      event: 'entry',
+      data: { entry: { ...DASHBOARD_ENTRY, level: 'INFO', message: 'login failed' } },
+    });
     const snapshotAt = messages.findIndex((message) => message['event'] === 'snapshot');
     expect(messages.indexOf(live)).toBeGreaterThan(snapshotAt);
     // The dashboard re-subscribes after a reconnect and de-duplicates by id: the same line, under the same id, in the next snapshot.
@@ -104,9 +113,12 @@ describe(`the unified channel as the dashboard uses it (${defaultLauncher.name})
     const second = messages.filter((message) => message['event'] === 'snapshot')[1] as Message;
     expect(messages.indexOf(second)).toBe(messages.indexOf(responseTo(messages, again) as Message) + 1);
     const liveEntry = (live['data'] as { entry: { id: string } }).entry;
-    expect((second['data'] as { entries: Array<{ id: string }> }).entries.filter((entry) => entry.id === liveEntry.id)).toEqual([liveEntry]);
+    expect((second['data'] as { entries: Array<{ id: string }> }).entries.filter((entry) => entry.id === liveEntry.id)).toEqual([
+      liveEntry,
+    ]);
     // Every event carries an object as data (an event without one is dropped by the dashboard).
-    for (const message of messages.filter((m) => m.op === 'event')) expect(typeof message['data'] === 'object' && message['data'] !== null).toBe(true);
+    for (const message of messages.filter((m) => m.op === 'event'))
+      expect(typeof message['data'] === 'object' && message['data'] !== null).toBe(true);
     socket.terminate();
   });
 
@@ -114,11 +126,24 @@ describe(`the unified channel as the dashboard uses it (${defaultLauncher.name})
     const { socket, messages } = await openLikeTheDashboard(server, http);
     const id = dashboardId();
     socket.send(JSON.stringify({ op: 'subscribe', id, domain: 'plugin_progress', topic: 'main', data: {} }));
-    await eventually(() => messages.some((message) => message['domain'] === 'plugin_progress' && message.op === 'event'), 3_000, 'progress snapshot');
+    await eventually(
+      () => messages.some((message) => message['domain'] === 'plugin_progress' && message.op === 'event'),
+      3_000,
+      'progress snapshot',
+    );
     expect(responseTo(messages, id)).toEqual({ op: 'response', id, ok: true, data: { domain: 'plugin_progress', topic: 'main' } });
     const event = messages.find((message) => message['domain'] === 'plugin_progress' && message.op === 'event') as Message;
     expect(event['data']).toEqual({
-      progress: { operation: 'idle', stage: 'idle', progress: 0, message: '', error: null, plugin_id: null, total_plugins: 0, loaded_plugins: 0 },
+      progress: {
+        operation: 'idle',
+        stage: 'idle',
+        progress: 0,
+        message: '',
+        error: null,
+        plugin_id: null,
+        total_plugins: 0,
+        loaded_plugins: 0,
+      },
     });
     socket.terminate();
   });
@@ -131,12 +156,20 @@ describe(`the unified channel as the dashboard uses it (${defaultLauncher.name})
     socket.send(JSON.stringify({ op: 'subscribe', id: unknown, domain: 'maisaka_monitor', topic: 'main', data: {} }));
     await eventually(() => [subscribe, unsubscribe, unknown].every((id) => responseTo(messages, id)), 3_000, 'three responses');
     expect(responseTo(messages, unsubscribe)).toMatchObject({ ok: true });
-    expect(responseTo(messages, unknown)).toEqual({ op: 'response', id: unknown, ok: false, error: { code: expect.any(String), message: expect.any(String) } });
+    expect(responseTo(messages, unknown)).toEqual({
+      op: 'response',
+      id: unknown,
+      ok: false,
+      error: { code: expect.any(String), message: expect.any(String) },
+    });
     socket.terminate();
   });
 
   it('ws-token without a session: 200 with success false (the dashboard then opens no socket), never a 401', async () => {
-    const anonymous = await new HttpClient(server.baseUrl).get('/ws-token', { headers: { 'content-type': 'application/json' }, cookie: null });
+    const anonymous = await new HttpClient(server.baseUrl).get('/ws-token', {
+      headers: { 'content-type': 'application/json' },
+      cookie: null,
+    });
     expect(anonymous.status).toBe(200);
     expect(anonymous.json).toMatchObject({ success: false, message: expect.any(String) });
   });

@@ -17,7 +17,9 @@ describe('API docs', () => {
     const response = await client.get('/openapi.json', { cookie: null });
     expect(response.status).toBe(200);
     expect(response.json).toMatchObject({ openapi: '3.1.0' });
-    expect(Object.keys(response.json?.['paths'] as object)).toEqual(expect.arrayContaining(['/api/webui/auth/verify', '/api/webui/ws-token', '/api/webui/ws']));
+    expect(Object.keys(response.json?.['paths'] as object)).toEqual(
+      expect.arrayContaining(['/api/webui/auth/verify', '/api/webui/ws-token', '/api/webui/ws']),
+    );
   });
 
   it('GET /api/webui/docs is Swagger UI served from this server, scripts same-origin only', async () => {

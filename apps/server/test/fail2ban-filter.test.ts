@@ -18,13 +18,17 @@ function readmeFilter(): string {
   const readme = readFileSync(README, 'utf8');
   const section = readme.slice(readme.indexOf('Feeding fail2ban'));
   const block = /```ini\n(\[Definition\]\n[\s\S]*?)```/.exec(section)?.[1];
-  if (!readme.includes('Feeding fail2ban') || block === undefined) throw new Error('README.md has no ```ini [Definition] block under "Feeding fail2ban"');
+  if (!readme.includes('Feeding fail2ban') || block === undefined)
+    throw new Error('README.md has no ```ini [Definition] block under "Feeding fail2ban"');
   return block;
 }
 
 function fail2banRegex(args: string[]): string {
   const run = spawnSync('fail2ban-regex', args, { encoding: 'utf8', timeout: 30_000 });
-  if (run.error) throw new Error(`cannot run fail2ban-regex (${run.error.message}): install Debian's fail2ban package, as scripts/bootstrap.mjs --for-tests does`);
+  if (run.error)
+    throw new Error(
+      `cannot run fail2ban-regex (${run.error.message}): install Debian's fail2ban package, as scripts/bootstrap.mjs --for-tests does`,
+    );
   expect(run.status, run.stderr).toBe(0);
   return run.stdout;
 }
@@ -36,7 +40,11 @@ function keyOf(client: string): string {
   return formatIp(ip);
 }
 
-const failed = (client: string, how: 'verify' | 'cookie' | 'bearer', fields: Partial<Extract<SecurityEvent, { event: 'login_failed' }>> = {}): SecurityEvent => ({
+const failed = (
+  client: string,
+  how: 'verify' | 'cookie' | 'bearer',
+  fields: Partial<Extract<SecurityEvent, { event: 'login_failed' }>> = {},
+): SecurityEvent => ({
   event: 'login_failed',
   address: keyOf(client),
   via: 'api',
@@ -91,7 +99,9 @@ describe('the README fail2ban filter', () => {
     const log = join(dir, 'data', 'audit.log');
 
     const summary = fail2banRegex([log, filter]);
-    expect(summary).toMatch(new RegExp(`Lines: ${COUNTED.length + NOT_COUNTED.length} lines, 0 ignored, ${COUNTED.length} matched, ${NOT_COUNTED.length} missed`));
+    expect(summary).toMatch(
+      new RegExp(`Lines: ${COUNTED.length + NOT_COUNTED.length} lines, 0 ignored, ${COUNTED.length} matched, ${NOT_COUNTED.length} missed`),
+    );
     // Every line's time was read from its own field, none guessed.
     expect(summary).toMatch(new RegExp(`\\[${COUNTED.length + NOT_COUNTED.length}\\] \\^\\\\\\{"time"`));
 

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { bundleChildScript } from './harness/child-script.js';
 import { HttpClient } from './harness/http-client.js';
-import { canJudgeOtherProcesses, cleanupServers, makeTempDir, runServerToExit, startServer, type ServerProcess } from './harness/server-process.js';
+import {
+  canJudgeOtherProcesses,
+  cleanupServers,
+  makeTempDir,
+  runServerToExit,
+  startServer,
+  type ServerProcess,
+} from './harness/server-process.js';
 import { dataDirFiles, readWebuiFile, webuiFilePath } from './harness/webui-file.js';
 
 afterAll(cleanupServers);
@@ -61,7 +68,10 @@ describe('concurrency: 100 parallel token updates', () => {
 
     // The token in the file is the one in force; the temporary one and every other new one are not.
     const fresh = new HttpClient(server.baseUrl, { localAddress: '127.0.0.30' });
-    expect((await fresh.post('/auth/verify', { body: { token: file['access_token'] } })).json).toMatchObject({ valid: true, token_source: 'configured' });
+    expect((await fresh.post('/auth/verify', { body: { token: file['access_token'] } })).json).toMatchObject({
+      valid: true,
+      token_source: 'configured',
+    });
     const loser = tokens.find((token) => token !== file['access_token']) as string;
     expect((await fresh.post('/auth/verify', { body: { token: loser } })).json).toMatchObject({ valid: false });
     expect((await fresh.post('/auth/verify', { body: { token: temporary } })).json).toMatchObject({ valid: false });
@@ -94,31 +104,39 @@ describe('one server per data directory (data/webui.lock)', () => {
     expect(dataDirFiles(server.dataDir)).toEqual(['webui.json']);
   });
 
-  it.runIf(!canJudgeOtherProcesses())('a runtime that may not look at other processes refuses a lock it cannot judge, names the file, and starts once it is removed', async () => {
-    const killed = await startServer({ args: ['--host', '127.0.0.1'] });
-    expect(await killed.stop('SIGKILL')).toBeNull();
-    const refused = await runServerToExit({ cwd: killed.cwd, args: ['--host', '127.0.0.1'] });
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`another server (pid ${killed.pid})`);
-    expect(refused.stderr).toContain(`remove the lock file ${lockPath(killed.dataDir)}`);
-    rmSync(lockPath(killed.dataDir));
-    const restarted = await startServer({ cwd: killed.cwd, args: ['--host', '127.0.0.1'] });
-    expect(lockOwner(restarted.dataDir)).toBe(restarted.pid);
-  });
+  it.runIf(!canJudgeOtherProcesses())(
+    'a runtime that may not look at other processes refuses a lock it cannot judge, names the file, and starts once it is removed',
+    async () => {
+      const killed = await startServer({ args: ['--host', '127.0.0.1'] });
+      expect(await killed.stop('SIGKILL')).toBeNull();
+      const refused = await runServerToExit({ cwd: killed.cwd, args: ['--host', '127.0.0.1'] });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`another server (pid ${killed.pid})`);
+      expect(refused.stderr).toContain(`remove the lock file ${lockPath(killed.dataDir)}`);
+      rmSync(lockPath(killed.dataDir));
+      const restarted = await startServer({ cwd: killed.cwd, args: ['--host', '127.0.0.1'] });
+      expect(lockOwner(restarted.dataDir)).toBe(restarted.pid);
+    },
+  );
 
-  it.runIf(canJudgeOtherProcesses())('the stale lock of a SIGKILLed server does not block a restart, which takes the lock over', async () => {
-    const killed = await startServer({ args: ['--host', '127.0.0.1'] });
-    const token = readWebuiFile(killed.dataDir).access_token;
-    expect(await killed.stop('SIGKILL')).toBeNull();
-    expect(lockOwner(killed.dataDir)).toBe(killed.pid);
+  it.runIf(canJudgeOtherProcesses())(
+    'the stale lock of a SIGKILLed server does not block a restart, which takes the lock over',
+    async () => {
+      const killed = await startServer({ args: ['--host', '127.0.0.1'] });
+      const token = readWebuiFile(killed.dataDir).access_token;
+      expect(await killed.stop('SIGKILL')).toBeNull();
+      expect(lockOwner(killed.dataDir)).toBe(killed.pid);
 
-    const restarted = await startServer({ cwd: killed.cwd, args: ['--host', '127.0.0.1'] });
-    expect(lockOwner(restarted.dataDir)).toBe(restarted.pid);
-    // A temporary token is renewed at every start; the file and the server agree on the new one.
-    const renewed = readWebuiFile(restarted.dataDir).access_token;
-    expect(renewed).not.toBe(token);
-    expect((await new HttpClient(restarted.baseUrl).post('/auth/verify', { body: { token: renewed } })).json).toMatchObject({ valid: true });
-  });
+      const restarted = await startServer({ cwd: killed.cwd, args: ['--host', '127.0.0.1'] });
+      expect(lockOwner(restarted.dataDir)).toBe(restarted.pid);
+      // A temporary token is renewed at every start; the file and the server agree on the new one.
+      const renewed = readWebuiFile(restarted.dataDir).access_token;
+      expect(renewed).not.toBe(token);
+      expect((await new HttpClient(restarted.baseUrl).post('/auth/verify', { body: { token: renewed } })).json).toMatchObject({
+        valid: true,
+      });
+    },
+  );
 
   const staleLocks: Array<[string, () => string]> = [
     ['an empty lock file', () => ''],
@@ -135,40 +153,55 @@ describe('one server per data directory (data/webui.lock)', () => {
     expect(lockOwner(dataDir)).toBe(server.pid);
   });
 
-  it.runIf(canJudgeOtherProcesses())('a lock whose pid now belongs to a process started after the lock was written (pid reuse, a reboot) is stale', async () => {
-    const cwd = makeTempDir();
-    const dataDir = join(cwd, 'data');
-    const first = await startServer({ cwd, args: ['--host', '127.0.0.1'] });
-    await first.stop('SIGKILL');
-    // Another program now has a pid the lock names; the lock was written before that program started.
-    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
-    try {
-      writeFileSync(lockPath(dataDir), `${other.pid}\n`);
-      const past = new Date(Date.now() - 60_000);
-      utimesSync(lockPath(dataDir), past, past);
-      const server = await startServer({ cwd, args: ['--host', '127.0.0.1'] });
-      expect(lockOwner(dataDir)).toBe(server.pid);
-    } finally {
-      other.kill('SIGKILL');
-    }
-  });
-
-  it.runIf(canJudgeOtherProcesses())('of two servers started at the same moment on one data directory with a stale lock, exactly one runs', { timeout: 90_000 }, async () => {
-    for (let round = 0; round < 6; round++) {
+  it.runIf(canJudgeOtherProcesses())(
+    'a lock whose pid now belongs to a process started after the lock was written (pid reuse, a reboot) is stale',
+    async () => {
       const cwd = makeTempDir();
       const dataDir = join(cwd, 'data');
-      const seed = await startServer({ cwd, args: ['--host', '127.0.0.1'] });
-      await seed.stop('SIGKILL');
-      const results = await Promise.allSettled([startServer({ cwd, args: ['--host', '127.0.0.1'] }), startServer({ cwd, args: ['--host', '127.0.0.1'] })]);
-      const running = results.filter((result): result is PromiseFulfilledResult<ServerProcess> => result.status === 'fulfilled').map((result) => result.value);
-      const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
-      expect(running.map((server) => server.pid), `round ${round}`).toHaveLength(1);
-      expect(String(refused[0]?.reason)).toMatch(/another server \(pid \d+\)/);
-      expect(lockOwner(dataDir)).toBe(running[0]?.pid);
-      expect(statSync(lockPath(dataDir)).isFile()).toBe(true);
-      await cleanupServers();
-    }
-  });
+      const first = await startServer({ cwd, args: ['--host', '127.0.0.1'] });
+      await first.stop('SIGKILL');
+      // Another program now has a pid the lock names; the lock was written before that program started.
+      const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+      try {
+        writeFileSync(lockPath(dataDir), `${other.pid}\n`);
+        const past = new Date(Date.now() - 60_000);
+        utimesSync(lockPath(dataDir), past, past);
+        const server = await startServer({ cwd, args: ['--host', '127.0.0.1'] });
+        expect(lockOwner(dataDir)).toBe(server.pid);
+      } finally {
+        other.kill('SIGKILL');
+      }
+    },
+  );
+
+  it.runIf(canJudgeOtherProcesses())(
+    'of two servers started at the same moment on one data directory with a stale lock, exactly one runs',
+    { timeout: 90_000 },
+    async () => {
+      for (let round = 0; round < 6; round++) {
+        const cwd = makeTempDir();
+        const dataDir = join(cwd, 'data');
+        const seed = await startServer({ cwd, args: ['--host', '127.0.0.1'] });
+        await seed.stop('SIGKILL');
+        const results = await Promise.allSettled([
+          startServer({ cwd, args: ['--host', '127.0.0.1'] }),
+          startServer({ cwd, args: ['--host', '127.0.0.1'] }),
+        ]);
+        const running = results
+          .filter((result): result is PromiseFulfilledResult<ServerProcess> => result.status === 'fulfilled')
+          .map((result) => result.value);
+        const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+        expect(
+          running.map((server) => server.pid),
+          `round ${round}`,
+        ).toHaveLength(1);
+        expect(String(refused[0]?.reason)).toMatch(/another server \(pid \d+\)/);
+        expect(lockOwner(dataDir)).toBe(running[0]?.pid);
+        expect(statSync(lockPath(dataDir)).isFile()).toBe(true);
+        await cleanupServers();
+      }
+    },
+  );
 });
 
 /**
@@ -204,7 +237,9 @@ describe.skipIf(RUNTIME !== 'node')('the lock under simultaneous starts', () => 
       if (stale) writeFileSync(join(root, `d${round}`, 'webui.lock'), `${deadPid()}\n`);
     }
     const start = Date.now() + 1_500;
-    const children = Array.from({ length: 3 }, () => spawn(process.execPath, [script, root, String(start), String(ROUNDS), String(SPACING_MS)], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const children = Array.from({ length: 3 }, () =>
+      spawn(process.execPath, [script, root, String(start), String(ROUNDS), String(SPACING_MS)], { stdio: ['pipe', 'pipe', 'inherit'] }),
+    );
     // Every child stays alive, holding its locks, until all have reported: an owner that exited would make its lock stale for real.
     const reports = await Promise.all(
       children.map(
@@ -228,7 +263,9 @@ describe.skipIf(RUNTIME !== 'node')('the lock under simultaneous starts', () => 
     ['a data directory with a stale lock', true],
   ])('%s: three starters at the same instant, exactly one owner every time', { timeout: 60_000 }, async (_label, stale) => {
     const rounds = await race(stale);
-    const wrong = rounds.map((outcomes, round) => ({ round, outcomes })).filter(({ outcomes }) => outcomes.filter((o) => o === 'owner').length !== 1 || outcomes.some((o) => o.startsWith('error')));
+    const wrong = rounds
+      .map((outcomes, round) => ({ round, outcomes }))
+      .filter(({ outcomes }) => outcomes.filter((o) => o === 'owner').length !== 1 || outcomes.some((o) => o.startsWith('error')));
     expect(wrong).toEqual([]);
   });
 });

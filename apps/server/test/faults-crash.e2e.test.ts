@@ -41,7 +41,11 @@ function readValidatedFile(dataDir: string): { access_token: string; token_sourc
   } catch {
     throw new Error(`webui.json does not parse after a SIGKILL:\n${JSON.stringify(text)}`);
   }
-  expect(file, text).toMatchObject({ access_token: expect.any(String), token_source: 'configured', first_setup_completed: expect.any(Boolean) });
+  expect(file, text).toMatchObject({
+    access_token: expect.any(String),
+    token_source: 'configured',
+    first_setup_completed: expect.any(Boolean),
+  });
   const record = file as { access_token: string; token_source: string; first_setup_completed: boolean };
   expect(record.access_token.length).toBeGreaterThan(0);
   return record;
@@ -166,26 +170,38 @@ async function killLoop(killDelaysMs: readonly number[], label: string, tally: T
     const kept = dataDirFiles(server.dataDir).filter((name) => canJudgeOtherProcesses() || !name.includes('.tmp-'));
     expect(kept.sort()).toEqual(['webui.json', 'webui.lock']);
     const check = await new HttpClient(server.baseUrl).get('/auth/check', { cookie: cookieOf(file.access_token) });
-    expect(check.json, `kill ${kill} in ${label}: the restarted server does not take the token in the file`).toMatchObject({ authenticated: true, token_source: 'configured' });
+    expect(check.json, `kill ${kill} in ${label}: the restarted server does not take the token in the file`).toMatchObject({
+      authenticated: true,
+      token_source: 'configured',
+    });
     state.current = file.access_token;
   }
   await server.stop();
 }
 
 describe('crash safety: SIGKILL at random moments during token and setup writes', () => {
-  it(`leaves data/webui.json old-or-new and valid after each of ${KILLS} kills, and every restart takes it`, { timeout: 240_000 }, async () => {
-    const tally: Tally = { acknowledgedUpdates: 0, tempFilesLeft: 0, killsWithRequestsInFlight: 0, statuses: new Map() };
-    const perDirectory = Array.from({ length: DIRECTORIES }, (_, i) => Math.floor(KILLS / DIRECTORIES) + (i < KILLS % DIRECTORIES ? 1 : 0));
-    const started = performance.now();
-    const delays = perDirectory.map((kills) => Array.from({ length: kills }, () => randomBetween(KILL_DELAY_MS.min, KILL_DELAY_MS.max)));
-    await Promise.all(delays.map((killDelaysMs, i) => killLoop(killDelaysMs, `d${i}`, tally)));
-    const seconds = (performance.now() - started) / 1000;
+  it(
+    `leaves data/webui.json old-or-new and valid after each of ${KILLS} kills, and every restart takes it`,
+    { timeout: 240_000 },
+    async () => {
+      const tally: Tally = { acknowledgedUpdates: 0, tempFilesLeft: 0, killsWithRequestsInFlight: 0, statuses: new Map() };
+      const perDirectory = Array.from(
+        { length: DIRECTORIES },
+        (_, i) => Math.floor(KILLS / DIRECTORIES) + (i < KILLS % DIRECTORIES ? 1 : 0),
+      );
+      const started = performance.now();
+      const delays = perDirectory.map((kills) => Array.from({ length: kills }, () => randomBetween(KILL_DELAY_MS.min, KILL_DELAY_MS.max)));
+      await Promise.all(delays.map((killDelaysMs, i) => killLoop(killDelaysMs, `d${i}`, tally)));
+      const seconds = (performance.now() - started) / 1000;
 
-    const statuses = Object.fromEntries(tally.statuses);
-    console.info(`crash loop: ${KILLS} kills (seed ${SEED}) in ${seconds.toFixed(1)} s, ${tally.acknowledgedUpdates} acknowledged updates, ${tally.killsWithRequestsInFlight} kills with requests in flight, ${tally.tempFilesLeft} temp files cleared, statuses ${JSON.stringify(statuses)}`);
-    // No answer was a 5xx; 401/429 are a lane presenting a token the other lane had just replaced.
-    expect(Object.keys(statuses).filter((status) => Number(status) >= 500)).toEqual([]);
-    // The kills really landed among writes.
-    expect(tally.killsWithRequestsInFlight).toBeGreaterThanOrEqual(KILLS * 0.9);
-  });
+      const statuses = Object.fromEntries(tally.statuses);
+      console.info(
+        `crash loop: ${KILLS} kills (seed ${SEED}) in ${seconds.toFixed(1)} s, ${tally.acknowledgedUpdates} acknowledged updates, ${tally.killsWithRequestsInFlight} kills with requests in flight, ${tally.tempFilesLeft} temp files cleared, statuses ${JSON.stringify(statuses)}`,
+      );
+      // No answer was a 5xx; 401/429 are a lane presenting a token the other lane had just replaced.
+      expect(Object.keys(statuses).filter((status) => Number(status) >= 500)).toEqual([]);
+      // The kills really landed among writes.
+      expect(tally.killsWithRequestsInFlight).toBeGreaterThanOrEqual(KILLS * 0.9);
+    },
+  );
 });

@@ -93,7 +93,12 @@ async function stackOver(dataDir: string, fs: FileSystem) {
       ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
     });
     const text = await response.text();
-    return { status: response.status, contentType: response.headers.get('content-type'), setCookie: response.headers.getSetCookie(), json: JSON.parse(text) as Record<string, unknown> };
+    return {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      setCookie: response.headers.getSetCookie(),
+      json: JSON.parse(text) as Record<string, unknown>,
+    };
   };
   return { store, logger, request };
 }
@@ -112,7 +117,10 @@ describe.skipIf(RUNTIME !== 'node')('a disk that is full or read-only when a req
     '%s: /auth/update answers 500 with the D1 body, the old token keeps working, nothing is half-written',
     async (fault) => {
       let failing: Fault | null = fault;
-      const { store, logger, request } = await stackOver(dataDir, failingFileSystem(() => failing));
+      const { store, logger, request } = await stackOver(
+        dataDir,
+        failingFileSystem(() => failing),
+      );
 
       const update = await request('/auth/update', { cookie: OLD, json: { new_token: NEW } });
       expect(update.status).toBe(500);
@@ -128,14 +136,23 @@ describe.skipIf(RUNTIME !== 'node')('a disk that is full or read-only when a req
 
       expect(readFileSync(file(), 'utf8')).toBe(OLD_CONTENT);
       expect(readdirSync(dataDir)).toEqual(['webui.json']);
-      expect((await request('/auth/verify', { json: { token: OLD } })).json).toMatchObject({ valid: true, is_first_setup: true, token_source: 'configured' });
+      expect((await request('/auth/verify', { json: { token: OLD } })).json).toMatchObject({
+        valid: true,
+        is_first_setup: true,
+        token_source: 'configured',
+      });
       expect((await request('/auth/verify', { json: { token: NEW } })).json).toMatchObject({ valid: false });
       expect((await request('/setup/status', { cookie: OLD })).json).toMatchObject({ is_first_setup: true });
 
       // Space again: the same request succeeds, and the operator's unknown field survives.
       failing = null;
       expect((await request('/auth/update', { cookie: OLD, json: { new_token: NEW } })).status).toBe(200);
-      expect(JSON.parse(readFileSync(file(), 'utf8'))).toEqual({ access_token: NEW, token_source: 'configured', first_setup_completed: false, operator_note: 'kept' });
+      expect(JSON.parse(readFileSync(file(), 'utf8'))).toEqual({
+        access_token: NEW,
+        token_source: 'configured',
+        first_setup_completed: false,
+        operator_note: 'kept',
+      });
       expect((await request('/auth/verify', { json: { token: NEW } })).json).toMatchObject({ valid: true });
       await store.close();
     },

@@ -82,7 +82,11 @@ describe('a bad token file at startup', () => {
     expect(readFileSync(join(dataDir, aside[0] as string))).toEqual(Buffer.from(content));
 
     const fresh = readWebuiFile(dataDir);
-    expect(fresh).toMatchObject({ access_token: expect.stringMatching(/^[0-9a-f]{64}$/), token_source: 'temporary', first_setup_completed: false });
+    expect(fresh).toMatchObject({
+      access_token: expect.stringMatching(/^[0-9a-f]{64}$/),
+      token_source: 'temporary',
+      first_setup_completed: false,
+    });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const line = await server.waitForLog(storeEvent('corrupt-file-moved'));
     expect(line.level).toBe(50);
@@ -91,7 +95,9 @@ describe('a bad token file at startup', () => {
     expect(line.msg).toContain(`moved to ${join(dataDir, aside[0] as string)}`);
     expect(line.msg).toMatch(/API keys it held are in that file/);
     expect(line.msg).toContain(`stop the server, fix the JSON in ${join(dataDir, aside[0] as string)} and move it back to ${file}`);
-    expect((await new HttpClient(server.baseUrl).post('/auth/verify', { body: { token: fresh.access_token } })).json).toMatchObject({ valid: true });
+    expect((await new HttpClient(server.baseUrl).post('/auth/verify', { body: { token: fresh.access_token } })).json).toMatchObject({
+      valid: true,
+    });
   });
 
   it('a data directory that cannot be created (/proc/self/webui): exits 1 at once with one line naming it and why, no spinning', async () => {
@@ -120,60 +126,66 @@ describe('a bad token file at startup', () => {
   });
 
   const unprivileged = unprivilegedLauncher();
-  it.skipIf(unprivileged === null)('an unreadable file (mode 000): a startup error naming the file and the permission, and the file kept as it was', async () => {
-    const { launcher, giveAway } = unprivileged as NonNullable<typeof unprivileged>;
-    const content = `${JSON.stringify({ access_token: 'Configured-Token!1', token_source: 'configured', first_setup_completed: true })}\n`;
-    const { cwd, dataDir, file } = workdirWithFile(content);
-    giveAway(cwd);
-    giveAway(dataDir);
-    chmodSync(file, 0o000);
+  it.skipIf(unprivileged === null)(
+    'an unreadable file (mode 000): a startup error naming the file and the permission, and the file kept as it was',
+    async () => {
+      const { launcher, giveAway } = unprivileged as NonNullable<typeof unprivileged>;
+      const content = `${JSON.stringify({ access_token: 'Configured-Token!1', token_source: 'configured', first_setup_completed: true })}\n`;
+      const { cwd, dataDir, file } = workdirWithFile(content);
+      giveAway(cwd);
+      giveAway(dataDir);
+      chmodSync(file, 0o000);
 
-    const run = await runServerToExit({ cwd, args: HOST_ARGS, launcher });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`Cannot read the token file ${file}`);
-    expect(run.stderr).toMatch(/permission denied/);
-    expect(run.logs.some((line) => line.msg === 'WebUI API listening')).toBe(false);
-    expect(statSync(file).mode & 0o777).toBe(0o000);
-    expect(readFileSync(file, 'utf8')).toBe(content);
-    expect(readdirSync(dataDir).sort()).toEqual(['webui.json']);
-  });
+      const run = await runServerToExit({ cwd, args: HOST_ARGS, launcher });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`Cannot read the token file ${file}`);
+      expect(run.stderr).toMatch(/permission denied/);
+      expect(run.logs.some((line) => line.msg === 'WebUI API listening')).toBe(false);
+      expect(statSync(file).mode & 0o777).toBe(0o000);
+      expect(readFileSync(file, 'utf8')).toBe(content);
+      expect(readdirSync(dataDir).sort()).toEqual(['webui.json']);
+    },
+  );
 });
 
 describe('a data directory that turns read-only while running', () => {
   afterEach(cleanupServers);
   const unprivileged = unprivilegedLauncher();
 
-  it.skipIf(unprivileged === null)('writes answer 500 with the D1 body, the old token and state stay in force, nothing is half-written; writable again, writes work', async () => {
-    const { launcher, giveAway } = unprivileged as NonNullable<typeof unprivileged>;
-    const cwd = makeTempDir();
-    giveAway(cwd);
-    const server = await startServer({ cwd, args: HOST_ARGS, launcher });
-    const token = readWebuiFile(server.dataDir).access_token;
-    const before = readFileSync(webuiFilePath(server.dataDir));
-    const client = new HttpClient(server.baseUrl);
+  it.skipIf(unprivileged === null)(
+    'writes answer 500 with the D1 body, the old token and state stay in force, nothing is half-written; writable again, writes work',
+    async () => {
+      const { launcher, giveAway } = unprivileged as NonNullable<typeof unprivileged>;
+      const cwd = makeTempDir();
+      giveAway(cwd);
+      const server = await startServer({ cwd, args: HOST_ARGS, launcher });
+      const token = readWebuiFile(server.dataDir).access_token;
+      const before = readFileSync(webuiFilePath(server.dataDir));
+      const client = new HttpClient(server.baseUrl);
 
-    chmodSync(server.dataDir, 0o500);
-    try {
-      const update = await client.post('/auth/update', { body: { new_token: 'Read-Only-Dir!Token1' }, cookie: cookieOf(token) });
-      expectErrorBody(update, 500);
-      expect(update.setCookie.filter((line) => line.startsWith('bot_session='))).toEqual([]);
-      expectErrorBody(await client.post('/auth/regenerate', { cookie: cookieOf(token) }), 500);
-      expectErrorBody(await client.post('/setup/complete', { cookie: cookieOf(token) }), 500);
+      chmodSync(server.dataDir, 0o500);
+      try {
+        const update = await client.post('/auth/update', { body: { new_token: 'Read-Only-Dir!Token1' }, cookie: cookieOf(token) });
+        expectErrorBody(update, 500);
+        expect(update.setCookie.filter((line) => line.startsWith('bot_session='))).toEqual([]);
+        expectErrorBody(await client.post('/auth/regenerate', { cookie: cookieOf(token) }), 500);
+        expectErrorBody(await client.post('/setup/complete', { cookie: cookieOf(token) }), 500);
 
-      expect(readFileSync(webuiFilePath(server.dataDir))).toEqual(before);
-      expect(dataDirFiles(server.dataDir)).toEqual(['webui.json', 'webui.lock']);
-      const verify = await client.post('/auth/verify', { body: { token } });
-      expect(verify.json).toMatchObject({ valid: true, is_first_setup: true, token_source: 'temporary' });
-      expect((await client.post('/auth/verify', { body: { token: 'Read-Only-Dir!Token1' } })).json).toMatchObject({ valid: false });
-      expect(server.logs().some((line) => line.msg === 'request failed' && line.level === 50)).toBe(true);
-    } finally {
-      chmodSync(server.dataDir, 0o700);
-    }
+        expect(readFileSync(webuiFilePath(server.dataDir))).toEqual(before);
+        expect(dataDirFiles(server.dataDir)).toEqual(['webui.json', 'webui.lock']);
+        const verify = await client.post('/auth/verify', { body: { token } });
+        expect(verify.json).toMatchObject({ valid: true, is_first_setup: true, token_source: 'temporary' });
+        expect((await client.post('/auth/verify', { body: { token: 'Read-Only-Dir!Token1' } })).json).toMatchObject({ valid: false });
+        expect(server.logs().some((line) => line.msg === 'request failed' && line.level === 50)).toBe(true);
+      } finally {
+        chmodSync(server.dataDir, 0o700);
+      }
 
-    const retry = await client.post('/auth/update', { body: { new_token: 'Read-Only-Dir!Token1' }, cookie: cookieOf(token) });
-    expect(retry.status).toBe(200);
-    expect(readWebuiFile(server.dataDir).access_token).toBe('Read-Only-Dir!Token1');
-  });
+      const retry = await client.post('/auth/update', { body: { new_token: 'Read-Only-Dir!Token1' }, cookie: cookieOf(token) });
+      expect(retry.status).toBe(200);
+      expect(readWebuiFile(server.dataDir).access_token).toBe('Read-Only-Dir!Token1');
+    },
+  );
 });
 
 describe('hand edits while running', () => {
@@ -181,7 +193,8 @@ describe('hand edits while running', () => {
   let client: HttpClient;
   let current: string;
   const file = () => webuiFilePath(server.dataDir);
-  const editByHand = (change: Record<string, unknown>) => writeFileSync(file(), `${JSON.stringify({ ...readWebuiFile(server.dataDir), ...change }, null, 2)}\n`);
+  const editByHand = (change: Record<string, unknown>) =>
+    writeFileSync(file(), `${JSON.stringify({ ...readWebuiFile(server.dataDir), ...change }, null, 2)}\n`);
 
   /** Milliseconds until `check` holds, polled every 25 ms; fails after 3 s. */
   async function takesEffect(check: () => Promise<boolean>): Promise<number> {
@@ -193,7 +206,8 @@ describe('hand edits while running', () => {
     return performance.now() - started;
   }
   // A wrong cookie polled again and again is one guess (DESIGN D4): polling cannot ban the test client.
-  const authenticatedWith = async (token: string) => (await client.get('/auth/check', { cookie: cookieOf(token) })).json?.['authenticated'] === true;
+  const authenticatedWith = async (token: string) =>
+    (await client.get('/auth/check', { cookie: cookieOf(token) })).json?.['authenticated'] === true;
   const isFirstSetup = async () => (await client.get('/setup/status', { cookie: cookieOf(current) })).json?.['is_first_setup'];
 
   beforeAll(async () => {
@@ -227,23 +241,29 @@ describe('hand edits while running', () => {
     ['the wrong shape', () => `${JSON.stringify({ access_token: 'Wrong-Shape!3', first_setup_completed: 'yes' })}\n`],
     ['an empty access_token', () => `${JSON.stringify({ access_token: '', token_source: 'configured', first_setup_completed: true })}\n`],
     ['an empty file', () => ''],
-  ])('an invalid edit (%s) is refused with an error in the log; the last good state stays, the file is left where it is', async (_label, content) => {
-    const refusals = () => server.logs().filter(storeEvent('reload-refused'));
-    const refusalsBefore = refusals().length;
-    const text = content();
-    writeFileSync(file(), text);
-    await eventually(() => refusals().length > refusalsBefore, 2_000, 'a reload-refused error in the log');
-    const line = refusals().at(-1);
-    expect(line?.level).toBe(50);
-    expect(await authenticatedWith(current)).toBe(true);
-    expect(await authenticatedWith('Wrong-Shape!3')).toBe(false);
-    expect(await isFirstSetup()).toBe(true);
-    // The operator may be mid-edit: the file is neither moved aside nor rewritten.
-    expect(readFileSync(file(), 'utf8')).toBe(text);
-    expect(readdirSync(server.dataDir).filter((name) => name.includes('corrupt'))).toEqual([]);
+  ])(
+    'an invalid edit (%s) is refused with an error in the log; the last good state stays, the file is left where it is',
+    async (_label, content) => {
+      const refusals = () => server.logs().filter(storeEvent('reload-refused'));
+      const refusalsBefore = refusals().length;
+      const text = content();
+      writeFileSync(file(), text);
+      await eventually(() => refusals().length > refusalsBefore, 2_000, 'a reload-refused error in the log');
+      const line = refusals().at(-1);
+      expect(line?.level).toBe(50);
+      expect(await authenticatedWith(current)).toBe(true);
+      expect(await authenticatedWith('Wrong-Shape!3')).toBe(false);
+      expect(await isFirstSetup()).toBe(true);
+      // The operator may be mid-edit: the file is neither moved aside nor rewritten.
+      expect(readFileSync(file(), 'utf8')).toBe(text);
+      expect(readdirSync(server.dataDir).filter((name) => name.includes('corrupt'))).toEqual([]);
 
-    // Put right again, it is taken.
-    writeFileSync(file(), `${JSON.stringify({ access_token: current, token_source: 'configured', first_setup_completed: false }, null, 2)}\n`);
-    await takesEffect(() => authenticatedWith(current));
-  });
+      // Put right again, it is taken.
+      writeFileSync(
+        file(),
+        `${JSON.stringify({ access_token: current, token_source: 'configured', first_setup_completed: false }, null, 2)}\n`,
+      );
+      await takesEffect(() => authenticatedWith(current));
+    },
+  );
 });

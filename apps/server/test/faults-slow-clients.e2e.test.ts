@@ -85,10 +85,18 @@ describe.skipIf(RUNTIME !== 'node')('slow and oversized clients', () => {
         // Slowloris: a header byte every 500 ms, never finishing; the limit counts from the first byte, not the last.
         rawClient(server.port, trickle(`GET /api/webui/health HTTP/1.1\r\n${host}X-Trickle: ${'a'.repeat(200)}`, 500)),
         // Whole headers, part of the body, then silence.
-        rawClient(server.port, [{ afterMs: 0, data: `POST /api/webui/auth/verify HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"tok` }]),
+        rawClient(server.port, [
+          {
+            afterMs: 0,
+            data: `POST /api/webui/auth/verify HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"tok`,
+          },
+        ]),
         // Whole headers, the body a byte every 700 ms.
         rawClient(server.port, [
-          { afterMs: 0, data: `POST /api/webui/auth/verify HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n` },
+          {
+            afterMs: 0,
+            data: `POST /api/webui/auth/verify HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n`,
+          },
           ...trickle(`{"token":"${'x'.repeat(86)}"}`, 700).map((part) => ({ ...part, afterMs: part.afterMs + 700 })),
         ]),
       ]);
@@ -125,6 +133,9 @@ describe.skipIf(RUNTIME !== 'node')('slow and oversized clients', () => {
     expect(status).toBe(413);
     expect(json).toEqual({ detail: expect.any(String), code: 'payload_too_large' });
     // Not counted as a failed verification (the token was never read): a wrong token now is still far from a reminder.
-    expect((await new HttpClient(server.baseUrl).post('/auth/verify', { body: { token: 'probe' } })).json).toEqual({ valid: false, message: expect.any(String) });
+    expect((await new HttpClient(server.baseUrl).post('/auth/verify', { body: { token: 'probe' } })).json).toEqual({
+      valid: false,
+      message: expect.any(String),
+    });
   });
 });

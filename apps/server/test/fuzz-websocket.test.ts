@@ -23,7 +23,11 @@ const MAX_MESSAGE = 64 * 1024;
 
 /** JSON with one field nested thousands deep: V8 parses it, but stringifying it back overflows the stack. */
 const deepMessage = fc
-  .tuple(fc.constantFrom('op', 'id', 'domain', 'topic', 'data', 'whole'), fc.integer({ min: 1_000, max: 30_000 }), fc.constantFrom('[', '{"x":'))
+  .tuple(
+    fc.constantFrom('op', 'id', 'domain', 'topic', 'data', 'whole'),
+    fc.integer({ min: 1_000, max: 30_000 }),
+    fc.constantFrom('[', '{"x":'),
+  )
   .map(([field, wanted, open]) => {
     const close = open === '[' ? ']' : '}';
     // As deep as fits under the 64 KiB limit: this is about depth, not size.
@@ -56,7 +60,10 @@ const textMessage = fc.oneof(
           domain: fc.oneof(fc.constantFrom('logs', 'plugin_progress', 'system', ''), fc.jsonValue({ maxDepth: 2 })),
           topic: fc.oneof(fc.constantFrom('main', '', 'other'), fc.string({ maxLength: 300 }), fc.jsonValue({ maxDepth: 2 })),
           data: fc.oneof(
-            fc.record({ replay: fc.oneof(fc.integer({ min: -10, max: 1_000 }), fc.double(), fc.jsonValue({ maxDepth: 2 })) }, { requiredKeys: [] }),
+            fc.record(
+              { replay: fc.oneof(fc.integer({ min: -10, max: 1_000 }), fc.double(), fc.jsonValue({ maxDepth: 2 })) },
+              { requiredKeys: [] },
+            ),
             fc.jsonValue({ maxDepth: 3 }),
           ),
           __proto__: fc.jsonValue({ maxDepth: 1 }),
@@ -72,7 +79,10 @@ const textMessage = fc.oneof(
 );
 const oversized = fc.integer({ min: MAX_MESSAGE + 1, max: MAX_MESSAGE + 5_000 }).map(pingOfLength);
 type Message = string | Uint8Array;
-const anyMessage: fc.Arbitrary<Message> = fc.oneof({ weight: 9, arbitrary: textMessage }, { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }) });
+const anyMessage: fc.Arbitrary<Message> = fc.oneof(
+  { weight: 9, arbitrary: textMessage },
+  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }) },
+);
 
 /** A socket that records what the hub sends and whether it closed it. */
 function fakeSocket(): { socket: WSContext; sent: string[]; closed: () => { code?: number } | null } {
@@ -183,33 +193,45 @@ describe('fuzzing WebSocket messages against the real server', () => {
     token = readWebuiFile(server.dataDir).access_token;
   });
 
-  it(`batches of messages: one answer each, JSON with an op, the socket open until a message is over 64 KiB (1009) (${MESSAGE_BATCHES.numRuns} runs)`, { timeout: 120_000 }, async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(anyMessage, { minLength: 1, maxLength: 6 }), fc.option(oversized, { freq: 5, nil: undefined }), async (messages, tooBig) => {
-        const connection = await openChannel(server, http, token);
-        await waitFor(() => connection.replies.some((reply) => reply.op === 'event'), 5_000, 'no system/ready event');
-        for (const message of messages) connection.socket.send(message, { binary: typeof message !== 'string' });
-        // Answers come in order: once the sentinel ping is answered, every message before it must have been.
-        connection.socket.send(JSON.stringify({ op: 'ping' }));
-        await waitFor(() => answers(connection) >= messages.length + 1, 5_000, `${answers(connection)} answers to ${messages.length + 1} messages`);
-        expect(answers(connection)).toBe(messages.length + 1);
-        expect(connection.malformed).toEqual([]);
-        expect(connection.socket.readyState).toBe(WebSocket.OPEN);
+  it(
+    `batches of messages: one answer each, JSON with an op, the socket open until a message is over 64 KiB (1009) (${MESSAGE_BATCHES.numRuns} runs)`,
+    { timeout: 120_000 },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(anyMessage, { minLength: 1, maxLength: 6 }),
+          fc.option(oversized, { freq: 5, nil: undefined }),
+          async (messages, tooBig) => {
+            const connection = await openChannel(server, http, token);
+            await waitFor(() => connection.replies.some((reply) => reply.op === 'event'), 5_000, 'no system/ready event');
+            for (const message of messages) connection.socket.send(message, { binary: typeof message !== 'string' });
+            // Answers come in order: once the sentinel ping is answered, every message before it must have been.
+            connection.socket.send(JSON.stringify({ op: 'ping' }));
+            await waitFor(
+              () => answers(connection) >= messages.length + 1,
+              5_000,
+              `${answers(connection)} answers to ${messages.length + 1} messages`,
+            );
+            expect(answers(connection)).toBe(messages.length + 1);
+            expect(connection.malformed).toEqual([]);
+            expect(connection.socket.readyState).toBe(WebSocket.OPEN);
 
-        if (tooBig === undefined) {
-          connection.socket.close(1000);
-        } else {
-          connection.socket.send(tooBig);
-          expect(await connection.closed).toBe(CLOSE_MESSAGE_TOO_BIG);
-        }
-        await connection.closed;
-      }),
-      MESSAGE_BATCHES,
-    );
+            if (tooBig === undefined) {
+              connection.socket.close(1000);
+            } else {
+              connection.socket.send(tooBig);
+              expect(await connection.closed).toBe(CLOSE_MESSAGE_TOO_BIG);
+            }
+            await connection.closed;
+          },
+        ),
+        MESSAGE_BATCHES,
+      );
 
-    // The server is still healthy, logged no failure, and printed no stack trace.
-    expect((await http.get('/health')).status).toBe(200);
-    expect(server.logs().filter((line) => (line.level ?? 0) >= 50)).toEqual([]);
-    expect(server.stderr()).not.toMatch(/\bError\b:|\n\s+at \S.*:\d+:\d+/);
-  });
+      // The server is still healthy, logged no failure, and printed no stack trace.
+      expect((await http.get('/health')).status).toBe(200);
+      expect(server.logs().filter((line) => (line.level ?? 0) >= 50)).toEqual([]);
+      expect(server.stderr()).not.toMatch(/\bError\b:|\n\s+at \S.*:\d+:\d+/);
+    },
+  );
 });

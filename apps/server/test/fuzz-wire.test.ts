@@ -41,7 +41,9 @@ function exchange(port: number, request: Buffer): Promise<string> {
 
 // ---- the request generator ---------------------------------------------------------------
 
-const headerChar = fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 0x21, max: 0x7e }) }, { weight: 1, arbitrary: fc.integer({ min: 0x80, max: 0xff }) }).map((code) => String.fromCharCode(code));
+const headerChar = fc
+  .oneof({ weight: 9, arbitrary: fc.integer({ min: 0x21, max: 0x7e }) }, { weight: 1, arbitrary: fc.integer({ min: 0x80, max: 0xff }) })
+  .map((code) => String.fromCharCode(code));
 const token = fc.string({ unit: headerChar, minLength: 1, maxLength: 30 });
 
 const target = fc.oneof(
@@ -69,19 +71,63 @@ const version = fc.constantFrom('HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0', 
 /** One header line (without CRLF), chosen among the ones that matter and random ones. */
 const headerLine = (bodyLength: number, sessionToken: string) =>
   fc.oneof(
-    fc.constantFrom('Host: 127.0.0.1', 'Host: localhost:8001', 'Host: [::1]', 'Host:', 'Host: evil.example', 'Host: 127.0.0.1:99999999', 'Host: [::1', `Host: ${'h'.repeat(3_000)}`),
-    fc.constantFrom(`Cookie: bot_session=${sessionToken}`, `Cookie: bot_session=${'c'.repeat(9_000)}`, `Cookie: bot_session=${'c'.repeat(20_000)}`, 'Cookie: bot_session=%E0%A4%A', 'Cookie: ;;;=;'),
-    fc.constantFrom('X-Forwarded-For: 10.0.0.1, 10.0.0.2', 'X-Forwarded-For: garbage, , ::1', `X-Forwarded-For: ${'1.2.3.4,'.repeat(500)}`, 'X-Real-IP: 999.1.1.1'),
+    fc.constantFrom(
+      'Host: 127.0.0.1',
+      'Host: localhost:8001',
+      'Host: [::1]',
+      'Host:',
+      'Host: evil.example',
+      'Host: 127.0.0.1:99999999',
+      'Host: [::1',
+      `Host: ${'h'.repeat(3_000)}`,
+    ),
+    fc.constantFrom(
+      `Cookie: bot_session=${sessionToken}`,
+      `Cookie: bot_session=${'c'.repeat(9_000)}`,
+      `Cookie: bot_session=${'c'.repeat(20_000)}`,
+      'Cookie: bot_session=%E0%A4%A',
+      'Cookie: ;;;=;',
+    ),
+    fc.constantFrom(
+      'X-Forwarded-For: 10.0.0.1, 10.0.0.2',
+      'X-Forwarded-For: garbage, , ::1',
+      `X-Forwarded-For: ${'1.2.3.4,'.repeat(500)}`,
+      'X-Real-IP: 999.1.1.1',
+    ),
     fc.constantFrom('Origin: http://evil.example', 'Origin: null', 'Origin: http://127.0.0.1:8001', 'Origin:'),
-    fc.constantFrom('Content-Type: application/json', 'Content-Type: text/plain', 'Content-Type: application/json; charset=latin1', 'Content-Type:'),
+    fc.constantFrom(
+      'Content-Type: application/json',
+      'Content-Type: text/plain',
+      'Content-Type: application/json; charset=latin1',
+      'Content-Type:',
+    ),
     fc.oneof(
       fc.constant(`Content-Length: ${bodyLength}`),
       fc.integer({ min: 0, max: bodyLength + 50 }).map((n) => `Content-Length: ${n}`),
-      fc.constantFrom('Content-Length: -1', 'Content-Length: abc', 'Content-Length: 1e2', 'Content-Length: 99999999999999999999', `Content-Length: ${bodyLength}, ${bodyLength + 1}`, 'Content-Length:  '),
+      fc.constantFrom(
+        'Content-Length: -1',
+        'Content-Length: abc',
+        'Content-Length: 1e2',
+        'Content-Length: 99999999999999999999',
+        `Content-Length: ${bodyLength}, ${bodyLength + 1}`,
+        'Content-Length:  ',
+      ),
     ),
-    fc.constantFrom('Transfer-Encoding: chunked', 'Transfer-Encoding: chunked, identity', 'Transfer-Encoding: gzip', 'Transfer-Encoding: xchunked'),
+    fc.constantFrom(
+      'Transfer-Encoding: chunked',
+      'Transfer-Encoding: chunked, identity',
+      'Transfer-Encoding: gzip',
+      'Transfer-Encoding: xchunked',
+    ),
     fc.constantFrom('Connection: keep-alive', 'Connection: close', 'Connection: upgrade', 'Expect: 100-continue', 'Upgrade: h2c'),
-    fc.constantFrom(' folded continuation', 'NoColonHere', ': empty-name', 'Bad Name: x', 'X-Null: a\u0000b', `X-Long: ${'l'.repeat(12_000)}`),
+    fc.constantFrom(
+      ' folded continuation',
+      'NoColonHere',
+      ': empty-name',
+      'Bad Name: x',
+      'X-Null: a\u0000b',
+      `X-Long: ${'l'.repeat(12_000)}`,
+    ),
     fc.tuple(token, fc.string({ unit: headerChar, maxLength: 60 })).map(([name, value]) => `${name}: ${value}`),
   );
 
@@ -90,7 +136,12 @@ const rawRequest = fc
     method,
     target,
     version,
-    body: fc.oneof(fc.constant(''), fc.json({ maxDepth: 2 }), fc.string({ unit: headerChar, maxLength: 200 }), fc.constant('{"token":"x"}')),
+    body: fc.oneof(
+      fc.constant(''),
+      fc.json({ maxDepth: 2 }),
+      fc.string({ unit: headerChar, maxLength: 200 }),
+      fc.constant('{"token":"x"}'),
+    ),
     lineEnd: fc.constantFrom('\r\n', '\r\n', '\r\n', '\n'),
     withHeaders: fc.integer({ min: 0, max: 6 }),
     seed: fc.integer(),
@@ -98,7 +149,10 @@ const rawRequest = fc
   .chain((parts) =>
     fc.record({
       parts: fc.constant(parts),
-      headers: fc.array(headerLine(Buffer.byteLength(parts.body), '<TOKEN>'), { minLength: parts.withHeaders, maxLength: parts.withHeaders }),
+      headers: fc.array(headerLine(Buffer.byteLength(parts.body), '<TOKEN>'), {
+        minLength: parts.withHeaders,
+        maxLength: parts.withHeaders,
+      }),
       // Usually a Host the guard accepts, so requests reach the app too.
       defaultHost: fc.boolean(),
     }),
@@ -113,42 +167,58 @@ describe('fuzzing raw HTTP against the real server', () => {
     sessionToken = readWebuiFile(server.dataDir).access_token;
   });
 
-  it(`any bytes on the wire: answers below 500 with D1 error bodies, and the server stays up (${ANY_BYTES.numRuns} runs)`, { timeout: 180_000 }, async () => {
-    await fc.assert(
-      fc.asyncProperty(rawRequest, async ({ parts, headers, defaultHost }) => {
-        const lines = headers.map((line) => line.replaceAll('<TOKEN>', sessionToken));
-        if (defaultHost) lines.unshift('Host: 127.0.0.1');
-        const head = [`${parts.method} ${parts.target} ${parts.version}`.trimEnd(), ...lines].join(parts.lineEnd);
-        const request = Buffer.from(`${head}${parts.lineEnd}${parts.lineEnd}${parts.body}`, 'latin1');
-        const raw = await exchange(server.port, request);
-        const responses = parseRawResponses(raw, parts.method === 'HEAD');
-        for (const response of responses) {
-          const label = `${response.status} for ${JSON.stringify(head.slice(0, 300))}`;
-          expect(response.status, label).toBeLessThan(500);
-          if (response.status >= 400) {
-            expect(response.headers.get('content-type'), label).toMatch(/^application\/json/);
-            if (response.bodiless) continue;
-            const body = JSON.parse(response.body) as Record<string, unknown>;
-            expect(typeof body['detail'] === 'string' && body['detail'] !== '', label).toBe(true);
-            expect(body['code'], label).toMatch(/^[a-z][a-z0-9_]*$/);
+  it(
+    `any bytes on the wire: answers below 500 with D1 error bodies, and the server stays up (${ANY_BYTES.numRuns} runs)`,
+    { timeout: 180_000 },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(rawRequest, async ({ parts, headers, defaultHost }) => {
+          const lines = headers.map((line) => line.replaceAll('<TOKEN>', sessionToken));
+          if (defaultHost) lines.unshift('Host: 127.0.0.1');
+          const head = [`${parts.method} ${parts.target} ${parts.version}`.trimEnd(), ...lines].join(parts.lineEnd);
+          const request = Buffer.from(`${head}${parts.lineEnd}${parts.lineEnd}${parts.body}`, 'latin1');
+          const raw = await exchange(server.port, request);
+          const responses = parseRawResponses(raw, parts.method === 'HEAD');
+          for (const response of responses) {
+            const label = `${response.status} for ${JSON.stringify(head.slice(0, 300))}`;
+            expect(response.status, label).toBeLessThan(500);
+            if (response.status >= 400) {
+              expect(response.headers.get('content-type'), label).toMatch(/^application\/json/);
+              if (response.bodiless) continue;
+              const body = JSON.parse(response.body) as Record<string, unknown>;
+              expect(typeof body['detail'] === 'string' && body['detail'] !== '', label).toBe(true);
+              expect(body['code'], label).toMatch(/^[a-z][a-z0-9_]*$/);
+            }
           }
-        }
-      }),
-      ANY_BYTES,
-    );
+        }),
+        ANY_BYTES,
+      );
 
-    const client = new HttpClient(server.baseUrl);
-    expect((await client.get('/health')).status).toBe(200);
-    expect((await client.post('/auth/verify', { body: { token: sessionToken } })).json).toMatchObject({ valid: true });
-    expect(server.logs().filter((line) => (line.level ?? 0) >= 50)).toEqual([]);
-    expect(server.stderr()).not.toMatch(/\bError\b:|\n\s+at \S.*:\d+:\d+/);
-  });
+      const client = new HttpClient(server.baseUrl);
+      expect((await client.get('/health')).status).toBe(200);
+      expect((await client.post('/auth/verify', { body: { token: sessionToken } })).json).toMatchObject({ valid: true });
+      expect(server.logs().filter((line) => (line.level ?? 0) >= 50)).toEqual([]);
+      expect(server.stderr()).not.toMatch(/\bError\b:|\n\s+at \S.*:\d+:\d+/);
+    },
+  );
 
   it.each([
-    ['Content-Length shorter than the body: the rest is a second, malformed request', 'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{"token":"x"}'],
-    ['Content-Length longer than the body, then the client half-closes', 'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"token":"x"}'],
-    ['two different Content-Length headers', 'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 13\r\nContent-Length: 14\r\n\r\n{"token":"x"}'],
-    ['Content-Length and Transfer-Encoding together (smuggling)', 'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api/webui/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
+    [
+      'Content-Length shorter than the body: the rest is a second, malformed request',
+      'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{"token":"x"}',
+    ],
+    [
+      'Content-Length longer than the body, then the client half-closes',
+      'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"token":"x"}',
+    ],
+    [
+      'two different Content-Length headers',
+      'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 13\r\nContent-Length: 14\r\n\r\n{"token":"x"}',
+    ],
+    [
+      'Content-Length and Transfer-Encoding together (smuggling)',
+      'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api/webui/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+    ],
     ['no Host at all', 'GET /api/webui/health HTTP/1.1\r\n\r\n'],
     ['two Host headers', 'GET /api/webui/health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n'],
     ['a 20 KiB cookie', `GET /api/webui/auth/check HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: bot_session=${'c'.repeat(20_000)}\r\n\r\n`],
@@ -176,7 +246,9 @@ describe('fuzzing raw HTTP against the real server', () => {
       expect(response.status).toBeLessThan(500);
       if (response.status >= 400) {
         expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-        expect(JSON.parse(response.body)).toEqual(expect.objectContaining({ detail: expect.any(String), code: expect.stringMatching(/^[a-z_]+$/) }));
+        expect(JSON.parse(response.body)).toEqual(
+          expect.objectContaining({ detail: expect.any(String), code: expect.stringMatching(/^[a-z_]+$/) }),
+        );
       }
     }
     expect((await new HttpClient(server.baseUrl).get('/health')).status).toBe(200);

@@ -23,8 +23,10 @@ describe('global_failure_budget = 3, spent from rotating addresses, and API keys
   let token: string;
   let key: string;
   const from = (localAddress: string) => new HttpClient(server.baseUrl, { localAddress });
-  const bearer = (localAddress: string, secret: string, path: string) => from(localAddress).get(path, { headers: { authorization: `Bearer ${secret}` }, cookie: null });
-  const verify = (localAddress: string, secret: string) => from(localAddress).post('/auth/verify', { body: { token: secret }, cookie: null });
+  const bearer = (localAddress: string, secret: string, path: string) =>
+    from(localAddress).get(path, { headers: { authorization: `Bearer ${secret}` }, cookie: null });
+  const verify = (localAddress: string, secret: string) =>
+    from(localAddress).post('/auth/verify', { body: { token: secret }, cookie: null });
 
   beforeAll(async () => {
     server = await startServer({ config: ['[webui]', `global_failure_budget = ${BUDGET}`, ''].join('\n') });
@@ -36,7 +38,8 @@ describe('global_failure_budget = 3, spent from rotating addresses, and API keys
     key = created.json?.['key'] as string;
 
     // Twice the budget admitted (the last three held back), one guess per address: no address is near its own ban.
-    for (let n = 1; n <= 2 * BUDGET; n++) expect((await verify(`127.0.0.${100 + n}`, `wrong-guess-${n}`)).json).toMatchObject({ valid: false });
+    for (let n = 1; n <= 2 * BUDGET; n++)
+      expect((await verify(`127.0.0.${100 + n}`, `wrong-guess-${n}`)).json).toMatchObject({ valid: false });
     expectServerThrottle(await verify('127.0.0.107', 'wrong-guess-7'));
   }, 30_000);
 

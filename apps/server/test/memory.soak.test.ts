@@ -121,45 +121,52 @@ describe(`bounded memory (DESIGN D14): ${ADDRESSES} addresses, ${TICKETS} ticket
     const proxy = new HttpClient(server.baseUrl);
     const from = (address: string) => ({ 'x-forwarded-for': address });
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await proxy.post('/auth/verify', { body: { token: `guess-${i}` }, headers: from('198.51.100.7') })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await proxy.post('/auth/verify', { body: { token: `guess-${i}` }, headers: from('198.51.100.7') })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
     expect((await proxy.post('/auth/verify', { body: { token }, headers: from('198.51.100.7') })).status).toBe(429);
     // ...and everyone else still gets in.
     expect((await proxy.post('/auth/verify', { body: { token }, headers: from('198.51.100.8') })).json).toMatchObject({ valid: true });
   });
 
-  it(`${TICKETS} /ws-token calls from one session keep RSS under ${LIMIT_MB} MB, and the newest ticket still opens a socket`, { timeout: 300_000 }, async () => {
-    const beforeMb = rssMb(server.pid);
-    const started = performance.now();
-    const { result, peakMb, endMb } = await measured(server.pid, () =>
-      autocannon({
-        url: `${server.baseUrl}/api/webui/ws-token`,
-        headers: { cookie: `bot_session=${encodeURIComponent(token)}`, 'x-forwarded-for': '198.51.100.20' },
-        connections: 16,
-        pipelining: 8,
-        amount: TICKETS,
-        timeout: 30,
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    console.info(`memory: ${result.requests.total} /ws-token calls in ${seconds.toFixed(1)} s; RSS before ${beforeMb.toFixed(0)} MB, peak ${peakMb.toFixed(0)} MB, end ${endMb.toFixed(0)} MB`);
+  it(
+    `${TICKETS} /ws-token calls from one session keep RSS under ${LIMIT_MB} MB, and the newest ticket still opens a socket`,
+    { timeout: 300_000 },
+    async () => {
+      const beforeMb = rssMb(server.pid);
+      const started = performance.now();
+      const { result, peakMb, endMb } = await measured(server.pid, () =>
+        autocannon({
+          url: `${server.baseUrl}/api/webui/ws-token`,
+          headers: { cookie: `bot_session=${encodeURIComponent(token)}`, 'x-forwarded-for': '198.51.100.20' },
+          connections: 16,
+          pipelining: 8,
+          amount: TICKETS,
+          timeout: 30,
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      console.info(
+        `memory: ${result.requests.total} /ws-token calls in ${seconds.toFixed(1)} s; RSS before ${beforeMb.toFixed(0)} MB, peak ${peakMb.toFixed(0)} MB, end ${endMb.toFixed(0)} MB`,
+      );
 
-    expect(Object.keys(result.statusCodeStats)).toEqual(['200']);
-    expect(result.errors + result.timeouts).toBe(0);
-    expect(result.requests.total).toBeGreaterThanOrEqual(TICKETS * 0.99);
-    expect(endMb).toBeLessThan(LIMIT_MB);
-    expect(peakMb).toBeLessThan(LIMIT_MB);
-    // A session holds at most 256 tickets: the flood leaves nothing behind but garbage, which must not pile up.
-    expect(endMb - beforeMb).toBeLessThan(GARBAGE_HEADROOM_MB);
+      expect(Object.keys(result.statusCodeStats)).toEqual(['200']);
+      expect(result.errors + result.timeouts).toBe(0);
+      expect(result.requests.total).toBeGreaterThanOrEqual(TICKETS * 0.99);
+      expect(endMb).toBeLessThan(LIMIT_MB);
+      expect(peakMb).toBeLessThan(LIMIT_MB);
+      // A session holds at most 256 tickets: the flood leaves nothing behind but garbage, which must not pile up.
+      expect(endMb - beforeMb).toBeLessThan(GARBAGE_HEADROOM_MB);
 
-    const ticket = await new HttpClient(server.baseUrl).get('/ws-token', { cookie: `bot_session=${encodeURIComponent(token)}` });
-    expect(ticket.json).toMatchObject({ success: true, expires_in: 60 });
-    const socket = new WebSocket(`ws://127.0.0.1:${server.port}/api/webui/ws?token=${String(ticket.json?.['token'])}`);
-    const first = await new Promise<string>((resolve, reject) => {
-      socket.once('message', (data) => resolve(String(data)));
-      socket.once('error', reject);
-    });
-    expect(JSON.parse(first)).toMatchObject({ op: 'event', domain: 'system', event: 'ready' });
-    socket.close();
-  });
+      const ticket = await new HttpClient(server.baseUrl).get('/ws-token', { cookie: `bot_session=${encodeURIComponent(token)}` });
+      expect(ticket.json).toMatchObject({ success: true, expires_in: 60 });
+      const socket = new WebSocket(`ws://127.0.0.1:${server.port}/api/webui/ws?token=${String(ticket.json?.['token'])}`);
+      const first = await new Promise<string>((resolve, reject) => {
+        socket.once('message', (data) => resolve(String(data)));
+        socket.once('error', reject);
+      });
+      expect(JSON.parse(first)).toMatchObject({ op: 'event', domain: 'system', event: 'ready' });
+      socket.close();
+    },
+  );
 });

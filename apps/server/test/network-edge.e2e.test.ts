@@ -55,7 +55,10 @@ async function expectBanned(client: HttpClient, token: string, headers: HeaderMa
 }
 
 function bannedIps(server: ServerProcess): string[] {
-  return server.logs().filter((line) => line.msg === BANNED).map((line) => String(line['ip']));
+  return server
+    .logs()
+    .filter((line) => line.msg === BANNED)
+    .map((line) => String(line['ip']));
 }
 
 /** The ban log lines name exactly these client addresses, in order (log lines may trail the answer a little). */
@@ -338,25 +341,40 @@ describe('behind a real nginx: trusted_proxies = 127.0.0.1 (plus CIDRs and ::1)'
   describe('DNS rebinding (D9): bound to loopback only', () => {
     const health = (client: HttpClient, host: string) => client.get('/health', { cookie: null, headers: { host } });
 
-    it.each(['evil.example', `evil.example:${8001}`, '127.0.0.1.evil.example', 'localhost.evil.example', '192.168.1.10', '[2001:db8::1]:8001'])(
-      'Host %s straight to the server: 403 with a D1 body',
-      async (host) => {
-        expectErrorBody(await health(direct('127.0.0.14'), host), 403, 'host_not_allowed');
-      },
-    );
+    it.each([
+      'evil.example',
+      `evil.example:${8001}`,
+      '127.0.0.1.evil.example',
+      'localhost.evil.example',
+      '192.168.1.10',
+      '[2001:db8::1]:8001',
+    ])('Host %s straight to the server: 403 with a D1 body', async (host) => {
+      expectErrorBody(await health(direct('127.0.0.14'), host), 403, 'host_not_allowed');
+    });
 
     it('a foreign Host is refused on every path, the session endpoints included', async () => {
       const client = direct('127.0.0.14');
-      expectErrorBody(await client.get('/setup/status', { cookie: `bot_session=${encodeURIComponent(token)}`, headers: { host: 'evil.example' } }), 403, 'host_not_allowed');
+      expectErrorBody(
+        await client.get('/setup/status', { cookie: `bot_session=${encodeURIComponent(token)}`, headers: { host: 'evil.example' } }),
+        403,
+        'host_not_allowed',
+      );
       expectErrorBody(await client.post('/auth/verify', { body: { token }, headers: { host: 'evil.example' } }), 403, 'host_not_allowed');
     });
 
-    it.each(['localhost', 'LOCALHOST', 'localhost:8001', '127.0.0.1', '127.0.0.5:8001', '[::1]:8001', 'bot.example.com', 'Bot.Example.Com', 'bot.example.com:8443'])(
-      'Host %s straight to the server is served',
-      async (host) => {
-        expect((await health(direct('127.0.0.14'), host)).status).toBe(200);
-      },
-    );
+    it.each([
+      'localhost',
+      'LOCALHOST',
+      'localhost:8001',
+      '127.0.0.1',
+      '127.0.0.5:8001',
+      '[::1]:8001',
+      'bot.example.com',
+      'Bot.Example.Com',
+      'bot.example.com:8443',
+    ])('Host %s straight to the server is served', async (host) => {
+      expect((await health(direct('127.0.0.14'), host)).status).toBe(200);
+    });
 
     it('through nginx with Host $host: a foreign Host is refused, an allowed_hosts name is served', async () => {
       expectErrorBody(await health(viaNginx('127.0.0.14'), 'evil.example'), 403, 'host_not_allowed');
@@ -452,7 +470,9 @@ describe('webui.allowed_ips (D8)', () => {
       await outsider.post('/auth/logout'),
       await outsider.get('/setup/status', { cookie: `bot_session=${encodeURIComponent(token)}` }),
       await outsider.get('/no-such-endpoint'),
-      await outsider.request('OPTIONS', '/auth/verify', { headers: { origin: `http://127.0.0.1:${server.port}`, 'access-control-request-method': 'POST' } }),
+      await outsider.request('OPTIONS', '/auth/verify', {
+        headers: { origin: `http://127.0.0.1:${server.port}`, 'access-control-request-method': 'POST' },
+      }),
       await everywhere.get('/'),
       await everywhere.get('/anything/else'),
     ];
@@ -479,7 +499,11 @@ describe('webui.allowed_ips (D8)', () => {
       403,
       'ip_not_allowed',
     );
-    expectErrorBody(await direct('127.0.0.3').get('/health', { headers: { 'x-forwarded-for': '127.0.0.2', 'x-real-ip': '127.0.0.2' } }), 403, 'ip_not_allowed');
+    expectErrorBody(
+      await direct('127.0.0.3').get('/health', { headers: { 'x-forwarded-for': '127.0.0.2', 'x-real-ip': '127.0.0.2' } }),
+      403,
+      'ip_not_allowed',
+    );
     // The proxy itself is not listed.
     expectErrorBody(await direct('127.0.0.1').get('/health'), 403, 'ip_not_allowed');
   });
@@ -535,7 +559,10 @@ describe('webui.secret_key rotation (D10)', () => {
     server = await startServer({ config: config(KEY_A) });
     cwd = server.cwd;
     await expectLoginWorks(client(), readWebuiFile(server.dataDir).access_token);
-    const update = await client().post('/auth/update', { cookie: `bot_session=${encodeURIComponent(readWebuiFile(server.dataDir).access_token)}`, body: { new_token: STRONG_TOKEN } });
+    const update = await client().post('/auth/update', {
+      cookie: `bot_session=${encodeURIComponent(readWebuiFile(server.dataDir).access_token)}`,
+      body: { new_token: STRONG_TOKEN },
+    });
     expect(update.status, update.text).toBe(200);
     const cookie = `bot_session=${encodeURIComponent(STRONG_TOKEN)}`;
     expect((await client().post('/setup/complete', { cookie })).status).toBe(200);
@@ -564,14 +591,21 @@ describe('webui.secret_key rotation (D10)', () => {
 
     const login = await expectLoginWorks(client(), file.access_token);
     expect(login.json).toMatchObject({ is_first_setup: false, token_source: 'temporary' });
-    const update = await client().post('/auth/update', { cookie: `bot_session=${encodeURIComponent(file.access_token)}`, body: { new_token: OTHER_STRONG_TOKEN } });
+    const update = await client().post('/auth/update', {
+      cookie: `bot_session=${encodeURIComponent(file.access_token)}`,
+      body: { new_token: OTHER_STRONG_TOKEN },
+    });
     expect(update.status, update.text).toBe(200);
     expect(await server.stop()).toBe(0);
   });
 
   it('restart with the same key B: the configured token and its sessions are kept, no token is printed', async () => {
     server = await startServer({ cwd, config: config(KEY_B) });
-    expect(readWebuiFile(server.dataDir)).toMatchObject({ access_token: OTHER_STRONG_TOKEN, token_source: 'configured', first_setup_completed: true });
+    expect(readWebuiFile(server.dataDir)).toMatchObject({
+      access_token: OTHER_STRONG_TOKEN,
+      token_source: 'configured',
+      first_setup_completed: true,
+    });
     expect(temporaryTokenIn(server)).toBeUndefined();
     expect(server.logs().some((line) => /secret_key changed/.test(String(line.msg)))).toBe(false);
     const status = await client().get('/setup/status', { cookie: `bot_session=${encodeURIComponent(OTHER_STRONG_TOKEN)}` });

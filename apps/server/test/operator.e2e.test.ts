@@ -3,7 +3,15 @@ import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from './harness/http-client.js';
-import { cleanupServers, eventually, freePort, makeTempDir, runServerToExit, startServer, type ServerProcess } from './harness/server-process.js';
+import {
+  cleanupServers,
+  eventually,
+  freePort,
+  makeTempDir,
+  runServerToExit,
+  startServer,
+  type ServerProcess,
+} from './harness/server-process.js';
 import { HEX64, OTHER_STRONG_TOKEN, STRONG_TOKEN } from './harness/tokens.js';
 import { readWebuiFile, webuiFilePath } from './harness/webui-file.js';
 

@@ -74,7 +74,11 @@ describe('without a session', () => {
   });
 
   it.each(LOGIN_REQUIRED_401)('%s %s answers 401 with {detail, code}', async (method, path) => {
-    const response = await anonymous.request(method, path, method === 'POST' && path === '/auth/update' ? { body: { new_token: STRONG_TOKEN } } : {});
+    const response = await anonymous.request(
+      method,
+      path,
+      method === 'POST' && path === '/auth/update' ? { body: { new_token: STRONG_TOKEN } } : {},
+    );
     expectErrorBody(response, 401);
   });
 
@@ -143,7 +147,10 @@ describe('malformed requests', () => {
   });
 
   it('classifies them: bad JSON 400, wrong shape 422, wrong content type 415', async () => {
-    expectErrorBody(await client.post('/auth/verify', { rawBody: '{', headers: { 'content-type': 'application/json' }, cookie: null }), 400);
+    expectErrorBody(
+      await client.post('/auth/verify', { rawBody: '{', headers: { 'content-type': 'application/json' }, cookie: null }),
+      400,
+    );
     expectErrorBody(await client.post('/auth/verify', { body: {}, cookie: null }), 422);
     expectErrorBody(await client.post('/auth/verify', { rawBody: '{}', headers: { 'content-type': 'text/plain' }, cookie: null }), 415);
   });

@@ -12,8 +12,18 @@ const CHECK = '/api/webui/auth/check';
 function seen(answer: string): object {
   const split = answer.indexOf('\r\n\r\n');
   const [statusLine = '', ...lines] = answer.slice(0, split).split('\r\n');
-  const header = (name: string) => lines.find((line) => line.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim() ?? null;
-  return { status: statusLine.split(' ')[1], body: answer.slice(split + 4), type: header('content-type'), cache: header('cache-control'), retry: header('retry-after') };
+  const header = (name: string) =>
+    lines
+      .find((line) => line.toLowerCase().startsWith(`${name}:`))
+      ?.slice(name.length + 1)
+      .trim() ?? null;
+  return {
+    status: statusLine.split(' ')[1],
+    body: answer.slice(split + 4),
+    type: header('content-type'),
+    cache: header('cache-control'),
+    retry: header('retry-after'),
+  };
 }
 
 /** The same request to the shortcut's exact target and, with an empty query, to the Hono app. */
@@ -38,7 +48,7 @@ describe('GET /auth/check on the Node server: the shortcut answers as the Hono a
   it.each([
     ['a valid session', `Host: 127.0.0.1:8001\r\nCookie: @cookie@\r\n`],
     ['no cookie', `Host: [::1]:8001\r\n`],
-    ['an upper-case Host (node-server\'s own 400)', `Host: LOCALHOST:8001\r\nCookie: @cookie@\r\n`],
+    ["an upper-case Host (node-server's own 400)", `Host: LOCALHOST:8001\r\nCookie: @cookie@\r\n`],
     ['a foreign Host', `Host: evil.example\r\nCookie: @cookie@\r\n`],
     ['an Origin (CORS)', `Host: 127.0.0.1:8001\r\nOrigin: http://127.0.0.1:8001\r\nCookie: @cookie@\r\n`],
     ['a forwarded client behind the trusted proxy', `Host: 127.0.0.1:8001\r\nX-Forwarded-For: 203.0.113.9\r\nCookie: @cookie@\r\n`],

@@ -7,7 +7,16 @@ import { readWebuiFile } from './harness/webui-file.js';
 
 // Debian's Chromium (scripts/system-packages.mjs installs it), driven by playwright-core: no browser download.
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Source addresses of the clients that fail to log in; the browser itself comes from 127.0.0.1. */
 const BANNED = '127.0.0.41';

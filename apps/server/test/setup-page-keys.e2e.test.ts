@@ -9,7 +9,16 @@ import { dataDirFiles, readWebuiFile, webuiFilePath } from './harness/webui-file
 
 // Debian's Chromium (scripts/system-packages.mjs installs it), driven by playwright-core: no browser download.
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const KEY_NAME = 'deploy-bot';
 const KEY_SHAPE = /^wk_[A-Za-z0-9_-]{43}$/;
@@ -41,7 +50,11 @@ describe('the API keys panel of the first-setup page in a real browser', () => {
 
   /** A fresh client with no cookie: the key alone is the credential. */
   const withKey = (method: string, path: string, body?: unknown): Promise<HttpResponse> =>
-    new HttpClient(server.baseUrl).request(method, path, { headers: { authorization: `Bearer ${key}` }, cookie: null, ...(body === undefined ? {} : { body }) });
+    new HttpClient(server.baseUrl).request(method, path, {
+      headers: { authorization: `Bearer ${key}` },
+      cookie: null,
+      ...(body === undefined ? {} : { body }),
+    });
   async function listed(): Promise<KeyEntryJson[]> {
     const response = await operator.get('/keys');
     expect(response.status, response.text).toBe(200);
@@ -145,7 +158,9 @@ describe('the API keys panel of the first-setup page in a real browser', () => {
   it('keeps the key out of the address bar, the requests, storage, cookies, the console and the data directory', async () => {
     expect(page.url()).toBe(`${server.baseUrl}/`);
     expect(requestUrls.filter((url) => url.includes(key))).toEqual([]);
-    expect(await page.evaluate(() => [JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage }), document.cookie].join(' '))).not.toContain(key);
+    expect(
+      await page.evaluate(() => [JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage }), document.cookie].join(' ')),
+    ).not.toContain(key);
     expect(consoleMessages.filter((line) => line.includes(key))).toEqual([]);
     expect(readFileSync(webuiFilePath(server.dataDir), 'utf8')).not.toContain(key);
     expect(readWebuiFile(server.dataDir)['api_keys']).toEqual([expect.objectContaining({ name: KEY_NAME, scope: 'admin' })]);

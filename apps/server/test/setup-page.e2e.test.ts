@@ -7,7 +7,16 @@ import { readWebuiFile } from './harness/webui-file.js';
 
 // Debian's Chromium (scripts/system-packages.mjs installs it), driven by playwright-core: no browser download.
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 interface SocketRecord {
   url: string;
@@ -48,7 +57,8 @@ describe('the first-setup page in a real browser', () => {
       if (referer !== undefined) referers.push(referer);
     });
     page.on('response', (response) => {
-      if (response.url().endsWith('/api/webui/auth/verify')) void response.json().then((body: Record<string, unknown>) => verifyAnswers.push(body));
+      if (response.url().endsWith('/api/webui/auth/verify'))
+        void response.json().then((body: Record<string, unknown>) => verifyAnswers.push(body));
     });
   });
 
@@ -146,7 +156,8 @@ describe('the first-setup page in a real browser', () => {
     // The first socket was opened under the temporary token and closed (4001) when it changed; a second followed.
     expect(sockets.length).toBeGreaterThanOrEqual(2);
     const tickets = sockets.map((socket) => new URL(socket.url).searchParams.get('token'));
-    for (const socket of sockets) expect(socket.url).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:${server.port}/api/webui/ws\\?token=[A-Za-z0-9_-]{43}$`));
+    for (const socket of sockets)
+      expect(socket.url).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:${server.port}/api/webui/ws\\?token=[A-Za-z0-9_-]{43}$`));
     expect(new Set(tickets).size).toBe(tickets.length);
     expect(tickets).not.toContain(temporaryToken);
     expect(tickets).not.toContain(generatedToken);
@@ -158,11 +169,17 @@ describe('the first-setup page in a real browser', () => {
     const entries = events.filter((event) => event['event'] === 'entry');
     expect(entries.length).toBeGreaterThan(0);
     // The page shows what the dashboard would: live lines travel as data.entry with a string id.
-    for (const entry of entries) expect(entry['data']).toEqual({ entry: expect.objectContaining({ id: expect.any(String), level: expect.stringMatching(/^(DEBUG|INFO|WARNING|ERROR|CRITICAL)$/) }) });
+    for (const entry of entries)
+      expect(entry['data']).toEqual({
+        entry: expect.objectContaining({ id: expect.any(String), level: expect.stringMatching(/^(DEBUG|INFO|WARNING|ERROR|CRITICAL)$/) }),
+      });
   });
 
   it('shows the same status view after a reload, styled by its stylesheet and no wider than the window', async () => {
-    const facts = async () => ({ setup: await page.locator('#status-setup').textContent(), token: await page.locator('#status-token').textContent() });
+    const facts = async () => ({
+      setup: await page.locator('#status-setup').textContent(),
+      token: await page.locator('#status-token').textContent(),
+    });
     const before = await facts();
     await page.reload();
     await page.locator('#view-status').waitFor({ state: 'visible' });

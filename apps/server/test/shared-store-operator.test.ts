@@ -131,7 +131,10 @@ describe('the shared store for operators', () => {
     // The server runs on another host: the operator reads and lifts the ban in Redis, and the server honours the lift at once.
     const listed = await runWebui(operatorHost, ['bans', 'list', '--json']);
     expect(listed).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(listed.stdout)).toEqual({ bans: [expect.objectContaining({ key: '127.0.0.7', banned_until: expect.any(String) })], budget: expect.objectContaining({ failures: 5 }) });
+    expect(JSON.parse(listed.stdout)).toEqual({
+      bans: [expect.objectContaining({ key: '127.0.0.7', banned_until: expect.any(String) })],
+      budget: expect.objectContaining({ failures: 5 }),
+    });
     const lifted = await runWebui(operatorHost, ['bans', 'lift', '127.0.0.7']);
     expect(lifted).toMatchObject({ code: 0, stdout: expect.stringMatching(/^lifted 127\.0\.0\.7 /) });
     expect((await guesser.post('/auth/verify', { body: { token } })).json).toMatchObject({ valid: true });
@@ -139,9 +142,18 @@ describe('the shared store for operators', () => {
     // The server stopped: the ban outlives it in Redis, and lifting it there is in force for the next start.
     await guessFiveTimes();
     expect(await server.stop()).toBe(0);
-    expect(JSON.parse((await runWebui(operatorHost, ['bans', 'list', '--json'])).stdout)).toEqual({ bans: [expect.objectContaining({ key: '127.0.0.7' })], budget: expect.any(Object) });
-    expect(await runWebui(operatorHost, ['bans', 'lift', 'all'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^lifted 127\.0\.0\.7 /) });
-    expect(await runWebui(operatorHost, ['bans', 'lift', '127.0.0.7'])).toMatchObject({ code: 1, stderr: 'nothing lifted: no address under 127.0.0.7 has failures or a ban\n' });
+    expect(JSON.parse((await runWebui(operatorHost, ['bans', 'list', '--json'])).stdout)).toEqual({
+      bans: [expect.objectContaining({ key: '127.0.0.7' })],
+      budget: expect.any(Object),
+    });
+    expect(await runWebui(operatorHost, ['bans', 'lift', 'all'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^lifted 127\.0\.0\.7 /),
+    });
+    expect(await runWebui(operatorHost, ['bans', 'lift', '127.0.0.7'])).toMatchObject({
+      code: 1,
+      stderr: 'nothing lifted: no address under 127.0.0.7 has failures or a ban\n',
+    });
     expect(JSON.parse((await runWebui(operatorHost, ['bans', 'list', '--json'])).stdout)).toEqual({ bans: [], budget: expect.any(Object) });
   });
 
@@ -150,15 +162,27 @@ describe('the shared store for operators', () => {
     const budget = 'global_failure_budget = 2\n';
     const server = await startServer({ cwd: deployment(prefix, budget) });
     const token = String(server.logs().find((line) => line['temporary_token'] !== undefined)?.['temporary_token']);
-    for (let n = 1; n <= 4; n++) await new HttpClient(server.baseUrl, { localAddress: `127.0.0.${20 + n}` }).post('/auth/verify', { body: { token: `wrong-guess-${n}` } });
+    for (let n = 1; n <= 4; n++)
+      await new HttpClient(server.baseUrl, { localAddress: `127.0.0.${20 + n}` }).post('/auth/verify', {
+        body: { token: `wrong-guess-${n}` },
+      });
     const newcomer = new HttpClient(server.baseUrl, { localAddress: '127.0.0.30' });
     expect((await newcomer.post('/auth/verify', { body: { token } })).status).toBe(429);
     const operatorHost = deployment(prefix, budget);
 
     const listed = await runWebui(operatorHost, ['bans', 'list', '--json']);
     expect(listed).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(listed.stdout).budget).toEqual({ limit: 2, failures: 4, state: 'throttled', delay_ms: null, retry_after: expect.any(Number) });
-    expect(await runWebui(operatorHost, ['bans', 'reset-budget'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^global failure budget reset: 4 failures forgotten\n/) });
+    expect(JSON.parse(listed.stdout).budget).toEqual({
+      limit: 2,
+      failures: 4,
+      state: 'throttled',
+      delay_ms: null,
+      retry_after: expect.any(Number),
+    });
+    expect(await runWebui(operatorHost, ['bans', 'reset-budget'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^global failure budget reset: 4 failures forgotten\n/),
+    });
     // The running server reads the same budget in Redis: the newcomer is let in at once.
     expect((await newcomer.post('/auth/verify', { body: { token } })).json).toMatchObject({ valid: true });
     await server.stop();

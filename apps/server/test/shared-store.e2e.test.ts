@@ -17,9 +17,15 @@ const prefix = `webui-e2e-${process.pid}-${Date.now()}:`;
 
 const CONFIG = '[webui]\ntrusted_proxies = ["127.0.0.1"]\n';
 
-const temporaryTokenOf = (server: ServerProcess): unknown => server.logs().find((line) => line['temporary_token'] !== undefined)?.['temporary_token'];
+const temporaryTokenOf = (server: ServerProcess): unknown =>
+  server.logs().find((line) => line['temporary_token'] !== undefined)?.['temporary_token'];
 const instance = (index: number): ServerProcess => instances[index] as ServerProcess;
-const auditLines = (server: ServerProcess): string[] => (existsSync(join(server.dataDir, 'audit.log')) ? readFileSync(join(server.dataDir, 'audit.log'), 'utf8').split('\n').filter((line) => line !== '') : []);
+const auditLines = (server: ServerProcess): string[] =>
+  existsSync(join(server.dataDir, 'audit.log'))
+    ? readFileSync(join(server.dataDir, 'audit.log'), 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+    : [];
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -70,7 +76,9 @@ describe('several instances sharing one Redis', () => {
     expect(answers.slice(0, 4).map((res) => res.json?.['valid'])).toEqual([false, false, false, false]);
     expect(answers.slice(2, 4).map((res) => res.json?.['remaining_attempts'])).toEqual([2, 1]);
     // nginx spread them: every instance counted at least one.
-    const failuresLogged = instances.map((server) => server.logs().filter((line) => line.msg === 'login failed' && line['ip'] === '127.0.0.21').length);
+    const failuresLogged = instances.map(
+      (server) => server.logs().filter((line) => line.msg === 'login failed' && line['ip'] === '127.0.0.21').length,
+    );
     expect(failuresLogged.every((count) => count >= 1)).toBe(true);
     expect(failuresLogged.reduce((sum, count) => sum + count, 0)).toBe(4);
     for (let i = 0; i < 3; i++) {
@@ -114,7 +122,9 @@ describe('several instances sharing one Redis', () => {
     // The new token works everywhere.
     for (let i = 0; i < 3; i++) await loggedIn(direct(i, '127.0.0.24'), STRONG_TOKEN);
     // Audited once, by the instance that made the change; the others do not take it for a hand edit.
-    const audited = instances.map((server) => auditLines(server).filter((line) => line.includes('"event":"token_changed"') && !line.includes('"via":"startup"')));
+    const audited = instances.map((server) =>
+      auditLines(server).filter((line) => line.includes('"event":"token_changed"') && !line.includes('"via":"startup"')),
+    );
     expect(audited[0]).toHaveLength(1);
     expect(audited[0]?.[0]).toContain('"via":"api"');
     expect([...(audited[1] ?? []), ...(audited[2] ?? [])]).toEqual([]);
@@ -141,14 +151,25 @@ describe('several instances sharing one Redis', () => {
     for (const client of clients) expect((await client.get('/auth/check')).json).toMatchObject({ authenticated: true });
 
     await redis.restart();
-    await eventually(() => instances.every((server) => server.logs().some((line) => line.msg === 'the shared store is reachable again')), 10_000, 'every instance reconnected');
+    await eventually(
+      () => instances.every((server) => server.logs().some((line) => line.msg === 'the shared store is reachable again')),
+      10_000,
+      'every instance reconnected',
+    );
     for (const client of clients) {
       expect((await client.get('/health')).status).toBe(200);
       expect((await client.get('/auth/check')).json).toMatchObject({ authenticated: true });
       expect((await client.get('/ws-token')).status).toBe(200);
     }
     for (const server of instances) {
-      expect(server.logs().filter((line) => (line.level ?? 0) >= 50 && line.msg !== 'the shared store is unreachable: logins and changes answer 503 until it is back')).toEqual([]);
+      expect(
+        server
+          .logs()
+          .filter(
+            (line) =>
+              (line.level ?? 0) >= 50 && line.msg !== 'the shared store is unreachable: logins and changes answer 503 until it is back',
+          ),
+      ).toEqual([]);
       expect(server.stdout() + server.stderr()).not.toMatch(/unhandled|ECONNREFUSED.*at /i);
     }
   });

@@ -111,7 +111,8 @@ describe('stale session cookies after a token change', () => {
 
     const tabs = from('127.0.0.74');
     for (let round = 0; round < 2; round++) {
-      for (const token of retired) expect((await staleTabRequests(tabs, sessionCookie(token), 2)).map((answer) => answer.status)).not.toContain(429);
+      for (const token of retired)
+        expect((await staleTabRequests(tabs, sessionCookie(token), 2)).map((answer) => answer.status)).not.toContain(429);
     }
     await loginOperator();
     expect(await listedKeys()).toEqual([]);
@@ -125,7 +126,8 @@ describe('stale session cookies after a token change', () => {
 
   it('control: five different never-valid cookie values from 127.0.0.73 still ban it (DESIGN D4)', async () => {
     const guesser = from('127.0.0.73');
-    for (let n = 1; n <= 4; n++) expectErrorBody(await guesser.get('/setup/status', { cookie: sessionCookie(`never-valid-${n}`) }), 401, 'invalid_session');
+    for (let n = 1; n <= 4; n++)
+      expectErrorBody(await guesser.get('/setup/status', { cookie: sessionCookie(`never-valid-${n}`) }), 401, 'invalid_session');
     expectErrorBody(await guesser.get('/setup/status', { cookie: sessionCookie('never-valid-5') }), 429, 'too_many_attempts');
     expectErrorBody(await guesser.post('/auth/verify', { body: { token: current }, cookie: null }), 429, 'too_many_attempts');
 

@@ -50,7 +50,7 @@ describe('trusted_proxies = ["127.0.0.1"] behind a real nginx', () => {
   });
 
   describe('a proxy that sends no X-Forwarded-For', () => {
-    it('bad verifies through it from five clients count against the proxy\'s address: the fifth bans it', async () => {
+    it("bad verifies through it from five clients count against the proxy's address: the fifth bans it", async () => {
       const through = (n: number) => new HttpClient(forgetful.httpUrl, { localAddress: `127.0.0.${31 + (n % 5)}` });
       for (let n = 1; n <= 4; n++) {
         const answer = await wrong(through(n), n);
@@ -68,10 +68,14 @@ describe('trusted_proxies = ["127.0.0.1"] behind a real nginx', () => {
       await eventually(() => proxyNotices().length >= 1, 5_000, 'the warning about the proxy');
       const notices = proxyNotices();
       expect(notices).toHaveLength(1);
-      expect(notices[0]).toMatchObject({ level: WARN, ip: '127.0.0.1', msg: expect.stringMatching(/is counted against the proxy's own address.*make the proxy send X-Forwarded-For/) });
+      expect(notices[0]).toMatchObject({
+        level: WARN,
+        ip: '127.0.0.1',
+        msg: expect.stringMatching(/is counted against the proxy's own address.*make the proxy send X-Forwarded-For/),
+      });
     });
 
-    it('the operator lifts the proxy\'s ban', async () => {
+    it("the operator lifts the proxy's ban", async () => {
       const lifted = await operator.request('DELETE', '/security/bans/127.0.0.1');
       expect(lifted.json).toMatchObject({ success: true, lifted: [{ key: '127.0.0.1' }] });
     });

@@ -5,7 +5,16 @@ import WebSocket from 'ws';
 import { expectErrorBody } from './harness/error-body.js';
 import { HttpClient, type HttpResponse } from './harness/http-client.js';
 import { startNginx, stopAllNginx, type NginxProxy } from './harness/nginx.js';
-import { cleanupServers, defaultLauncher, eventually, launchers, makeTempDir, runServerToExit, startServer, type ServerProcess } from './harness/server-process.js';
+import {
+  cleanupServers,
+  defaultLauncher,
+  eventually,
+  launchers,
+  makeTempDir,
+  runServerToExit,
+  startServer,
+  type ServerProcess,
+} from './harness/server-process.js';
 import { readWebuiFile } from './harness/webui-file.js';
 
 // nginx first: its temp dir is removed with the servers'.
@@ -21,7 +30,9 @@ const onNodeProject = defaultLauncher.name === 'node';
 
 /** The README's recipe: the server on a Unix socket (and loopback TCP, which nobody is trusted on), nginx in front of the socket. */
 function socketConfig(socket: string): string {
-  return ['[webui]', `host = ["unix:${socket}", "127.0.0.1"]`, 'trusted_proxies = []', 'allowed_hosts = ["bot.example.com"]', ''].join('\n');
+  return ['[webui]', `host = ["unix:${socket}", "127.0.0.1"]`, 'trusted_proxies = []', 'allowed_hosts = ["bot.example.com"]', ''].join(
+    '\n',
+  );
 }
 
 async function banWith(client: HttpClient, headers: Record<string, string> = {}): Promise<void> {
@@ -47,7 +58,11 @@ describe.runIf(onNodeProject)('webui.host = "unix:/path" behind a real nginx (is
   const viaNginx = (localAddress: string) => new HttpClient(nginx.httpUrl, { localAddress });
   const direct = (localAddress: string) => new HttpClient(server.baseUrl, { localAddress });
   const overSocket = () => new HttpClient('http://localhost', { socketPath: socket });
-  const bannedIps = () => server.logs().filter((line) => line.msg === BANNED).map((line) => String(line['ip']));
+  const bannedIps = () =>
+    server
+      .logs()
+      .filter((line) => line.msg === BANNED)
+      .map((line) => String(line['ip']));
 
   beforeAll(async () => {
     const cwd = makeTempDir();
@@ -156,7 +171,12 @@ describe.runIf(onNodeProject)('the socket file at startup', () => {
 
   it.each(['bun', 'deno'] as const)('on %s a unix: host stops the start with a clear line', async (name) => {
     const cwd = makeTempDir();
-    const run = await runServerToExit({ cwd, launcher: launchers[name], config: ['[webui]', `host = ["unix:${join(cwd, 's.sock')}"]`, ''].join('\n'), timeoutMs: 30_000 });
+    const run = await runServerToExit({
+      cwd,
+      launcher: launchers[name],
+      config: ['[webui]', `host = ["unix:${join(cwd, 's.sock')}"]`, ''].join('\n'),
+      timeoutMs: 30_000,
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('unix sockets are supported on the Node server');
   });

@@ -15,7 +15,8 @@ import { readWebuiFile } from './harness/webui-file.js';
 afterAll(cleanupServers);
 
 const UPGRADE_H2C = 'Connection: upgrade\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n';
-const HANDSHAKE = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+const HANDSHAKE =
+  'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
 // Deno's own HTTP layer answers an upgrade request that announces a body with an empty 400 before
 // any handler runs (it would not know where the body ends after a switch): nothing the app can change.
 const RUNTIME_REFUSES_UPGRADE_WITH_BODY = defaultLauncher.name === 'deno';
@@ -75,7 +76,11 @@ describe(`upgrade headers on the real server (${defaultLauncher.name})`, () => {
   });
 
   /** The request with and without the upgrade headers: both answers, in that order. */
-  async function withAndWithout(requestLine: string, headers: string, body = ''): Promise<[ReturnType<typeof essentials>, ReturnType<typeof essentials>]> {
+  async function withAndWithout(
+    requestLine: string,
+    headers: string,
+    body = '',
+  ): Promise<[ReturnType<typeof essentials>, ReturnType<typeof essentials>]> {
     const upgraded = essentials(await answer(server.port, `${requestLine}\r\n${host()}${UPGRADE_H2C}${headers}`, body));
     const plain = essentials(await answer(server.port, `${requestLine}\r\n${host()}${headers}`, body));
     return [upgraded, plain];
@@ -87,7 +92,12 @@ describe(`upgrade headers on the real server (${defaultLauncher.name})`, () => {
     ['POST /setup/complete with a session', 'POST /api/webui/setup/complete HTTP/1.1', () => cookie, 200],
     ['GET /setup/status with a session', 'GET /api/webui/setup/status HTTP/1.1', () => cookie, 200],
     ['GET /setup/status without a session', 'GET /api/webui/setup/status HTTP/1.1', () => '', 401],
-    ['POST /setup/complete from a foreign Origin', 'POST /api/webui/setup/complete HTTP/1.1', () => `${cookie}Origin: http://evil.example\r\n`, 403],
+    [
+      'POST /setup/complete from a foreign Origin',
+      'POST /api/webui/setup/complete HTTP/1.1',
+      () => `${cookie}Origin: http://evil.example\r\n`,
+      403,
+    ],
     ['GET /auth/check with a session', 'GET /api/webui/auth/check HTTP/1.1', () => cookie, 200],
     ['POST /auth/logout', 'POST /api/webui/auth/logout HTTP/1.1', () => '', 200],
     ['GET of an unknown path', 'GET /api/webui/nope HTTP/1.1', () => '', 401],
@@ -120,7 +130,11 @@ describe(`upgrade headers on the real server (${defaultLauncher.name})`, () => {
 
   it.runIf(RUNTIME_REFUSES_UPGRADE_WITH_BODY)('Deno refuses an upgrade request with a body itself, and nothing changes', async () => {
     const body = JSON.stringify({ token: 'wrong-guess' });
-    const refused = await answer(server.port, `POST /api/webui/auth/verify HTTP/1.1\r\n${host()}${UPGRADE_H2C}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`, body);
+    const refused = await answer(
+      server.port,
+      `POST /api/webui/auth/verify HTTP/1.1\r\n${host()}${UPGRADE_H2C}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`,
+      body,
+    );
     expect(refused.status).toBe(400);
     expect(server.logs().filter((line) => line.msg === 'login failed')).toEqual([]);
   });
@@ -174,7 +188,11 @@ describe(`upgrade headers and webui.allowed_ips (${defaultLauncher.name})`, () =
   it('a client outside allowed_ips gets 403 with the D1 body, upgrade headers or not', async () => {
     const server = await startServer({ args: ['--host', '127.0.0.1'], config: '[webui]\nallowed_ips = ["10.0.0.0/8"]\n' });
     const host = `Host: 127.0.0.1:${server.port}\r\n`;
-    for (const head of [`GET /api/webui/health HTTP/1.1\r\n${host}${UPGRADE_H2C}`, `GET /api/webui/ws?token=x HTTP/1.1\r\n${host}${HANDSHAKE}`, `GET /api/webui/health HTTP/1.1\r\n${host}`]) {
+    for (const head of [
+      `GET /api/webui/health HTTP/1.1\r\n${host}${UPGRADE_H2C}`,
+      `GET /api/webui/ws?token=x HTTP/1.1\r\n${host}${HANDSHAKE}`,
+      `GET /api/webui/health HTTP/1.1\r\n${host}`,
+    ]) {
       expectD1(await answer(server.port, head), 403, 'ip_not_allowed');
     }
   });

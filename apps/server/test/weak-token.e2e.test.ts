@@ -11,7 +11,8 @@ afterAll(cleanupServers);
 
 const HOST_ARGS = ['--host', '127.0.0.1'];
 const cookieOf = (token: string) => `bot_session=${encodeURIComponent(token)}`;
-const weakTokenWarning = (line: LogLine) => line.level === 40 && Array.isArray(line['rules']) && /access token is weak/.test(String(line.msg));
+const weakTokenWarning = (line: LogLine) =>
+  line.level === 40 && Array.isArray(line['rules']) && /access token is weak/.test(String(line.msg));
 
 /** A working directory whose data/webui.json holds `token` as a configured token, as an operator would write it. */
 function workdirWithToken(token: string): { cwd: string; file: string } {
@@ -19,7 +20,9 @@ function workdirWithToken(token: string): { cwd: string; file: string } {
   const dataDir = join(cwd, 'data');
   mkdirSync(dataDir, { mode: 0o700 });
   const file = webuiFilePath(dataDir);
-  writeFileSync(file, `${JSON.stringify({ access_token: token, token_source: 'configured', first_setup_completed: true })}\n`, { mode: 0o600 });
+  writeFileSync(file, `${JSON.stringify({ access_token: token, token_source: 'configured', first_setup_completed: true })}\n`, {
+    mode: 0o600,
+  });
   return { cwd, file };
 }
 
@@ -30,7 +33,10 @@ describe('a weak access token written by hand', () => {
     const client = new HttpClient(server.baseUrl, { localAddress: '127.0.0.41' });
     const temporary = readWebuiFile(server.dataDir).access_token;
     expect((await client.post('/auth/update', { body: { new_token: STRONG_TOKEN }, cookie: cookieOf(temporary) })).status).toBe(200);
-    expect((await client.get('/auth/check', { cookie: cookieOf(STRONG_TOKEN) })).json).toMatchObject({ authenticated: true, requires_custom_token: false });
+    expect((await client.get('/auth/check', { cookie: cookieOf(STRONG_TOKEN) })).json).toMatchObject({
+      authenticated: true,
+      requires_custom_token: false,
+    });
 
     writeFileSync(webuiFilePath(server.dataDir), `${JSON.stringify({ ...readWebuiFile(server.dataDir), access_token: 'a' })}\n`);
     const warning = await server.waitForLog(weakTokenWarning, 3_000);
@@ -38,18 +44,35 @@ describe('a weak access token written by hand', () => {
     expect(warning.msg).toMatch(/at least 10 characters/);
 
     // The edit is in force (it is the operator's file), and the dashboard's wizard is asked for.
-    expect((await client.get('/auth/check', { cookie: cookieOf('a') })).json).toEqual({ authenticated: true, token_source: 'configured', requires_custom_token: true });
-    expect((await client.post('/auth/verify', { body: { token: 'a' }, cookie: null })).json).toMatchObject({ valid: true, token_source: 'configured', requires_custom_token: true });
-    expect((await client.get('/setup/status', { cookie: cookieOf('a') })).json).toMatchObject({ token_source: 'configured', requires_custom_token: true });
+    expect((await client.get('/auth/check', { cookie: cookieOf('a') })).json).toEqual({
+      authenticated: true,
+      token_source: 'configured',
+      requires_custom_token: true,
+    });
+    expect((await client.post('/auth/verify', { body: { token: 'a' }, cookie: null })).json).toMatchObject({
+      valid: true,
+      token_source: 'configured',
+      requires_custom_token: true,
+    });
+    expect((await client.get('/setup/status', { cookie: cookieOf('a') })).json).toMatchObject({
+      token_source: 'configured',
+      requires_custom_token: true,
+    });
 
     // What the wizard then does: a strong token clears the flag.
     expect((await client.post('/auth/update', { body: { new_token: 'Wizard-Set_Token!2026' }, cookie: cookieOf('a') })).status).toBe(200);
-    expect((await client.get('/auth/check', { cookie: cookieOf('Wizard-Set_Token!2026') })).json).toMatchObject({ authenticated: true, requires_custom_token: false });
+    expect((await client.get('/auth/check', { cookie: cookieOf('Wizard-Set_Token!2026') })).json).toMatchObject({
+      authenticated: true,
+      requires_custom_token: false,
+    });
   });
 
   it('the warning never holds the token itself', async () => {
     const server = await startServer({ args: HOST_ARGS });
-    writeFileSync(webuiFilePath(server.dataDir), `${JSON.stringify({ ...readWebuiFile(server.dataDir), access_token: 'hunter2hunter2', token_source: 'configured' })}\n`);
+    writeFileSync(
+      webuiFilePath(server.dataDir),
+      `${JSON.stringify({ ...readWebuiFile(server.dataDir), access_token: 'hunter2hunter2', token_source: 'configured' })}\n`,
+    );
     const warning = await server.waitForLog(weakTokenWarning, 3_000);
     expect(warning['rules']).toEqual(['missing_uppercase', 'missing_special']);
     expect(`${server.stdout()}${server.stderr()}`).not.toContain('hunter2');
@@ -58,10 +81,16 @@ describe('a weak access token written by hand', () => {
   it('a start with a weak token: the banner and the log say so, naming the rules; it still logs in', async () => {
     const { cwd } = workdirWithToken('a');
     const server = await startServer({ cwd, args: HOST_ARGS });
-    expect(server.stderr()).toMatch(/warning +the access token is weak: it needs at least 10 characters; an uppercase letter \(A-Z\); a special character/);
+    expect(server.stderr()).toMatch(
+      /warning +the access token is weak: it needs at least 10 characters; an uppercase letter \(A-Z\); a special character/,
+    );
     expect(server.logs().filter(weakTokenWarning)).toHaveLength(1);
     const client = new HttpClient(server.baseUrl, { localAddress: '127.0.0.42' });
-    expect((await client.get('/auth/check', { cookie: cookieOf('a') })).json).toEqual({ authenticated: true, token_source: 'configured', requires_custom_token: true });
+    expect((await client.get('/auth/check', { cookie: cookieOf('a') })).json).toEqual({
+      authenticated: true,
+      token_source: 'configured',
+      requires_custom_token: true,
+    });
   });
 
   it('a start with a strong or a generated (64-hex) configured token: no weak-token warning, no custom token required', async () => {
@@ -71,7 +100,11 @@ describe('a weak access token written by hand', () => {
       expect(server.stderr()).not.toMatch(/weak/);
       expect(server.logs().filter(weakTokenWarning)).toEqual([]);
       const client = new HttpClient(server.baseUrl, { localAddress: '127.0.0.43' });
-      expect((await client.get('/auth/check', { cookie: cookieOf(token) })).json).toEqual({ authenticated: true, token_source: 'configured', requires_custom_token: false });
+      expect((await client.get('/auth/check', { cookie: cookieOf(token) })).json).toEqual({
+        authenticated: true,
+        token_source: 'configured',
+        requires_custom_token: false,
+      });
       await server.stop();
     }
   });

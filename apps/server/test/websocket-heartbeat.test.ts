@@ -91,7 +91,9 @@ async function connect(started: Started, options: ClientOptions = {}) {
   socket.on('ping', () => pings.count++);
   socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8')) as Message));
   socket.on('error', () => undefined);
-  const closed = new Promise<{ code: number; at: number }>((resolve) => socket.once('close', (code: number) => resolve({ code, at: Date.now() })));
+  const closed = new Promise<{ code: number; at: number }>((resolve) =>
+    socket.once('close', (code: number) => resolve({ code, at: Date.now() })),
+  );
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('unexpected-response', (_req, res) => reject(new Error(`handshake refused: ${res.statusCode}`)));
@@ -150,7 +152,15 @@ describe('plugin progress port', () => {
         { op: 'event', domain: 'plugin_progress', topic: 'main', event: 'snapshot', data: { progress: IDLE_PROGRESS } },
       ]);
     }
-    const step: PluginProgress = { ...IDLE_PROGRESS, operation: 'install', stage: 'loading', progress: 50, message: 'installing', plugin_id: 'weather', total_plugins: 1 };
+    const step: PluginProgress = {
+      ...IDLE_PROGRESS,
+      operation: 'install',
+      stage: 'loading',
+      progress: 50,
+      message: 'installing',
+      plugin_id: 'weather',
+      total_plugins: 1,
+    };
     const done: PluginProgress = { ...step, stage: 'success', progress: 100, loaded_plugins: 1 };
     started.running.webui.progress.publish(step);
     started.running.webui.progress.publish(done);
@@ -177,14 +187,32 @@ describe('log port', () => {
     const plugins = started.running.logger.child({ module: 'plugins' });
     plugins.trace({}, 'a trace line');
     plugins.fatal({}, 'a fatal line');
-    const entries = () => client.messages.filter((message) => message['event'] === 'entry').map((message) => (message['data'] as { entry: Message }).entry);
+    const entries = () =>
+      client.messages.filter((message) => message['event'] === 'entry').map((message) => (message['data'] as { entry: Message }).entry);
     await eventually(() => entries().some((entry) => entry['message'] === 'a fatal line'), 2_000, 'the fatal line');
     expect(entries().filter((entry) => entry['module'] === 'plugins')).toEqual([
-      { id: expect.stringMatching(/^\d{13}_\d{12}$/), timestamp: expect.any(String), level: 'DEBUG', module: 'plugins', message: 'a trace line' },
-      { id: expect.stringMatching(/^\d{13}_\d{12}$/), timestamp: expect.any(String), level: 'CRITICAL', module: 'plugins', message: 'a fatal line' },
+      {
+        id: expect.stringMatching(/^\d{13}_\d{12}$/),
+        timestamp: expect.any(String),
+        level: 'DEBUG',
+        module: 'plugins',
+        message: 'a trace line',
+      },
+      {
+        id: expect.stringMatching(/^\d{13}_\d{12}$/),
+        timestamp: expect.any(String),
+        level: 'CRITICAL',
+        module: 'plugins',
+        message: 'a fatal line',
+      },
     ]);
     // pino wrote them as trace (10) and fatal (60): the mapping happens on the way to the dashboard only.
-    expect(started.log.lines().filter((line) => line['module'] === 'plugins').map((line) => line['level'])).toEqual([10, 60]);
+    expect(
+      started.log
+        .lines()
+        .filter((line) => line['module'] === 'plugins')
+        .map((line) => line['level']),
+    ).toEqual([10, 60]);
   });
 });
 

@@ -68,7 +68,12 @@ describe('handshake', () => {
     expect(handshake.opened).toBe(true);
     if (!handshake.opened) return;
     const ready = await handshake.client.waitFor(() => true);
-    expect(ready).toEqual({ op: 'event', domain: 'system', event: 'ready', data: { connection_id: expect.any(String), timestamp: expect.any(Number) } });
+    expect(ready).toEqual({
+      op: 'event',
+      domain: 'system',
+      event: 'ready',
+      data: { connection_id: expect.any(String), timestamp: expect.any(Number) },
+    });
     expect(Math.abs((ready['data'] as { timestamp: number }).timestamp - Date.now())).toBeLessThan(10_000);
     handshake.client.close();
   });
@@ -139,10 +144,24 @@ describe('protocol', () => {
 
   it('unknown op, unknown domain/topic, non-JSON and non-object messages -> ok:false with error{code,message}; the connection stays', async () => {
     const client = await open(server, await ticketOf(http));
-    expect(await client.request({ op: 'shout' })).toEqual({ op: 'response', id: 'r1', ok: false, error: { code: 'unknown_op', message: expect.any(String) } });
-    expect(await client.request({ op: 'subscribe', domain: 'weather', topic: 'main' })).toMatchObject({ ok: false, error: { code: 'unknown_topic' } });
-    expect(await client.request({ op: 'subscribe', domain: 'logs', topic: 'side' })).toMatchObject({ ok: false, error: { code: 'unknown_topic' } });
-    expect(await client.request({ op: 'subscribe', domain: 'logs', topic: 'main', data: { replay: 501 } })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(await client.request({ op: 'shout' })).toEqual({
+      op: 'response',
+      id: 'r1',
+      ok: false,
+      error: { code: 'unknown_op', message: expect.any(String) },
+    });
+    expect(await client.request({ op: 'subscribe', domain: 'weather', topic: 'main' })).toMatchObject({
+      ok: false,
+      error: { code: 'unknown_topic' },
+    });
+    expect(await client.request({ op: 'subscribe', domain: 'logs', topic: 'side' })).toMatchObject({
+      ok: false,
+      error: { code: 'unknown_topic' },
+    });
+    expect(await client.request({ op: 'subscribe', domain: 'logs', topic: 'main', data: { replay: 501 } })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request' },
+    });
     const before = client.messages.length;
     client.send('this is not json');
     client.send('[1,2,3]');
@@ -189,7 +208,18 @@ describe('protocol', () => {
       domain: 'plugin_progress',
       topic: 'main',
       event: 'snapshot',
-      data: { progress: { operation: 'idle', stage: 'idle', progress: 0, message: '', error: null, plugin_id: null, total_plugins: 0, loaded_plugins: 0 } },
+      data: {
+        progress: {
+          operation: 'idle',
+          stage: 'idle',
+          progress: 0,
+          message: '',
+          error: null,
+          plugin_id: null,
+          total_plugins: 0,
+          loaded_plugins: 0,
+        },
+      },
     });
     client.close();
   });
@@ -205,7 +235,8 @@ describe('domain logs, topic main', () => {
   });
 
   // A live line is data.entry: the dashboard appends nothing else (dashboard-contract.md §4).
-  const entriesOf = (client: WsClient): LogEntry[] => client.events('logs', 'entry').map((event) => (event['data'] as { entry: LogEntry }).entry);
+  const entriesOf = (client: WsClient): LogEntry[] =>
+    client.events('logs', 'entry').map((event) => (event['data'] as { entry: LogEntry }).entry);
 
   it('subscribe -> response, then one snapshot of recent entries (default 100) with the startup lines', async () => {
     const client = await open(server, await ticketOf(http));
@@ -218,7 +249,13 @@ describe('domain logs, topic main', () => {
     expect(entries.length).toBeGreaterThan(0);
     expect(entries.length).toBeLessThanOrEqual(100);
     for (const entry of entries) {
-      expect(entry).toEqual({ id: expect.any(String), timestamp: expect.any(String), level: expect.stringMatching(DASHBOARD_LEVEL), module: expect.any(String), message: expect.any(String) });
+      expect(entry).toEqual({
+        id: expect.any(String),
+        timestamp: expect.any(String),
+        level: expect.stringMatching(DASHBOARD_LEVEL),
+        module: expect.any(String),
+        message: expect.any(String),
+      });
       expect(Number.isNaN(Date.parse(entry.timestamp))).toBe(false);
     }
     expect(entries.map((entry) => entry.message)).toContain('WebUI API listening');
@@ -396,5 +433,6 @@ describe('shutdown', () => {
   });
 
   // A live line is data.entry: the dashboard appends nothing else (dashboard-contract.md §4).
-  const entriesOf = (client: WsClient): LogEntry[] => client.events('logs', 'entry').map((event) => (event['data'] as { entry: LogEntry }).entry);
+  const entriesOf = (client: WsClient): LogEntry[] =>
+    client.events('logs', 'entry').map((event) => (event['data'] as { entry: LogEntry }).entry);
 });

@@ -5,12 +5,22 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from './harness/error-body.js';
 import { HttpClient } from './harness/http-client.js';
-import { cleanupServers, eventually, makeTempDir, runServerToExit, SERVER_BUNDLE, startServer, type LogLine, type ServerProcess } from './harness/server-process.js';
+import {
+  cleanupServers,
+  eventually,
+  makeTempDir,
+  runServerToExit,
+  SERVER_BUNDLE,
+  startServer,
+  type LogLine,
+  type ServerProcess,
+} from './harness/server-process.js';
 
 afterAll(cleanupServers);
 
 const WARN = 40;
-const WIDE_PROXY_LOG = 'webui.trusted_proxies covers more than a /24 (IPv4) or /48 (IPv6): anyone in it can set the X-Forwarded-For address they are counted under';
+const WIDE_PROXY_LOG =
+  'webui.trusted_proxies covers more than a /24 (IPv4) or /48 (IPv6): anyone in it can set the X-Forwarded-For address they are counted under';
 const wideProxyBannerLine = (entry: string) => `webui.trusted_proxies ${entry} is wider than a /24 (IPv4) or /48 (IPv6)`;
 const HOST_CHECK_OFF_LOG = 'the Host (DNS-rebinding) check is off: webui.host listens beyond loopback and webui.allowed_hosts is empty';
 
@@ -51,7 +61,11 @@ describe('webui.trusted_proxies wider than a /24 or /48 (issue 31, item 3)', () 
     const cwd = makeTempDir();
     mkdirSync(join(cwd, 'config'));
     writeFileSync(join(cwd, 'config', 'bot_config.toml'), '[webui]\ntrusted_proxies = ["0.0.0.0/0"]\n');
-    const run = spawnSync(process.execPath, [SERVER_BUNDLE, 'config', 'check'], { cwd, encoding: 'utf8', env: { PATH: process.env['PATH'] } });
+    const run = spawnSync(process.execPath, [SERVER_BUNDLE, 'config', 'check'], {
+      cwd,
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] },
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('webui.trusted_proxies entry "0.0.0.0/0"');
     expect(run.stdout).not.toContain('configuration is valid');
@@ -67,7 +81,7 @@ function machineAddresses(family: 'IPv4' | 'IPv6'): string[] {
 }
 
 describe('host = "0.0.0.0" (issue 31, item 6)', () => {
-  it('the banner lists the machine\'s own addresses, never 0.0.0.0, and one warning says the Host check is off', async () => {
+  it("the banner lists the machine's own addresses, never 0.0.0.0, and one warning says the Host check is off", async () => {
     const server = await startServer({ args: ['--host', '0.0.0.0'] });
     const banner = await bannerOf(server);
     expect(banner).not.toContain('0.0.0.0');
@@ -90,12 +104,17 @@ describe('host = "0.0.0.0" (issue 31, item 6)', () => {
     const banner = await bannerOf(server);
     expect(banner).not.toMatch(/http:\/\/\[::\]/);
     for (const address of [...machineAddresses('IPv4'), ...machineAddresses('IPv6')]) {
-      expect(banner).toContain(address.includes(':') ? `http://[${address}]:${server.port}/api/webui` : `http://${address}:${server.port}/api/webui`);
+      expect(banner).toContain(
+        address.includes(':') ? `http://[${address}]:${server.port}/api/webui` : `http://${address}:${server.port}/api/webui`,
+      );
     }
   });
 
   it('with allowed_hosts set, the banner lists those names, no warning is printed, and the Host check is on', async () => {
-    const server = await startServer({ args: ['--host', '0.0.0.0'], config: '[webui]\nallowed_hosts = ["bot.example.com", "panel.example.com:9443"]\n' });
+    const server = await startServer({
+      args: ['--host', '0.0.0.0'],
+      config: '[webui]\nallowed_hosts = ["bot.example.com", "panel.example.com:9443"]\n',
+    });
     const banner = await bannerOf(server);
     expect(banner).not.toContain('0.0.0.0');
     expect(banner).toContain(`http://bot.example.com:${server.port}/api/webui`);

@@ -39,7 +39,10 @@ export function createApiDocs(): MiddlewareHandler {
     c.header('Content-Type', asset.type);
     c.header('X-Content-Type-Options', 'nosniff');
     // Swagger UI sets inline styles at run time; scripts stay same-origin only.
-    c.header('Content-Security-Policy', "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'");
+    c.header(
+      'Content-Security-Policy',
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
     c.header('Cache-Control', asset.type.startsWith('text/html') ? 'no-store' : 'public, max-age=3600');
     return c.body(typeof asset.body === 'string' ? asset.body : new Uint8Array(asset.body));
   };

@@ -90,13 +90,22 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
   storage.watch();
 
   const progress = new PluginProgressBoard();
-  const hub = new WsHub({ logs: feed, progress, security, logger: logger.child({ module: 'ws' }), now: () => Date.now(), newConnectionId: () => crypto.randomUUID(), maxMessageBytes: MAX_MESSAGE_BYTES });
+  const hub = new WsHub({
+    logs: feed,
+    progress,
+    security,
+    logger: logger.child({ module: 'ws' }),
+    now: () => Date.now(),
+    newConnectionId: () => crypto.randomUUID(),
+    maxMessageBytes: MAX_MESSAGE_BYTES,
+  });
   reactToRecordChanges(storage.store, hub, audit);
   warnOfWeakTokenChanges(storage.store, logger.child({ module: 'store' }));
 
   const listening: AssembledWebui['listening'] = [];
   // A Unix socket has no origin of its own: its requests carry the proxy's Host.
-  const origins = () => listening.filter(({ host }) => unixSocketPath(host) === null).map((address) => originOf(address.host, address.port));
+  const origins = () =>
+    listening.filter(({ host }) => unixSocketPath(host) === null).map((address) => originOf(address.host, address.port));
   const policy = httpPolicyFrom(settings, origins);
   const httpLogger = logger.child({ module: 'http' });
   const app = createWebuiApp({
@@ -123,10 +132,19 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
     sessionCheckShortcut: () => createSessionCheckShortcut({ services: core, policy, logger: httpLogger, audit }),
     announce(out = process.stderr) {
       const warnings = settingWarnings(settings);
-      printBanner(out, bannerAddresses(listening, settings.allowedHosts, machineAddresses()), storage, bootstrap, warnings.flatMap((warning) => warning.bannerLines));
+      printBanner(
+        out,
+        bannerAddresses(listening, settings.allowedHosts, machineAddresses()),
+        storage,
+        bootstrap,
+        warnings.flatMap((warning) => warning.bannerLines),
+      );
       for (const warning of warnings) logger.warn(warning.logFields, warning.logMessage);
       const sockets = listening.map(({ host }) => host).filter((host) => unixSocketPath(host) !== null);
-      logger.info({ addresses: [...origins(), ...sockets], dataDir: storage.dataDir, tokenSource: bootstrap.tokenSource }, 'WebUI API listening');
+      logger.info(
+        { addresses: [...origins(), ...sockets], dataDir: storage.dataDir, tokenSource: bootstrap.tokenSource },
+        'WebUI API listening',
+      );
     },
     async closeSockets(graceMs = 1_000) {
       hub.closeAll(CLOSE_GOING_AWAY, 'server shutting down');

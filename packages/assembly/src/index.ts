@@ -1,5 +1,13 @@
 export { assembleWebui, type AssembledWebui, type WebuiParts, type WebuiRuntime } from './assemble-webui.js';
-export { ConfigError, describeSettings, loadSettings, parseConfigFlags, SETTING_VARIABLES, type LoadedSettings, type WebuiSettings } from './config/index.js';
+export {
+  ConfigError,
+  describeSettings,
+  loadSettings,
+  parseConfigFlags,
+  SETTING_VARIABLES,
+  type LoadedSettings,
+  type WebuiSettings,
+} from './config/index.js';
 export { createLogger } from './logging/create-logger.js';
 export { dashboardLevel, LogFeed } from './logging/log-feed.js';
 export { createFileStore, dataDirectoryStorage, memoryStorage, jsonFileStore, type FileStorageOptions, type Storage } from './storage.js';

@@ -21,7 +21,12 @@ export interface HostBinder<Server> {
  * Binds every host on one port (0: the first host picks it, the others follow). A host that cannot
  * be bound is a warning; none bound, or a port already in use, is a startup error naming the address.
  */
-export async function listenOnHosts<Server>(hosts: readonly string[], port: number, binder: HostBinder<Server>, logger: Logger): Promise<Array<Bound<Server>>> {
+export async function listenOnHosts<Server>(
+  hosts: readonly string[],
+  port: number,
+  binder: HostBinder<Server>,
+  logger: Logger,
+): Promise<Array<Bound<Server>>> {
   const bound: Array<Bound<Server>> = [];
   let chosen = port;
   for (const host of hosts) {
@@ -38,11 +43,16 @@ export async function listenOnHosts<Server>(hosts: readonly string[], port: numb
         await Promise.all(bound.map((listener) => binder.stop(listener.server)));
         if (!inUse) throw error;
         throw new StartupError(
-          socket ? `cannot listen on ${address}: another server answers on it (stop it or pick another path)` : `cannot listen on ${address}: the port is already in use (set webui.port, WEBUI_PORT or --port)`,
+          socket
+            ? `cannot listen on ${address}: another server answers on it (stop it or pick another path)`
+            : `cannot listen on ${address}: the port is already in use (set webui.port, WEBUI_PORT or --port)`,
         );
       }
       const code = (error as { code?: unknown }).code;
-      logger.warn({ host, port: chosen, ...(typeof code === 'string' ? { code } : {}) }, `cannot listen on ${address}: ${(error as Error).message}; continuing without it`);
+      logger.warn(
+        { host, port: chosen, ...(typeof code === 'string' ? { code } : {}) },
+        `cannot listen on ${address}: ${(error as Error).message}; continuing without it`,
+      );
     }
   }
   if (bound.length === 0) throw new StartupError(`could not listen on any of ${hosts.join(', ')} (port ${port}); check webui.host`);

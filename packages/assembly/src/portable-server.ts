@@ -13,7 +13,8 @@ import { configuredStorage } from './configured-storage.js';
 import { memoryStorage } from './storage.js';
 import { systemClock, systemRandom } from './system-ports.js';
 
-const USAGE = "flags: --port N, --host LIST, --data-dir DIR, --config FILE, --memory (the token, setup and config commands are apps/server's)";
+const USAGE =
+  "flags: --port N, --host LIST, --data-dir DIR, --config FILE, --memory (the token, setup and config commands are apps/server's)";
 
 /** A runtime without the Node CLI (Bun, Deno): its arguments, process, servers and WebSocket upgrade. */
 export interface PortableRuntime<Server> extends WebuiRuntime, Omit<HostBinder<Server>, 'bind'>, ProcessControl {
@@ -49,7 +50,12 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
 
   // Their serve APIs take a socket path, but not who is on the other end: the client rule (DESIGN D3) could not be kept.
   const socketHost = loaded.settings.host.find((host) => unixSocketPath(host) !== null);
-  if (socketHost !== undefined) return exitWith(runtime, 1, `webui: cannot start: webui.host ${socketHost}: unix sockets are supported on the Node server (apps/server)`);
+  if (socketHost !== undefined)
+    return exitWith(
+      runtime,
+      1,
+      `webui: cannot start: webui.host ${socketHost}: unix sockets are supported on the Node server (apps/server)`,
+    );
 
   const hand = stopOnSignals(runtime);
   const feed = new LogFeed();

@@ -15,7 +15,8 @@ export function reactToRecordChanges(store: Pick<Store, 'record'>, hub: WsHub, a
     if (tokenChanged) hub.revokeSession(previous.accessToken);
     if (origin !== 'elsewhere') return;
     if (tokenChanged) audit.record({ event: 'token_changed', address: null, via: 'hand_edit', how: 'hand_edit' });
-    for (const name of revokedKeyNames(previous.apiKeys, record?.apiKeys)) audit.record({ event: 'key_revoked', address: null, via: 'hand_edit', key: name });
+    for (const name of revokedKeyNames(previous.apiKeys, record?.apiKeys))
+      audit.record({ event: 'key_revoked', address: null, via: 'hand_edit', key: name });
   });
 }
 

@@ -23,7 +23,12 @@ export interface SharedStoreOptions {
  */
 export function sharedStore(options: SharedStoreOptions): DirectoryStore {
   const logger = options.logger.child({ module: 'store' });
-  const redis = new RedisStore({ url: options.url, prefix: options.prefix, clock: options.clock, onEvent: (event) => logRedisEvent(logger, event) });
+  const redis = new RedisStore({
+    url: options.url,
+    prefix: options.prefix,
+    clock: options.clock,
+    onEvent: (event) => logRedisEvent(logger, event),
+  });
   return {
     store: redis,
     where: `${redis.address} (prefix ${JSON.stringify(options.prefix)})`,
@@ -54,24 +59,40 @@ async function importRecordFileOnce(redis: RedisStore, dataDir: string, logger: 
     return;
   }
   // Never a fresh temporary token in place of the operator's: a broken file stops the start, nothing changed.
-  if (file.kind === 'invalid') throw new Error(`${file.path} cannot be imported into the shared store: ${file.reason}; fix it, or move it aside to start with a new temporary token`);
+  if (file.kind === 'invalid')
+    throw new Error(
+      `${file.path} cannot be imported into the shared store: ${file.reason}; fix it, or move it aside to start with a new temporary token`,
+    );
   const swap = await redis.record.swapRecord(null, file.record);
-  if (swap.swapped) logger.info({ from: file.path, to: redis.address }, 'imported webui.json into the shared store (once; the file is left as it was and no longer read)');
+  if (swap.swapped)
+    logger.info(
+      { from: file.path, to: redis.address },
+      'imported webui.json into the shared store (once; the file is left as it was and no longer read)',
+    );
 }
 
 function logRedisEvent(logger: Logger, event: RedisStoreEvent): void {
   switch (event.kind) {
     case 'connection-lost':
-      logger.error({ address: event.address, reason: event.reason }, 'the shared store is unreachable: logins and changes answer 503 until it is back');
+      logger.error(
+        { address: event.address, reason: event.reason },
+        'the shared store is unreachable: logins and changes answer 503 until it is back',
+      );
       return;
     case 'connection-restored':
       logger.info({ address: event.address }, 'the shared store is reachable again');
       return;
     case 'record-restored':
-      logger.warn({ address: event.address }, 'the shared store came back without the token record; this instance wrote back the last one it knew');
+      logger.warn(
+        { address: event.address },
+        'the shared store came back without the token record; this instance wrote back the last one it knew',
+      );
       return;
     case 'record-refused':
-      logger.error({ address: event.address, reason: event.reason }, 'the shared store holds a record that is not valid; the last good one stays in force');
+      logger.error(
+        { address: event.address, reason: event.reason },
+        'the shared store holds a record that is not valid; the last good one stays in force',
+      );
       return;
     case 'listener-failed':
       logger.error({ reason: event.reason }, 'a listener of record changes failed; the change itself stands');

@@ -12,7 +12,10 @@ export function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
     logger.warn({}, 'webui.secret_key changed: every session is revoked and a new temporary token was made');
   }
   if (outcome.temporaryToken) {
-    logger.info({ temporary_token: outcome.temporaryToken, reason: outcome.reason }, 'temporary access token generated; log in with it and set your own');
+    logger.info(
+      { temporary_token: outcome.temporaryToken, reason: outcome.reason },
+      'temporary access token generated; log in with it and set your own',
+    );
   }
   if (outcome.weakRules.length > 0) warnOfWeakToken(logger, outcome.weakRules);
 }
@@ -22,16 +25,22 @@ export function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
  * A wildcard bind (0.0.0.0, ::) is no address anyone can open: it is shown as allowed_hosts when set
  * (the only names the Host check then serves), else as the machine's own addresses, outside ones first.
  */
-export function bannerAddresses(listening: ReadonlyArray<{ host: string; port: number }>, allowedHosts: readonly string[], machine: readonly MachineAddress[]): string[] {
+export function bannerAddresses(
+  listening: ReadonlyArray<{ host: string; port: number }>,
+  allowedHosts: readonly string[],
+  machine: readonly MachineAddress[],
+): string[] {
   const shown = new Set<string>();
   for (const { host, port } of listening) {
     if (unixSocketPath(host) !== null) shown.add(host);
     else if (!isWildcard(host)) shown.add(originOf(host, port));
-    else if (allowedHosts.length > 0) for (const entry of allowedHosts) shown.add(`http://${splitHost(entry).port === undefined ? `${entry}:${port}` : entry}`);
+    else if (allowedHosts.length > 0)
+      for (const entry of allowedHosts) shown.add(`http://${splitHost(entry).port === undefined ? `${entry}:${port}` : entry}`);
     else {
       // 0.0.0.0 takes IPv4 only; :: takes both families (Node, Bun and Deno bind it dual-stack). Link-local IPv6 needs a zone no URL carries.
       const usable = machine.filter((entry) => (host.includes(':') || entry.family === 4) && !/^fe[89ab]/i.test(entry.address));
-      for (const entry of [...usable.filter((one) => !one.internal), ...usable.filter((one) => one.internal)]) shown.add(originOf(entry.address, port));
+      for (const entry of [...usable.filter((one) => !one.internal), ...usable.filter((one) => one.internal)])
+        shown.add(originOf(entry.address, port));
       // A runtime not allowed to list interfaces still must not print the wildcard.
       if (usable.length === 0) shown.add(`http://<this machine's address>:${port}`);
     }
@@ -46,15 +55,28 @@ function isWildcard(host: string): boolean {
 }
 
 /** The few human lines an operator reads at startup: where (origins, or unix:/path), which data, and (only when temporary) the token. */
-export function printBanner(out: { write(text: string): unknown }, addresses: readonly string[], data: { where: string; tokenPlace: string }, outcome: BootstrapOutcome, warnings: readonly string[] = []): void {
+export function printBanner(
+  out: { write(text: string): unknown },
+  addresses: readonly string[],
+  data: { where: string; tokenPlace: string },
+  outcome: BootstrapOutcome,
+  warnings: readonly string[] = [],
+): void {
   const origin = addresses.find((address) => unixSocketPath(address) === null);
-  const lines = ['', 'WebUI management API', `  listening   ${addresses.map((address) => (unixSocketPath(address) === null ? `${address}/api/webui` : address)).join('  ')}`, `  data        ${data.where}`];
+  const lines = [
+    '',
+    'WebUI management API',
+    `  listening   ${addresses.map((address) => (unixSocketPath(address) === null ? `${address}/api/webui` : address)).join('  ')}`,
+    `  data        ${data.where}`,
+  ];
   if (outcome.temporaryToken) {
     const others = outcome.sharedWith ?? 0;
     lines.push(
       `  token       temporary: ${outcome.temporaryToken}`,
       // Over a Unix socket only, the browser's address is the proxy's, which the server cannot know.
-      origin === undefined ? `  login URL   <your proxy's address>/?token=${outcome.temporaryToken}` : `  login URL   ${origin}/?token=${outcome.temporaryToken}`,
+      origin === undefined
+        ? `  login URL   <your proxy's address>/?token=${outcome.temporaryToken}`
+        : `  login URL   ${origin}/?token=${outcome.temporaryToken}`,
       others > 0
         ? `              (kept: ${others} other running instance${others === 1 ? '' : 's'} on this store use${others === 1 ? 's' : ''} it; a start with none running makes a new one, until you set your own)`
         : '              (a new temporary token is made at every start until you set your own)',

@@ -1,5 +1,13 @@
 import { MemoryShortLivedState, MemoryStore, type Clock, type Store } from '@webui/core';
-import { AuditLogFile, DEFAULT_AUDIT_KEEP, DEFAULT_AUDIT_MAX_BYTES, InstanceLock, InstanceLockError, JsonFileStore, type StoreEvent } from '@webui/store-json';
+import {
+  AuditLogFile,
+  DEFAULT_AUDIT_KEEP,
+  DEFAULT_AUDIT_MAX_BYTES,
+  InstanceLock,
+  InstanceLockError,
+  JsonFileStore,
+  type StoreEvent,
+} from '@webui/store-json';
 import type { Logger } from 'pino';
 import type { DirectoryStore } from './directory-store.js';
 import { StartupError } from './startup-error.js';
@@ -85,7 +93,11 @@ export function dataDirectoryStorage(state: DirectoryStore, dataDir: string, opt
     ...options.audit,
     // One write per turn of the event loop, not per line: a login flood stays cheap, and answers wait for their line.
     groupCommit: true,
-    onError: (error) => auditLogger?.error({ err: String(error) }, 'security events cannot be written to the audit log; the server goes on and tries again with the next one'),
+    onError: (error) =>
+      auditLogger?.error(
+        { err: String(error) },
+        'security events cannot be written to the audit log; the server goes on and tries again with the next one',
+      ),
   });
   const openStore = async (): Promise<void> => {
     try {
@@ -132,7 +144,10 @@ export function dataDirectoryStorage(state: DirectoryStore, dataDir: string, opt
 /** The quick start: the whole state in memory, nothing written, gone when the process stops. */
 export function memoryStorage(clock: Clock, logger: Logger): Storage {
   const storeLogger = logger.child({ module: 'store' });
-  const store = new MemoryStore(clock, { onListenerError: (error) => storeLogger.error({ err: String(error) }, describeStoreEvent({ kind: 'listener-failed', reason: String(error) })) });
+  const store = new MemoryStore(clock, {
+    onListenerError: (error) =>
+      storeLogger.error({ err: String(error) }, describeStoreEvent({ kind: 'listener-failed', reason: String(error) })),
+  });
   return {
     store,
     where: 'in memory (--memory: nothing is written)',

@@ -32,7 +32,8 @@ interface Packed {
 function run(cmd: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Output> {
   return new Promise((resolve, reject) => {
     execFile(cmd, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${cmd} ${args.join(' ')} (in ${cwd}) failed: ${error.message}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
+      if (error)
+        reject(new Error(`${cmd} ${args.join(' ')} (in ${cwd}) failed: ${error.message}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
       else resolve({ stdout, stderr });
     });
   });
@@ -69,12 +70,24 @@ async function attwProblems({ name, tarball }: Packed): Promise<string[]> {
 
 /** A project of its own outside the workspace, with the tarballs and what the examples need installed by pnpm. */
 async function installScratchProject(dir: string, packed: readonly Packed[]): Promise<void> {
-  const ownManifest = JSON.parse(readFileSync(join(ROOT, 'packages', 'assembly', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const ownManifest = JSON.parse(readFileSync(join(ROOT, 'packages', 'assembly', 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
   const tarballs = Object.fromEntries(packed.map(({ name, tarball }) => [name, `file:${tarball}`]));
   // The tarballs depend on each other by version (pnpm pack rewrote workspace:*): point those at the tarballs, never at the registry.
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'webui-packed-scratch', private: true, type: 'module', pnpm: { overrides: tarballs } }, null, 2));
-  const examples = [`@hono/node-server@${ownManifest.dependencies['@hono/node-server']}`, `hono@${ownManifest.dependencies['hono']}`, '@hono/node-ws@~1.3.1'];
-  await run(join(BIN, 'pnpm'), ['add', ...packed.map(({ tarball }) => tarball), ...examples, '--prefer-offline'], dir, { ...process.env, CI: 'true' });
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'webui-packed-scratch', private: true, type: 'module', pnpm: { overrides: tarballs } }, null, 2),
+  );
+  const examples = [
+    `@hono/node-server@${ownManifest.dependencies['@hono/node-server']}`,
+    `hono@${ownManifest.dependencies['hono']}`,
+    '@hono/node-ws@~1.3.1',
+  ];
+  await run(join(BIN, 'pnpm'), ['add', ...packed.map(({ tarball }) => tarball), ...examples, '--prefer-offline'], dir, {
+    ...process.env,
+    CI: 'true',
+  });
 }
 
 // vitest's `it` and `expect` as the README example uses them, over node:assert, so the example runs as plain JavaScript.
@@ -196,10 +209,14 @@ describe('the packages as published', () => {
     expect(problems, problems.join('\n')).toEqual([]);
   });
 
-  it('pass attw', async () => {
-    const problems = (await Promise.all(packed.map(attwProblems))).flat();
-    expect(problems, problems.join('\n')).toEqual([]);
-  }, SLOW_STEP_MS);
+  it(
+    'pass attw',
+    async () => {
+      const problems = (await Promise.all(packed.map(attwProblems))).flat();
+      expect(problems, problems.join('\n')).toEqual([]);
+    },
+    SLOW_STEP_MS,
+  );
 
   describe('installed in a project outside the workspace', () => {
     let project = '';
@@ -209,46 +226,60 @@ describe('the packages as published', () => {
       await installScratchProject(project, packed);
     }, SLOW_STEP_MS);
 
-    it('run the core README example on Node, Bun and Deno', async () => {
-      writeFileSync(join(project, 'example.mjs'), EXAMPLE_PRELUDE + coreReadmeExample() + EXAMPLE_EPILOGUE);
-      const bun = join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe');
-      const deno = (require('deno/install_api.cjs') as { runInstall(): string }).runInstall();
-      const runs = await Promise.all([
-        run(process.execPath, ['example.mjs'], project),
-        run(bun, ['example.mjs'], project),
-        // Deno 2 reads the project's package.json and node_modules; no permission is needed, none is asked for.
-        run(deno, ['run', '--quiet', '--no-prompt', 'example.mjs'], project),
-      ]);
-      expect(runs.map(({ stdout }) => stdout)).toEqual(Array(3).fill('passed: keeps a ban for 10 minutes\n'));
-    }, SLOW_STEP_MS);
+    it(
+      'run the core README example on Node, Bun and Deno',
+      async () => {
+        writeFileSync(join(project, 'example.mjs'), EXAMPLE_PRELUDE + coreReadmeExample() + EXAMPLE_EPILOGUE);
+        const bun = join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe');
+        const deno = (require('deno/install_api.cjs') as { runInstall(): string }).runInstall();
+        const runs = await Promise.all([
+          run(process.execPath, ['example.mjs'], project),
+          run(bun, ['example.mjs'], project),
+          // Deno 2 reads the project's package.json and node_modules; no permission is needed, none is asked for.
+          run(deno, ['run', '--quiet', '--no-prompt', 'example.mjs'], project),
+        ]);
+        expect(runs.map(({ stdout }) => stdout)).toEqual(Array(3).fill('passed: keeps a ban for 10 minutes\n'));
+      },
+      SLOW_STEP_MS,
+    );
 
-    it('serve the API from a minimal Node server', async () => {
-      writeFileSync(join(project, 'server.mjs'), SERVER);
-      const dataDir = join(project, 'data');
-      const output: Output = { stdout: '', stderr: '' };
-      const child = spawn(process.execPath, ['server.mjs', dataDir], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
-      children.push(child);
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
-      const port = await waitForListening(child, output);
+    it(
+      'serve the API from a minimal Node server',
+      async () => {
+        writeFileSync(join(project, 'server.mjs'), SERVER);
+        const dataDir = join(project, 'data');
+        const output: Output = { stdout: '', stderr: '' };
+        const child = spawn(process.execPath, ['server.mjs', dataDir], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+        children.push(child);
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+        const port = await waitForListening(child, output);
 
-      const health = await send(port, 'GET', '/api/webui/health');
-      expect(health.status, health.body).toBe(200);
-      expect(JSON.parse(health.body)).toMatchObject({ status: 'healthy' });
+        const health = await send(port, 'GET', '/api/webui/health');
+        expect(health.status, health.body).toBe(200);
+        expect(JSON.parse(health.body)).toMatchObject({ status: 'healthy' });
 
-      const { access_token: token } = JSON.parse(readFileSync(join(dataDir, 'webui.json'), 'utf8')) as { access_token: string };
-      const verify = await send(port, 'POST', '/api/webui/auth/verify', { Host: `127.0.0.1:${port}`, 'Content-Type': 'application/json' }, JSON.stringify({ token }));
-      expect(verify.status, verify.body).toBe(200);
-      expect(JSON.parse(verify.body)).toMatchObject({ valid: true });
-      const cookies = verify.headers['set-cookie'] ?? [];
-      expect(cookies).toHaveLength(1);
-      expect(cookies[0]).toMatch(/^bot_session=[^;]+;/);
-      expect(cookies[0]).toMatch(/;\s*HttpOnly(;|$)/i);
+        const { access_token: token } = JSON.parse(readFileSync(join(dataDir, 'webui.json'), 'utf8')) as { access_token: string };
+        const verify = await send(
+          port,
+          'POST',
+          '/api/webui/auth/verify',
+          { Host: `127.0.0.1:${port}`, 'Content-Type': 'application/json' },
+          JSON.stringify({ token }),
+        );
+        expect(verify.status, verify.body).toBe(200);
+        expect(JSON.parse(verify.body)).toMatchObject({ valid: true });
+        const cookies = verify.headers['set-cookie'] ?? [];
+        expect(cookies).toHaveLength(1);
+        expect(cookies[0]).toMatch(/^bot_session=[^;]+;/);
+        expect(cookies[0]).toMatch(/;\s*HttpOnly(;|$)/i);
 
-      // The setup page is the assembly's built dist/web, which only the tarball can have brought.
-      const page = await send(port, 'GET', '/', { Host: `127.0.0.1:${port}` });
-      expect(page.status).toBe(200);
-      expect(page.headers['content-type']).toMatch(/^text\/html/);
-    }, SLOW_STEP_MS);
+        // The setup page is the assembly's built dist/web, which only the tarball can have brought.
+        const page = await send(port, 'GET', '/', { Host: `127.0.0.1:${port}` });
+        expect(page.status).toBe(200);
+        expect(page.headers['content-type']).toMatch(/^text\/html/);
+      },
+      SLOW_STEP_MS,
+    );
   });
 });

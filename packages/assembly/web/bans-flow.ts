@@ -8,7 +8,10 @@ import type { SessionFlow, SessionPanel } from './session-flow.js';
 
 /** What a person reads after a lift: the keys lifted, or why nothing was. */
 function liftedMessage(target: string, lifted: readonly BanEntry[]): string {
-  if (lifted.length === 0) return target === 'all' ? 'Nothing to lift: the list was already empty.' : `Nothing to lift for ${target}: its ban ended or was lifted already.`;
+  if (lifted.length === 0)
+    return target === 'all'
+      ? 'Nothing to lift: the list was already empty.'
+      : `Nothing to lift for ${target}: its ban ended or was lifted already.`;
   return `Lifted: ${lifted.map((entry) => entry.key).join(', ')}.`;
 }
 
@@ -45,13 +48,19 @@ export class BansFlow implements SessionPanel {
 
   private async reload(): Promise<void> {
     const generation = this.generation;
-    const bans = await this.session.call(() => this.client.listBans(), (error) => this.refused(error, 'The list could not be read'));
+    const bans = await this.session.call(
+      () => this.client.listBans(),
+      (error) => this.refused(error, 'The list could not be read'),
+    );
     if (bans === undefined || generation !== this.generation) return;
     showBans(bans, (key, button) => void this.run(button, () => this.lift(key)));
   }
 
   private async lift(target: string): Promise<void> {
-    const lifted = await this.session.call(() => this.client.liftBan(target), (error) => this.refused(error, 'Nothing was lifted'));
+    const lifted = await this.session.call(
+      () => this.client.liftBan(target),
+      (error) => this.refused(error, 'Nothing was lifted'),
+    );
     if (lifted === undefined) return;
     notify(liftedMessage(target, lifted));
     await this.reload();

@@ -17,7 +17,10 @@ export async function guarded(work: () => Promise<void>, errorTarget: HTMLElemen
   try {
     await work();
   } catch (error) {
-    setText(errorTarget, error instanceof NetworkError ? error.message : `Something went wrong: ${error instanceof Error ? error.message : String(error)}`);
+    setText(
+      errorTarget,
+      error instanceof NetworkError ? error.message : `Something went wrong: ${error instanceof Error ? error.message : String(error)}`,
+    );
     reveal?.();
   }
 }

@@ -57,14 +57,20 @@ export class KeysFlow implements SessionPanel {
 
   private async reload(): Promise<void> {
     const generation = this.generation;
-    const keys = await this.session.call(() => this.client.listKeys(), (error) => this.refused(error, 'The list could not be read'));
+    const keys = await this.session.call(
+      () => this.client.listKeys(),
+      (error) => this.refused(error, 'The list could not be read'),
+    );
     if (keys === undefined || generation !== this.generation) return;
     showKeys(keys, (name, button) => void this.run(button, () => this.revoke(name)));
   }
 
   private async create(name: string, scope: 'read' | 'admin', expires: string | null): Promise<void> {
     const generation = this.generation;
-    const created = await this.session.call(() => this.client.createKey({ name, scope, expires }), (error) => this.refused(error, 'The key was not created'));
+    const created = await this.session.call(
+      () => this.client.createKey({ name, scope, expires }),
+      (error) => this.refused(error, 'The key was not created'),
+    );
     if (created === undefined || generation !== this.generation) return;
     ui.keys.form.reset();
     revealKey(created.name, created.key);
@@ -72,7 +78,10 @@ export class KeysFlow implements SessionPanel {
   }
 
   private async revoke(name: string): Promise<void> {
-    const revoked = await this.session.call(() => this.client.revokeKey(name), (error) => this.refused(error, 'The key was not revoked'));
+    const revoked = await this.session.call(
+      () => this.client.revokeKey(name),
+      (error) => this.refused(error, 'The key was not revoked'),
+    );
     if (revoked === undefined) return;
     if (shownKeyName() === name) hideKey();
     notify(`Revoked ${name}: it is refused from now on.`);

@@ -44,6 +44,13 @@ function keyRow(entry: KeyEntry, revoke: RevokeHandler): HTMLTableRowElement {
   onConfirmedPress(button, 'Confirm revoke', () => revoke(entry.name, button));
   const action = document.createElement('td');
   action.append(button);
-  row.append(name, scope, timeCell(entry.created_at, '—', 'key-created'), expires, timeCell(entry.last_used_at, 'never', 'key-last-used'), action);
+  row.append(
+    name,
+    scope,
+    timeCell(entry.created_at, '—', 'key-created'),
+    expires,
+    timeCell(entry.last_used_at, 'never', 'key-last-used'),
+    action,
+  );
   return row;
 }

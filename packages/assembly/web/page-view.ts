@@ -20,7 +20,8 @@ export function setText(element: HTMLElement, text: string | null): void {
 }
 
 export function clearErrors(): void {
-  for (const element of [ui.login.error, ui.regenerate.error, ui.setup.error, ui.status.error, ui.bans.error, ui.keys.error]) setText(element, null);
+  for (const element of [ui.login.error, ui.regenerate.error, ui.setup.error, ui.status.error, ui.bans.error, ui.keys.error])
+    setText(element, null);
   ui.tokenRefusal.box.hidden = true;
   ui.tokenRefusal.violations.replaceChildren();
 }

@@ -119,7 +119,11 @@ export class SessionFlow {
       return { ok: false, message: failureMessage(error, `Login failed (HTTP ${error.status}).`) };
     }
     if (!result.valid) return { ok: false, message: typeof result.message === 'string' ? result.message : 'Invalid token.' };
-    await this.enter({ requiresCustomToken: result.requires_custom_token === true, tokenSource: result.token_source ?? 'unknown', isFirstSetup: result.is_first_setup === true });
+    await this.enter({
+      requiresCustomToken: result.requires_custom_token === true,
+      tokenSource: result.token_source ?? 'unknown',
+      isFirstSetup: result.is_first_setup === true,
+    });
     return { ok: true };
   }
 

@@ -19,7 +19,9 @@ export function bindSetupFlow(client: WebuiClient, session: SessionFlow): void {
     guarded(
       () =>
         busy(button, async () => {
-          const result = await session.call(request, (error) => setText(errorTarget, failureMessage(error, `${refusal} (HTTP ${error.status}).`)));
+          const result = await session.call(request, (error) =>
+            setText(errorTarget, failureMessage(error, `${refusal} (HTTP ${error.status}).`)),
+          );
           if (result !== undefined) done();
         }),
       errorTarget,

@@ -36,4 +36,8 @@ bindNewTokenPanel();
 bindNewKeyPanel();
 renderTokenRules();
 
-void guarded(() => session.start(tokenFromUrl), ui.login.error, () => show('login'));
+void guarded(
+  () => session.start(tokenFromUrl),
+  ui.login.error,
+  () => show('login'),
+);

@@ -19,5 +19,7 @@ export function timeCell(iso: string | null, absent: string, className: string):
 function localTime(iso: string): string {
   const when = new Date(iso);
   if (Number.isNaN(when.getTime())) return iso;
-  return when.toDateString() === new Date().toDateString() ? when.toLocaleTimeString([], { hour12: false }) : when.toLocaleString([], { hour12: false });
+  return when.toDateString() === new Date().toDateString()
+    ? when.toLocaleTimeString([], { hour12: false })
+    : when.toLocaleString([], { hour12: false });
 }

@@ -10,7 +10,12 @@ import type { SessionFlow } from './session-flow.js';
 function showUpdateRefusal(error: WebuiError): void {
   const listed = bodyField(error, 'violations');
   const violations = Array.isArray(listed) ? listed.filter((v): v is string => typeof v === 'string') : [];
-  showTokenRefusal(violations.length > 0 ? 'This token is not accepted. It needs:' : failureMessage(error, `The token was not changed (HTTP ${error.status}).`), violations);
+  showTokenRefusal(
+    violations.length > 0
+      ? 'This token is not accepted. It needs:'
+      : failureMessage(error, `The token was not changed (HTTP ${error.status}).`),
+    violations,
+  );
 }
 
 /** Replacing the temporary token: one of the person's choosing, or a random one shown once; then a login with it. */

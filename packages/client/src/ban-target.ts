@@ -5,7 +5,9 @@
 export function banTargetSegment(target: string): string {
   // No path segment can carry these: '' addresses the list itself, and URL parsing resolves `.` and `..` (even as %2E) away.
   if (target === '' || target === '.' || target === '..') {
-    throw new TypeError(`liftBan(${JSON.stringify(target)}): the target must be \`all\`, an address, a CIDR or a key as listBans() lists it.`);
+    throw new TypeError(
+      `liftBan(${JSON.stringify(target)}): the target must be \`all\`, an address, a CIDR or a key as listBans() lists it.`,
+    );
   }
   return encodeURIComponent(target);
 }

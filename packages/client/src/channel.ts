@@ -59,7 +59,11 @@ export interface WebuiChannel {
   subscribe<D extends string>(domain: D, topic: string, data?: ChannelSubscribeData<D>): Promise<ChannelResponse>;
   unsubscribe(domain: string, topic: string): Promise<ChannelResponse>;
   /** Calls `listener` for every event `event` of `domain` (`'*'` for every event of it); returns the function that stops it. */
-  on<D extends string, E extends string>(domain: D, event: E, listener: (data: ChannelEventData<D, E>, envelope: ChannelEvent) => void): () => void;
+  on<D extends string, E extends string>(
+    domain: D,
+    event: E,
+    listener: (data: ChannelEventData<D, E>, envelope: ChannelEvent) => void,
+  ): () => void;
   /** Sends a ping and resolves with the `ts` of the pong. */
   ping(): Promise<number>;
   close(code?: number, reason?: string): Promise<ChannelClose>;
@@ -104,9 +108,17 @@ export function connectChannel(url: string, WebSocketImpl: WebSocketConstructor,
       }, timeoutMs);
     });
 
-  const notOpen = () => new Error(closeInfo ? `WebUI channel closed (${closeInfo.code}${closeInfo.reason ? ` ${closeInfo.reason}` : ''})` : 'WebUI channel is not open');
+  const notOpen = () =>
+    new Error(
+      closeInfo ? `WebUI channel closed (${closeInfo.code}${closeInfo.reason ? ` ${closeInfo.reason}` : ''})` : 'WebUI channel is not open',
+    );
 
-  const request = (message: { op: 'subscribe' | 'unsubscribe'; domain: string; topic: string; data?: unknown }): Promise<ChannelResponse> => {
+  const request = (message: {
+    op: 'subscribe' | 'unsubscribe';
+    domain: string;
+    topic: string;
+    data?: unknown;
+  }): Promise<ChannelResponse> => {
     if (socket.readyState !== OPEN) return Promise.reject(notOpen());
     const id = `c${nextId++}`;
     return withTimeout<ChannelResponse>(`response to ${message.op} ${message.domain}/${message.topic}`, (resolve, reject) => {
@@ -119,7 +131,8 @@ export function connectChannel(url: string, WebSocketImpl: WebSocketConstructor,
   const channel = (connectionId: string): WebuiChannel => ({
     connectionId,
     closed,
-    subscribe: (domain, topic, data) => request(data === undefined ? { op: 'subscribe', domain, topic } : { op: 'subscribe', domain, topic, data }),
+    subscribe: (domain, topic, data) =>
+      request(data === undefined ? { op: 'subscribe', domain, topic } : { op: 'subscribe', domain, topic, data }),
     unsubscribe: (domain, topic) => request({ op: 'unsubscribe', domain, topic }),
     on(domain, event, listener) {
       const key = `${domain}/${event}`;

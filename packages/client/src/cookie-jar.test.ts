@@ -33,7 +33,10 @@ describe('CookieJar', () => {
 
   it('splits a joined Set-Cookie header of runtimes without getSetCookie', () => {
     const jar = new CookieJar();
-    const joined = { getSetCookie: undefined, get: () => 'a=1; Expires=Wed, 21 Oct 2099 07:28:00 GMT; Path=/, b=2; Path=/' } as unknown as Headers;
+    const joined = {
+      getSetCookie: undefined,
+      get: () => 'a=1; Expires=Wed, 21 Oct 2099 07:28:00 GMT; Path=/, b=2; Path=/',
+    } as unknown as Headers;
     jar.store(joined);
     expect(jar.header()).toBe('a=1; b=2');
   });

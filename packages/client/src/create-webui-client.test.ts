@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createWebuiClient, type BanEntry, type KeyEntry } from './create-webui-client.js';
 import type { FetchLike } from './session-fetch.js';
-import { failLoginsFrom, loginFromAnotherAddress, rotateTokenBehindTheBack, startWebuiServer, type WebuiServer } from './testing/webui-server.js';
+import {
+  failLoginsFrom,
+  loginFromAnotherAddress,
+  rotateTokenBehindTheBack,
+  startWebuiServer,
+  type WebuiServer,
+} from './testing/webui-server.js';
 import { WebuiError } from './webui-error.js';
 
 const STRONG_TOKEN = 'Client-Test_Token!2024';
@@ -26,7 +32,11 @@ function recordingFetch(): { fetch: FetchLike; calls: string[]; headers: SentHea
       const request = new Request(input, init);
       const response = await fetch(request);
       calls.push(`${request.method} ${new URL(request.url).pathname.replace('/api/webui', '')} -> ${response.status}`);
-      headers.push({ cookie: request.headers.get('cookie'), authorization: request.headers.get('authorization'), setCookie: response.headers.get('set-cookie') });
+      headers.push({
+        cookie: request.headers.get('cookie'),
+        authorization: request.headers.get('authorization'),
+        setCookie: response.headers.get('set-cookie'),
+      });
       return response;
     },
   };
@@ -134,7 +144,12 @@ describe('createWebuiClient against the real server', () => {
     expect(response).toMatchObject({ op: 'response', ok: true, data: { domain: 'logs', topic: 'main' } });
     const entries = await snapshot;
     expect(entries.length).toBeGreaterThan(0);
-    expect(entries[0]).toMatchObject({ id: expect.any(String), timestamp: expect.any(String), level: expect.any(String), message: expect.any(String) });
+    expect(entries[0]).toMatchObject({
+      id: expect.any(String),
+      timestamp: expect.any(String),
+      level: expect.any(String),
+      message: expect.any(String),
+    });
 
     const unknown = await channel.subscribe('nope', 'main');
     expect(unknown).toMatchObject({ ok: false, error: { code: 'unknown_topic' } });
@@ -144,7 +159,13 @@ describe('createWebuiClient against the real server', () => {
     // A live entry arrives once the server logs something (a login from a new address does).
     const entry = new Promise<LogEntry>((resolve) => channel.on('logs', 'entry', (data) => resolve(data.entry)));
     expect(await loginFromAnotherAddress(server, '127.0.0.21')).toBe(200);
-    expect(await entry).toEqual({ id: expect.any(String), timestamp: expect.any(String), level: expect.stringMatching(/^(DEBUG|INFO|WARNING|ERROR|CRITICAL)$/), module: expect.any(String), message: expect.any(String) });
+    expect(await entry).toEqual({
+      id: expect.any(String),
+      timestamp: expect.any(String),
+      level: expect.stringMatching(/^(DEBUG|INFO|WARNING|ERROR|CRITICAL)$/),
+      module: expect.any(String),
+      message: expect.any(String),
+    });
 
     await client.regenerateToken();
     expect(await channel.closed).toMatchObject({ code: 4001 });
@@ -258,7 +279,9 @@ describe('createWebuiClient with API keys', () => {
   afterAll(() => server?.stop());
 
   it('refuses a token and an API key together, and an empty key, at construction', () => {
-    expect(() => createWebuiClient({ baseUrl: server.baseUrl, token: 'some-token', apiKey: 'wk_x' })).toThrow(/either `token`.*or `apiKey`.*not both/);
+    expect(() => createWebuiClient({ baseUrl: server.baseUrl, token: 'some-token', apiKey: 'wk_x' })).toThrow(
+      /either `token`.*or `apiKey`.*not both/,
+    );
     expect(() => createWebuiClient({ baseUrl: server.baseUrl, apiKey: '' })).toThrow(TypeError);
   });
 
@@ -266,7 +289,17 @@ describe('createWebuiClient with API keys', () => {
     const created = await operator.createKey({ name: 'ci-read' });
     readKey = created.key;
     expect(readKey).toMatch(/^wk_[A-Za-z0-9_-]{43}$/);
-    expect(created).toEqual({ success: true, key: readKey, message: expect.stringContaining('only'), name: 'ci-read', scope: 'read', created_at: expect.any(String), expires_at: null, last_used_at: null, expired: false });
+    expect(created).toEqual({
+      success: true,
+      key: readKey,
+      message: expect.stringContaining('only'),
+      name: 'ci-read',
+      scope: 'read',
+      created_at: expect.any(String),
+      expires_at: null,
+      last_used_at: null,
+      expired: false,
+    });
 
     const admin = await operator.createKey({ name: 'deploy', scope: 'admin', expires: '90d' });
     expect(admin).toMatchObject({ name: 'deploy', scope: 'admin', expired: false });
@@ -277,13 +310,18 @@ describe('createWebuiClient with API keys', () => {
       ['ci-read', 'read'],
       ['deploy', 'admin'],
     ]);
-    for (const entry of listed) expect(Object.keys(entry).sort()).toEqual(['created_at', 'expired', 'expires_at', 'last_used_at', 'name', 'scope']);
+    for (const entry of listed)
+      expect(Object.keys(entry).sort()).toEqual(['created_at', 'expired', 'expires_at', 'last_used_at', 'name', 'scope']);
     expect(JSON.stringify(listed)).not.toContain(readKey);
     expect(JSON.stringify(server.webuiFile())).not.toContain(readKey);
   });
 
-  it('refuses a taken name, a bad name and a bad lifetime with the server\'s code and detail', async () => {
-    await expect(operator.createKey({ name: 'ci-read' })).rejects.toMatchObject({ status: 409, code: 'key_name_taken', detail: expect.stringContaining('exists') });
+  it("refuses a taken name, a bad name and a bad lifetime with the server's code and detail", async () => {
+    await expect(operator.createKey({ name: 'ci-read' })).rejects.toMatchObject({
+      status: 409,
+      code: 'key_name_taken',
+      detail: expect.stringContaining('exists'),
+    });
     await expect(operator.createKey({ name: '-bad name' })).rejects.toMatchObject({ status: 400, code: 'invalid_key_name' });
     await expect(operator.createKey({ name: 'later', expires: 'soon' })).rejects.toMatchObject({ status: 400, code: 'invalid_expiry' });
   });
@@ -291,7 +329,12 @@ describe('createWebuiClient with API keys', () => {
   it('a read key lists, reads and opens the channel, sending only the bearer: no cookie, no /auth/verify', async () => {
     const recorder = recordingFetch();
     const client = createWebuiClient({ baseUrl: server.baseUrl, apiKey: readKey, fetch: recorder.fetch, WebSocket });
-    expect(await client.check()).toEqual({ authenticated: true, token_source: 'temporary', requires_custom_token: true, key: { name: 'ci-read', scope: 'read' } });
+    expect(await client.check()).toEqual({
+      authenticated: true,
+      token_source: 'temporary',
+      requires_custom_token: true,
+      key: { name: 'ci-read', scope: 'read' },
+    });
     expect((await client.listKeys()).map((entry) => entry.name)).toEqual(['ci-read', 'deploy']);
     expect(await client.setupStatus()).toMatchObject({ token_source: 'temporary' });
 
@@ -306,7 +349,14 @@ describe('createWebuiClient with API keys', () => {
     await expect(client.login('anything')).rejects.toThrow(TypeError);
     expect(() => client.setToken('anything')).toThrow(TypeError);
 
-    expect(recorder.calls).toEqual(['GET /auth/check -> 200', 'GET /keys -> 200', 'GET /setup/status -> 200', 'GET /ws-token -> 200', 'POST /setup/complete -> 403', 'POST /keys -> 403']);
+    expect(recorder.calls).toEqual([
+      'GET /auth/check -> 200',
+      'GET /keys -> 200',
+      'GET /setup/status -> 200',
+      'GET /ws-token -> 200',
+      'POST /setup/complete -> 403',
+      'POST /keys -> 403',
+    ]);
     expect(recorder.headers).toEqual(recorder.calls.map(() => ({ cookie: null, authorization: `Bearer ${readKey}`, setCookie: null })));
     expect(server.webuiFile()['first_setup_completed']).toBe(false);
   });
@@ -316,7 +366,11 @@ describe('createWebuiClient with API keys', () => {
     const admin = createWebuiClient({ baseUrl: server.baseUrl, token: server.token(), fetch: recorder.fetch });
     expect((await admin.login()).valid).toBe(true);
     // Sent as is, the `/` would make a segment too many and hit no route; encoded, the server reads the name back.
-    await expect(admin.revokeKey('no such/key?')).rejects.toMatchObject({ status: 404, code: 'unknown_key', detail: expect.stringContaining('"no such/key?"') });
+    await expect(admin.revokeKey('no such/key?')).rejects.toMatchObject({
+      status: 404,
+      code: 'unknown_key',
+      detail: expect.stringContaining('"no such/key?"'),
+    });
     expect(recorder.calls.filter((call) => call.startsWith('DELETE'))).toEqual(['DELETE /keys/no%20such%2Fkey%3F -> 404']);
     await expect(admin.revokeKey('..')).rejects.toThrow(TypeError);
 

@@ -175,7 +175,12 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
   const loginAfterRotation = async (newToken: string) => {
     token = newToken;
     const result = await login(newToken);
-    if (!result.valid) throw new WebuiError({ status: 401, code: 'login_failed', detail: `The token was changed but logging in with it failed: ${result.message}` });
+    if (!result.valid)
+      throw new WebuiError({
+        status: 401,
+        code: 'login_failed',
+        detail: `The token was changed but logging in with it failed: ${result.message}`,
+      });
   };
 
   const wsTicket = async (): Promise<WsTicketResult> => {
@@ -230,7 +235,8 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
     wsTicket,
     async openChannel(channelOptions) {
       const WebSocketImpl = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-      if (!WebSocketImpl) throw new TypeError('No WebSocket in this runtime: pass createWebuiClient({ WebSocket }) (on Node 20, from the `ws` package).');
+      if (!WebSocketImpl)
+        throw new TypeError('No WebSocket in this runtime: pass createWebuiClient({ WebSocket }) (on Node 20, from the `ws` package).');
       const ticket = await wsTicket();
       if (!ticket.success) throw new WebuiError({ status: 401, code: 'not_authenticated', detail: ticket.message });
       const url = new URL(`${origin}${API_PREFIX}/ws`);
@@ -241,13 +247,17 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
   };
 }
 
-const KEY_CLIENT_LOGIN = 'This client sends an API key on every request and does not log in; create another client with { token } for that.';
+const KEY_CLIENT_LOGIN =
+  'This client sends an API key on every request and does not log in; create another client with { token } for that.';
 
 /** The API key of the options, refusing what cannot work: a key and a token together, or an empty key. */
 function checkedApiKey(options: WebuiClientOptions): string | undefined {
   const { apiKey, token } = options;
   if (apiKey === undefined) return undefined;
-  if (token !== undefined) throw new TypeError('createWebuiClient: pass either `token` (log in with the access token) or `apiKey` (send a key as the bearer), not both.');
+  if (token !== undefined)
+    throw new TypeError(
+      'createWebuiClient: pass either `token` (log in with the access token) or `apiKey` (send a key as the bearer), not both.',
+    );
   if (apiKey === '') throw new TypeError('createWebuiClient: `apiKey` is empty; pass the key `POST /api/webui/keys` showed (wk_...).');
   return apiKey;
 }

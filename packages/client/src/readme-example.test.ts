@@ -7,7 +7,11 @@ import { loginFromAnotherAddress, rotateTokenBehindTheBack, startWebuiServer, ty
 /** The script of README.md, line for line (the test below checks that they stay the same). */
 async function readmeScript(): Promise<void> {
   // readme-example:start
-  const client = createWebuiClient({ baseUrl: process.env.WEBUI_URL ?? 'http://127.0.0.1:8001', token: process.env.WEBUI_TOKEN, WebSocket });
+  const client = createWebuiClient({
+    baseUrl: process.env.WEBUI_URL ?? 'http://127.0.0.1:8001',
+    token: process.env.WEBUI_TOKEN,
+    WebSocket,
+  });
   const login = await client.login();
   if (!login.valid) throw new Error(login.message);
   console.log(await client.check());
@@ -28,7 +32,10 @@ async function readmeKeyScript(baseUrl: string, token: string): Promise<void> {
   const { key } = await admin.createKey({ name: 'monitor', scope: 'read', expires: '90d' });
   // In the monitoring script: the key on every request, no login, no cookie.
   const monitor = createWebuiClient({ baseUrl, apiKey: key, WebSocket });
-  console.log((await monitor.check()).authenticated, (await monitor.listKeys()).map((entry) => `${entry.name} ${entry.scope} ${entry.expires_at ?? 'never'}`));
+  console.log(
+    (await monitor.check()).authenticated,
+    (await monitor.listKeys()).map((entry) => `${entry.name} ${entry.scope} ${entry.expires_at ?? 'never'}`),
+  );
   const channel = await monitor.openChannel();
   await channel.subscribe('logs', 'main', { replay: 0 });
   // Revoked, the key is refused from its next request on, and its channel closes (4001).
@@ -80,7 +87,9 @@ describe('the README script', () => {
     vi.stubEnv('WEBUI_URL', server.baseUrl);
     vi.stubEnv('WEBUI_TOKEN', server.token());
     const printed: string[] = [];
-    vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void printed.push(args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg))).join(' ')));
+    vi.spyOn(console, 'log').mockImplementation(
+      (...args: unknown[]) => void printed.push(args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg))).join(' ')),
+    );
 
     const running = readmeScript();
     await vi.waitFor(() => expect(printed.some((line) => line.endsWith('recent log entries'))).toBe(true), { timeout: 5_000 });
@@ -99,7 +108,9 @@ describe('the README script', () => {
 
   it('makes a read key, uses it with no login and no cookie, and revokes it: its channel closes with 4001', async () => {
     const printed: string[] = [];
-    vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void printed.push(args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg))).join(' ')));
+    vi.spyOn(console, 'log').mockImplementation(
+      (...args: unknown[]) => void printed.push(args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg))).join(' ')),
+    );
     await readmeKeyScript(server.baseUrl, server.token());
     expect(printed).toEqual([expect.stringMatching(/^true \["monitor read \d{4}-\d\d-\d\dT[\d:.]+Z"\]$/), 'channel closed 4001']);
     expect(server.webuiFile()['api_keys']).toEqual([]);

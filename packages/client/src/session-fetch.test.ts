@@ -8,10 +8,17 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 
 /** A fake server answering from a script of responses, recording what it was sent. */
 function scripted(...answers: Array<() => Response>) {
-  const seen: Array<{ url: string; cookie: string | null; authorization: string | null; credentials: RequestCredentials; body: string }> = [];
+  const seen: Array<{ url: string; cookie: string | null; authorization: string | null; credentials: RequestCredentials; body: string }> =
+    [];
   const fetch: FetchLike = async (input, init) => {
     const request = new Request(input, init);
-    seen.push({ url: new URL(request.url).pathname, cookie: request.headers.get('cookie'), authorization: request.headers.get('authorization'), credentials: request.credentials, body: await request.text() });
+    seen.push({
+      url: new URL(request.url).pathname,
+      cookie: request.headers.get('cookie'),
+      authorization: request.headers.get('authorization'),
+      credentials: request.credentials,
+      body: await request.text(),
+    });
     const next = answers.shift();
     if (!next) throw new Error('no more scripted answers');
     return next();
@@ -26,7 +33,14 @@ describe('createSessionFetch', () => {
       () => json(200, { ok: true }),
     );
     const sleep = vi.fn(async () => undefined);
-    const send = createSessionFetch({ fetch: server.fetch, jar: new CookieJar(), maxRetries: 1, maxRetryAfter: 60, relogin: async () => false, sleep });
+    const send = createSessionFetch({
+      fetch: server.fetch,
+      jar: new CookieJar(),
+      maxRetries: 1,
+      maxRetryAfter: 60,
+      relogin: async () => false,
+      sleep,
+    });
     const response = await send('http://h/api/webui/x', { method: 'POST', body: '{"a":1}' });
     expect(response.status).toBe(200);
     expect(sleep).toHaveBeenCalledWith(2_000);
@@ -36,14 +50,28 @@ describe('createSessionFetch', () => {
   it('throws the 429 at once when Retry-After is beyond maxRetryAfter, or retries are used up', async () => {
     const banned = () => json(429, { detail: 'banned', code: 'too_many_attempts', retry_after: 600 }, { 'retry-after': '600' });
     const sleep = vi.fn(async () => undefined);
-    const send = createSessionFetch({ fetch: scripted(banned).fetch, jar: new CookieJar(), maxRetries: 3, maxRetryAfter: 60, relogin: async () => false, sleep });
+    const send = createSessionFetch({
+      fetch: scripted(banned).fetch,
+      jar: new CookieJar(),
+      maxRetries: 3,
+      maxRetryAfter: 60,
+      relogin: async () => false,
+      sleep,
+    });
     const error = await send('http://h/api/webui/auth/verify').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(WebuiError);
     expect(error).toMatchObject({ status: 429, code: 'too_many_attempts', detail: 'banned', retryAfter: 600 });
     expect(sleep).not.toHaveBeenCalled();
 
     const short = () => json(429, { detail: 'later', code: 'too_many_connections' }, { 'retry-after': '1' });
-    const limited = createSessionFetch({ fetch: scripted(short, short).fetch, jar: new CookieJar(), maxRetries: 1, maxRetryAfter: 60, relogin: async () => false, sleep });
+    const limited = createSessionFetch({
+      fetch: scripted(short, short).fetch,
+      jar: new CookieJar(),
+      maxRetries: 1,
+      maxRetryAfter: 60,
+      relogin: async () => false,
+      sleep,
+    });
     await expect(limited('http://h/api/webui/ws-token')).rejects.toMatchObject({ status: 429, retryAfter: 1 });
     expect(sleep).toHaveBeenCalledTimes(1);
   });
@@ -85,7 +113,13 @@ describe('createSessionFetch', () => {
   it('gives up after one re-login, and does not re-login at all when it cannot', async () => {
     const unauthorized = () => json(401, { detail: 'no', code: 'invalid_session' });
     const relogin = vi.fn(async () => true);
-    const send = createSessionFetch({ fetch: scripted(unauthorized, unauthorized).fetch, jar: new CookieJar(), maxRetries: 0, maxRetryAfter: 60, relogin });
+    const send = createSessionFetch({
+      fetch: scripted(unauthorized, unauthorized).fetch,
+      jar: new CookieJar(),
+      maxRetries: 0,
+      maxRetryAfter: 60,
+      relogin,
+    });
     await expect(send('http://h/api/webui/setup/status')).rejects.toMatchObject({ status: 401, code: 'invalid_session' });
     expect(relogin).toHaveBeenCalledTimes(1);
   });

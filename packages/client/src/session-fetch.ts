@@ -55,7 +55,10 @@ export function createSessionFetch(options: SessionFetchOptions): FetchLike {
     let retries = 0;
     for (;;) {
       const sentCookies = options.jar.header();
-      const response = bearer === undefined ? await sendWithCookies(options.fetch, options.jar, request.clone()) : await sendWithBearer(options.fetch, bearer, request.clone());
+      const response =
+        bearer === undefined
+          ? await sendWithCookies(options.fetch, options.jar, request.clone())
+          : await sendWithBearer(options.fetch, bearer, request.clone());
       if (response.ok) return response;
       const error = await WebuiError.fromResponse(response);
       // A refused key stays refused: there is nothing to log in with.
@@ -66,7 +69,12 @@ export function createSessionFetch(options: SessionFetchOptions): FetchLike {
         if (current !== undefined && current !== sentCookies) continue;
         if (await options.relogin()) continue;
       }
-      if (error.status === 429 && retries < options.maxRetries && error.retryAfter !== undefined && error.retryAfter <= options.maxRetryAfter) {
+      if (
+        error.status === 429 &&
+        retries < options.maxRetries &&
+        error.retryAfter !== undefined &&
+        error.retryAfter <= options.maxRetryAfter
+      ) {
         retries++;
         await sleep(error.retryAfter * 1000);
         continue;

@@ -13,7 +13,12 @@ async function booted() {
   return { ...harness, token: temporaryToken as string };
 }
 
-async function created(harness: Awaited<ReturnType<typeof booted>>, name: string, scope: 'read' | 'admin' = 'read', lifetimeMs: number | null = null) {
+async function created(
+  harness: Awaited<ReturnType<typeof booted>>,
+  name: string,
+  scope: 'read' | 'admin' = 'read',
+  lifetimeMs: number | null = null,
+) {
   const result = await harness.keys.create({ name, scope, lifetimeMs });
   if (!result.ok) throw new Error(`create refused: ${result.error}`);
   return result.value;
@@ -24,9 +29,18 @@ describe('ApiKeys.create', () => {
     const harness = await booted();
     const { key, entry } = await created(harness, 'deploy', 'admin');
     expect(key).toMatch(KEY);
-    expect(entry).toEqual({ name: 'deploy', scope: 'admin', createdAt: harness.clock.now(), expiresAt: null, lastUsedAt: null, expired: false });
+    expect(entry).toEqual({
+      name: 'deploy',
+      scope: 'admin',
+      createdAt: harness.clock.now(),
+      expiresAt: null,
+      lastUsedAt: null,
+      expired: false,
+    });
     const record = await harness.store.record.readRecord();
-    expect(record?.apiKeys).toEqual([{ name: 'deploy', scope: 'admin', keyHash: await apiKeyHash(key), createdAt: harness.clock.now(), expiresAt: null, lastUsedAt: null }]);
+    expect(record?.apiKeys).toEqual([
+      { name: 'deploy', scope: 'admin', keyHash: await apiKeyHash(key), createdAt: harness.clock.now(), expiresAt: null, lastUsedAt: null },
+    ]);
     expect(JSON.stringify(record)).not.toContain(key.slice(3));
     expect(await apiKeyHash(key)).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -42,13 +56,19 @@ describe('ApiKeys.create', () => {
     const harness = await booted();
     await created(harness, 'monitor');
     const before = await harness.store.record.readRecord();
-    expect(await harness.keys.create({ name: 'monitor', scope: 'admin', lifetimeMs: null })).toEqual({ ok: false, error: 'key_name_taken' });
+    expect(await harness.keys.create({ name: 'monitor', scope: 'admin', lifetimeMs: null })).toEqual({
+      ok: false,
+      error: 'key_name_taken',
+    });
     for (const name of ['', ' x', '-leading-dash', 'has space', 'a/b', 'x'.repeat(65), 'ünïcode']) {
       expect(await harness.keys.create({ name, scope: 'read', lifetimeMs: null })).toEqual({ ok: false, error: 'invalid_key_name' });
     }
     expect(await harness.store.record.readRecord()).toEqual(before);
     for (let i = 1; i < MAX_API_KEYS; i++) await created(harness, `k${i}`);
-    expect(await harness.keys.create({ name: 'one-too-many', scope: 'read', lifetimeMs: null })).toEqual({ ok: false, error: 'too_many_keys' });
+    expect(await harness.keys.create({ name: 'one-too-many', scope: 'read', lifetimeMs: null })).toEqual({
+      ok: false,
+      error: 'too_many_keys',
+    });
   });
 });
 
@@ -68,7 +88,8 @@ describe('ApiKeys.check and expiry (fake clock)', () => {
     const harness = await booted();
     const { key } = await created(harness, 'ci');
     const oneOff = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
-    for (const presented of [oneOff, harness.token, '', 'wk_short', key + 'x']) expect(await harness.keys.check(presented)).toEqual({ kind: 'unknown' });
+    for (const presented of [oneOff, harness.token, '', 'wk_short', key + 'x'])
+      expect(await harness.keys.check(presented)).toEqual({ kind: 'unknown' });
   });
 
   it('writes last use on first use, then at most once a minute, and reports the first use once', async () => {
@@ -120,7 +141,10 @@ describe('Credentials', () => {
   it('authenticates the access token and a key, and names an expired key', async () => {
     const harness = await booted();
     const { key } = await created(harness, 'ops', 'admin', DAY);
-    expect(await harness.credentials.authenticate(harness.token)).toMatchObject({ ok: true, principal: { kind: 'token', session: harness.token } });
+    expect(await harness.credentials.authenticate(harness.token)).toMatchObject({
+      ok: true,
+      principal: { kind: 'token', session: harness.token },
+    });
     const byKey = await harness.credentials.authenticate(key);
     expect(byKey).toMatchObject({ ok: true, principal: { kind: 'key', name: 'ops', scope: 'admin', firstUse: true } });
     expect(await harness.credentials.authenticate('wrong-token-value')).toEqual({ ok: false });
@@ -155,6 +179,7 @@ describe('permits (scopes)', () => {
     [key('read'), { read: true, write: false, manage_keys: false, change_token: false }],
   ];
   it.each(table)('%o', (principal, expected) => {
-    for (const [permission, allowed] of Object.entries(expected)) expect(permits(principal, permission as Permission), permission).toBe(allowed);
+    for (const [permission, allowed] of Object.entries(expected))
+      expect(permits(principal, permission as Permission), permission).toBe(allowed);
   });
 });

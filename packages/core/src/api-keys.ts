@@ -26,7 +26,8 @@ export interface ApiKeyEntry {
 export type CreateKeyRefusal = 'invalid_key_name' | 'key_name_taken' | 'too_many_keys';
 
 /** What a presented key turned out to be. `session` names what its WebSocket tickets and sockets belong to. */
-export type KeyCheck = { kind: 'valid'; entry: ApiKeyEntry; session: string; firstUse: boolean } | { kind: 'expired'; entry: ApiKeyEntry } | { kind: 'unknown' };
+export type KeyCheck =
+  { kind: 'valid'; entry: ApiKeyEntry; session: string; firstUse: boolean } | { kind: 'expired'; entry: ApiKeyEntry } | { kind: 'unknown' };
 
 // A space can never be part of an access token (DESIGN D5), so a key's session never equals a token.
 const KEY_SESSION_PREFIX = 'api-key ';
@@ -50,12 +51,23 @@ export class ApiKeys {
   ) {}
 
   /** Makes a key; the key itself is in this result and nowhere else. `lifetimeMs` null: it never expires. */
-  async create(request: { name: string; scope: ApiKeyScope; lifetimeMs: number | null }): Promise<Result<{ key: string; entry: ApiKeyEntry }, CreateKeyRefusal>> {
+  async create(request: {
+    name: string;
+    scope: ApiKeyScope;
+    lifetimeMs: number | null;
+  }): Promise<Result<{ key: string; entry: ApiKeyEntry }, CreateKeyRefusal>> {
     if (!NAME_PATTERN.test(request.name)) return err('invalid_key_name');
     const key = newApiKey(this.random);
     const keyHash = await apiKeyHash(key);
     const now = this.clock.now();
-    const created: ApiKeyRecord = { name: request.name, scope: request.scope, keyHash, createdAt: now, expiresAt: request.lifetimeMs === null ? null : now + request.lifetimeMs, lastUsedAt: null };
+    const created: ApiKeyRecord = {
+      name: request.name,
+      scope: request.scope,
+      keyHash,
+      createdAt: now,
+      expiresAt: request.lifetimeMs === null ? null : now + request.lifetimeMs,
+      lastUsedAt: null,
+    };
     return this.editor.edit<Result<{ key: string; entry: ApiKeyEntry }, CreateKeyRefusal>>((current) => {
       const record = requireRecord(current);
       const keys = record.apiKeys ?? [];
@@ -127,7 +139,14 @@ export class ApiKeys {
   }
 
   private entryOf(key: ApiKeyRecord): ApiKeyEntry {
-    return { name: key.name, scope: key.scope, createdAt: key.createdAt, expiresAt: key.expiresAt, lastUsedAt: key.lastUsedAt, expired: isExpired(key, this.clock.now()) };
+    return {
+      name: key.name,
+      scope: key.scope,
+      createdAt: key.createdAt,
+      expiresAt: key.expiresAt,
+      lastUsedAt: key.lastUsedAt,
+      expired: isExpired(key, this.clock.now()),
+    };
   }
 }
 

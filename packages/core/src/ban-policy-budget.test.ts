@@ -55,7 +55,7 @@ describe('BanPolicy: the global failure budget (budget 10 per hour)', () => {
     expect(await bans.admit(address(BUDGET))).toMatchObject({ kind: 'delayed', delayMs: 100 });
   });
 
-  it('a counted failure keeps its admission\'s place: each guess is counted once', async () => {
+  it("a counted failure keeps its admission's place: each guess is counted once", async () => {
     const { bans, store, clock } = budgetHarness();
     await guesses(bans, 3);
     expect(await spent(store, clock)).toBe(3);
@@ -83,7 +83,10 @@ describe('BanPolicy: the global failure budget (budget 10 per hour)', () => {
     const { bans, clock } = budgetHarness();
     const t0 = clock.now();
     clock.advance(30 * SECOND);
-    expect(kinds(await guesses(bans, 2 * BUDGET))).toEqual([...Array<string>(BUDGET).fill('open'), ...Array<string>(BUDGET).fill('delayed')]);
+    expect(kinds(await guesses(bans, 2 * BUDGET))).toEqual([
+      ...Array<string>(BUDGET).fill('open'),
+      ...Array<string>(BUDGET).fill('delayed'),
+    ]);
     expect(await bans.admit(address(100))).toEqual({ kind: 'throttled', retryAfterSeconds: 3570, hold: null });
     clock.set(t0 + 10 * MINUTE);
     expect(await bans.admit(address(101))).toEqual({ kind: 'throttled', retryAfterSeconds: 50 * 60, hold: null });
@@ -136,14 +139,18 @@ describe('BanPolicy: the global failure budget (budget 10 per hour)', () => {
     await bans.recordFailure(address(1), { cookie: 'guess', presented: ['guess'], hold: first.hold });
     expect(await spent(store, clock)).toBe(1);
     const repeated = await bans.admit(address(1));
-    expect(await bans.recordFailure(address(1), { cookie: 'guess', presented: ['guess'], hold: repeated.hold })).toMatchObject({ reason: 'repeated_cookie' });
+    expect(await bans.recordFailure(address(1), { cookie: 'guess', presented: ['guess'], hold: repeated.hold })).toMatchObject({
+      reason: 'repeated_cookie',
+    });
     expect(await spent(store, clock)).toBe(1);
 
     await tokens.regenerate();
     const stale = await bans.admit(address(2));
     expect(stale.hold).not.toBeNull();
     const old = 'Old-Token-Before-Rotation-1!';
-    expect(await bans.recordFailure(address(2), { cookie: old, presented: [old], hold: stale.hold })).toMatchObject({ reason: 'stale_session' });
+    expect(await bans.recordFailure(address(2), { cookie: old, presented: [old], hold: stale.hold })).toMatchObject({
+      reason: 'stale_session',
+    });
     expect(await spent(store, clock)).toBe(1);
   });
 

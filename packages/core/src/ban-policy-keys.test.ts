@@ -15,7 +15,10 @@ const KEY_ADDRESS = '203.0.113.7';
 const address = (n: number): string => `198.51.${n >> 8}.${n & 255}`;
 
 async function keyHarness() {
-  const harness = createCoreHarness({ record: { accessToken: TOKEN, tokenSource: 'configured', firstSetupCompleted: true }, banPolicy: { globalFailureBudget: BUDGET } });
+  const harness = createCoreHarness({
+    record: { accessToken: TOKEN, tokenSource: 'configured', firstSetupCompleted: true },
+    banPolicy: { globalFailureBudget: BUDGET },
+  });
   const created = await harness.keys.create({ name: 'deploy', scope: 'admin', lifetimeMs: 30 * MINUTE });
   if (!created.ok) throw new Error(created.error);
   return { ...harness, key: created.value.key };
@@ -41,7 +44,10 @@ describe('BanPolicy and API keys: a key is not a login of the access token (issu
     await bans.recordSuccess(KEY_ADDRESS, admission, { credential: 'key' });
     expect((await store.attempts.readClient(KEY_ADDRESS)).loggedInRecently).toBe(false);
     expect((await store.attempts.readAttempts(KEY_ADDRESS))?.failures).toHaveLength(4);
-    expect(await bans.recordFailure(KEY_ADDRESS, { hold: (await bans.admit(KEY_ADDRESS)).hold })).toMatchObject({ banned: true, justBanned: true });
+    expect(await bans.recordFailure(KEY_ADDRESS, { hold: (await bans.admit(KEY_ADDRESS)).hold })).toMatchObject({
+      banned: true,
+      justBanned: true,
+    });
   });
 
   it('a key success that held a place in the budget gives it back, and nothing more', async () => {
@@ -77,7 +83,8 @@ describe('BanPolicy.lift for an API caller: its own client key is refused (issue
 
   it('an IPv6 caller is refused for its /64, any address in it and a wider network', async () => {
     const { bans } = await keyHarness();
-    for (const target of ['2001:db8:1:2::/64', '2001:db8:1:2::99', '2001:db8::/32']) expect(await bans.lift(target, { caller: '2001:db8:1:2::5' })).toEqual(err('own_ban'));
+    for (const target of ['2001:db8:1:2::/64', '2001:db8:1:2::99', '2001:db8::/32'])
+      expect(await bans.lift(target, { caller: '2001:db8:1:2::5' })).toEqual(err('own_ban'));
     expect(await bans.lift('2001:db8:1:3::/64', { caller: '2001:db8:1:2::5' })).toMatchObject({ ok: true });
   });
 
@@ -121,7 +128,8 @@ describe('BanPolicy.admit and API keys: the global budget never turns a valid ke
     const { bans, clock, key } = await keyHarness();
     await exhaust(bans);
     const wrongKey = `wk_${'A'.repeat(43)}`;
-    for (const secret of [wrongKey, TOKEN, `${key}x`, key.slice(0, -1), 'not-a-key']) expect(await bans.admit(address(600), { secret })).toMatchObject({ kind: 'throttled' });
+    for (const secret of [wrongKey, TOKEN, `${key}x`, key.slice(0, -1), 'not-a-key'])
+      expect(await bans.admit(address(600), { secret })).toMatchObject({ kind: 'throttled' });
     clock.advance(31 * MINUTE);
     // Expired now; the budget's failures are still inside the hour.
     expect(await bans.admit(address(601), { secret: key })).toMatchObject({ kind: 'throttled' });
@@ -138,7 +146,13 @@ describe('BanPolicy.admit and API keys: the global budget never turns a valid ke
     const outcomes = [];
     for (let i = 0; i < 5; i++) {
       const secret = `wk_${String(i).repeat(43)}`;
-      outcomes.push(await bans.recordFailure(KEY_ADDRESS, { hold: (await bans.admit(KEY_ADDRESS, { secret })).hold, cookie: secret, presented: [secret] }));
+      outcomes.push(
+        await bans.recordFailure(KEY_ADDRESS, {
+          hold: (await bans.admit(KEY_ADDRESS, { secret })).hold,
+          cookie: secret,
+          presented: [secret],
+        }),
+      );
     }
     expect(outcomes[4]).toMatchObject({ banned: true, justBanned: true });
   });
@@ -153,7 +167,13 @@ describe('BanPolicy.budget and resetBudget: what the operator sees and clears (i
     await bans.recordFailure(address(BUDGET));
     expect(await bans.budget()).toEqual({ limit: BUDGET, failures: BUDGET, state: 'delayed', delayMs: 100, retryAfterSeconds: null });
     for (let n = BUDGET; n < 2 * BUDGET; n++) await bans.recordFailure(address(100 + n));
-    expect(await bans.budget()).toEqual({ limit: BUDGET, failures: 2 * BUDGET, state: 'throttled', delayMs: null, retryAfterSeconds: 3600 });
+    expect(await bans.budget()).toEqual({
+      limit: BUDGET,
+      failures: 2 * BUDGET,
+      state: 'throttled',
+      delayMs: null,
+      retryAfterSeconds: 3600,
+    });
     clock.advance(10 * MINUTE);
     expect(await bans.budget()).toMatchObject({ state: 'throttled', retryAfterSeconds: 3000 });
 

@@ -26,7 +26,12 @@ async function failures(bans: BanPolicy, ip: string, count: number): Promise<voi
   for (let i = 0; i < count; i++) await bans.recordFailure(ip);
 }
 
-const counting = (key: string, failureCount: number, lastFailureAt: number): BanEntry => ({ key, failures: failureCount, bannedUntil: null, lastFailureAt });
+const counting = (key: string, failureCount: number, lastFailureAt: number): BanEntry => ({
+  key,
+  failures: failureCount,
+  bannedUntil: null,
+  lastFailureAt,
+});
 const banned = (key: string, lastFailureAt: number): BanEntry => ({ key, failures: 0, bannedUntil: lastFailureAt + BAN_MS, lastFailureAt });
 
 /** A core whose token is OLD_TOKEN, so a rotation retires a token the test knows. */
@@ -49,7 +54,11 @@ describe('BanPolicy.list', () => {
     await bans.recordFailure('192.0.2.9');
     clock.set(t0 + 40 * SECOND);
 
-    expect(await bans.list()).toEqual([banned(IP, t0 + 20 * SECOND), counting('192.0.2.9', 1, t0 + 30 * SECOND), counting(OTHER, 2, t0 + 10 * SECOND)]);
+    expect(await bans.list()).toEqual([
+      banned(IP, t0 + 20 * SECOND),
+      counting('192.0.2.9', 1, t0 + 30 * SECOND),
+      counting(OTHER, 2, t0 + 10 * SECOND),
+    ]);
   });
 
   it('a failure during a ban changes neither the ban nor its last failure time', async () => {
@@ -115,7 +124,11 @@ describe('BanPolicy.list', () => {
     await bans.recordFailure('2001:db8:1:3::1');
     clock.advance(SECOND);
     await bans.recordFailure('::ffff:192.0.2.1');
-    expect(await bans.list()).toEqual([counting('192.0.2.1', 1, t0 + 2 * SECOND), counting('2001:db8:1:3::/64', 1, t0 + SECOND), counting('2001:db8:1:2::/64', 3, t0)]);
+    expect(await bans.list()).toEqual([
+      counting('192.0.2.1', 1, t0 + 2 * SECOND),
+      counting('2001:db8:1:3::/64', 1, t0 + SECOND),
+      counting('2001:db8:1:2::/64', 3, t0),
+    ]);
   });
 
   it('is empty when nothing was counted', async () => {
@@ -162,7 +175,9 @@ describe('BanPolicy.lift', () => {
     await failures(bans, '198.51.101.1', 5);
     await failures(bans, 'unix:/run/webui.sock', 5);
 
-    expect(await bans.lift('198.51.100.0/24')).toEqual(ok([banned('198.51.100.1', t0), banned('198.51.100.200', t0), counting('198.51.100.3', 1, t0)]));
+    expect(await bans.lift('198.51.100.0/24')).toEqual(
+      ok([banned('198.51.100.1', t0), banned('198.51.100.200', t0), counting('198.51.100.3', 1, t0)]),
+    );
     expect((await bans.list()).map((entry) => entry.key).sort()).toEqual(['198.51.101.1', 'unix:/run/webui.sock']);
     // A network never reaches a key that is no address.
     expect(await bans.lift('0.0.0.0/0')).toEqual(ok([banned('198.51.101.1', t0)]));
@@ -199,7 +214,8 @@ describe('BanPolicy.lift', () => {
   it('an empty or spaced target is refused and lifts nothing', async () => {
     const { bans } = createCoreHarness();
     await failures(bans, IP, 5);
-    for (const target of ['', '   ', `${IP} ${OTHER}`]) expect(await bans.lift(target), JSON.stringify(target)).toEqual(err('invalid_target'));
+    for (const target of ['', '   ', `${IP} ${OTHER}`])
+      expect(await bans.lift(target), JSON.stringify(target)).toEqual(err('invalid_target'));
     expect(await bans.status(IP)).toMatchObject({ banned: true });
   });
 
@@ -229,7 +245,11 @@ describe('BanPolicy.lift', () => {
     await failures(bans, IP, 4);
     const [lifted, outcome] = await Promise.all([bans.lift(IP), bans.recordFailure(IP)]);
     const after = await bans.list();
-    const liftFirst = { lifted: ok([counting(IP, 4, t0)]), outcome: { banned: false, remainingAttempts: 4, remind: false, counted: true }, after: [counting(IP, 1, t0)] };
+    const liftFirst = {
+      lifted: ok([counting(IP, 4, t0)]),
+      outcome: { banned: false, remainingAttempts: 4, remind: false, counted: true },
+      after: [counting(IP, 1, t0)],
+    };
     const failureFirst = { lifted: ok([banned(IP, t0)]), outcome: { banned: true, justBanned: true, retryAfterSeconds: 600 }, after: [] };
     expect([liftFirst, failureFirst]).toContainEqual({ lifted, outcome, after });
   });
@@ -241,7 +261,13 @@ describe('BanPolicy: exempt networks (webui.ban_exempt)', () => {
   it('an exempt address is never banned: 20 failures are not counted', async () => {
     const { bans } = createCoreHarness({ banPolicy: exemptPolicy });
     for (let i = 0; i < 20; i++) {
-      expect(await bans.recordFailure('10.0.0.5', { cookie: `guess-${i}` })).toEqual({ banned: false, remainingAttempts: 5, remind: false, counted: false, reason: 'exempt' });
+      expect(await bans.recordFailure('10.0.0.5', { cookie: `guess-${i}` })).toEqual({
+        banned: false,
+        remainingAttempts: 5,
+        remind: false,
+        counted: false,
+        reason: 'exempt',
+      });
     }
     for (let i = 0; i < 20; i++) expect(await bans.recordFailure('2001:db8:ffff:1::1')).toMatchObject({ counted: false, reason: 'exempt' });
     expect(await bans.status('10.0.0.5')).toEqual({ banned: false });
@@ -284,7 +310,13 @@ describe('BanPolicy: stale sessions after a token change', () => {
     const { bans, tokens } = rotatingHarness();
     await tokens.regenerate();
     for (let i = 0; i < 20; i++) {
-      expect(await bans.recordFailure(IP, staleCookie(OLD_TOKEN))).toEqual({ banned: false, remainingAttempts: 5, remind: false, counted: false, reason: 'stale_session' });
+      expect(await bans.recordFailure(IP, staleCookie(OLD_TOKEN))).toEqual({
+        banned: false,
+        remainingAttempts: 5,
+        remind: false,
+        counted: false,
+        reason: 'stale_session',
+      });
     }
     expect(await bans.status(IP)).toEqual({ banned: false });
     expect(await bans.list()).toEqual([]);
@@ -310,7 +342,10 @@ describe('BanPolicy: stale sessions after a token change', () => {
   it('a cookie carrying any retired token among its candidates is stale', async () => {
     const { bans, tokens } = rotatingHarness();
     await tokens.regenerate();
-    expect(await bans.recordFailure(IP, { cookie: 'raw%value', presented: ['raw%value', OLD_TOKEN] })).toMatchObject({ counted: false, reason: 'stale_session' });
+    expect(await bans.recordFailure(IP, { cookie: 'raw%value', presented: ['raw%value', OLD_TOKEN] })).toMatchObject({
+      counted: false,
+      reason: 'stale_session',
+    });
   });
 
   it('a value that was never the token still counts, each distinct one (DESIGN D4)', async () => {
@@ -329,7 +364,12 @@ describe('BanPolicy: stale sessions after a token change', () => {
     clock.set(rotatedAt + LIFETIME_MS - 1);
     expect(await bans.recordFailure(IP, staleCookie(OLD_TOKEN))).toMatchObject({ counted: false, reason: 'stale_session' });
     clock.set(rotatedAt + LIFETIME_MS + 1);
-    expect(await bans.recordFailure(IP, staleCookie(OLD_TOKEN))).toEqual({ banned: false, remainingAttempts: 4, remind: false, counted: true });
+    expect(await bans.recordFailure(IP, staleCookie(OLD_TOKEN))).toEqual({
+      banned: false,
+      remainingAttempts: 4,
+      remind: false,
+      counted: true,
+    });
   });
 
   it('honours a configured sessionLifetimeMs', async () => {
@@ -346,9 +386,18 @@ describe('BanPolicy: stale sessions after a token change', () => {
     const { bans, tokens, store, clock } = rotatingHarness();
     // Every method of the ports BanPolicy uses; the record and ticket ports hold the token by design.
     const spies: Array<{ name: string; spy: { mock: { calls: unknown[][] } } }> = [
-      ...(['readClient', 'readAttempts', 'countFailure', 'recordLogin', 'deleteAttempts', 'listAttempts'] as const satisfies ReadonlyArray<keyof AttemptStore>).map((name) => ({ name, spy: vi.spyOn(store.attempts, name) })),
-      ...(['addGlobalFailures', 'readGlobalFailures', 'clearGlobalFailures'] as const satisfies ReadonlyArray<keyof FailureBudgetStore>).map((name) => ({ name, spy: vi.spyOn(store.budget, name) })),
-      ...(['retireToken', 'isRetiredToken'] as const satisfies ReadonlyArray<keyof RetiredTokenStore>).map((name) => ({ name, spy: vi.spyOn(store.retiredTokens, name) })),
+      ...(
+        ['readClient', 'readAttempts', 'countFailure', 'recordLogin', 'deleteAttempts', 'listAttempts'] as const satisfies ReadonlyArray<
+          keyof AttemptStore
+        >
+      ).map((name) => ({ name, spy: vi.spyOn(store.attempts, name) })),
+      ...(
+        ['addGlobalFailures', 'readGlobalFailures', 'clearGlobalFailures'] as const satisfies ReadonlyArray<keyof FailureBudgetStore>
+      ).map((name) => ({ name, spy: vi.spyOn(store.budget, name) })),
+      ...(['retireToken', 'isRetiredToken'] as const satisfies ReadonlyArray<keyof RetiredTokenStore>).map((name) => ({
+        name,
+        spy: vi.spyOn(store.retiredTokens, name),
+      })),
     ];
     const rotatedAt = clock.now();
 

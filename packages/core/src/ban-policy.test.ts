@@ -14,7 +14,15 @@ function ipv4(n: number, first = 10): string {
 
 describe('BanPolicy: counting (Client IP ban table)', () => {
   it('uses the limits of the specification', () => {
-    expect(DEFAULT_BAN_POLICY).toEqual({ windowMs: 5 * MINUTE, threshold: 5, banMs: 10 * MINUTE, reminderAt: 2, exempt: [], sessionLifetimeMs: 7 * 24 * 60 * MINUTE, globalFailureBudget: 100 });
+    expect(DEFAULT_BAN_POLICY).toEqual({
+      windowMs: 5 * MINUTE,
+      threshold: 5,
+      banMs: 10 * MINUTE,
+      reminderAt: 2,
+      exempt: [],
+      sessionLifetimeMs: 7 * 24 * 60 * MINUTE,
+      globalFailureBudget: 100,
+    });
   });
 
   it('failures 1..4 count down; a reminder comes when 2 or fewer attempts remain', async () => {
@@ -184,7 +192,13 @@ describe('BanPolicy: counting -> count 0 on success', () => {
 describe('BanPolicy: client keys (DESIGN D3)', () => {
   it('IPv6 addresses in one /64 share a count', async () => {
     const { bans } = createCoreHarness();
-    const sameNetwork = ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:0db8:0001:0002:0000:0000:0000:0003', '[2001:db8:1:2::4]'];
+    const sameNetwork = [
+      '2001:db8:1:2::1',
+      '2001:db8:1:2::2',
+      '2001:db8:1:2:ffff:ffff:ffff:ffff',
+      '2001:0db8:0001:0002:0000:0000:0000:0003',
+      '[2001:db8:1:2::4]',
+    ];
     const outcomes = [];
     for (const address of sameNetwork) outcomes.push(await bans.recordFailure(address));
     expect(outcomes.at(-1)).toMatchObject({ banned: true, justBanned: true });
@@ -239,7 +253,13 @@ describe('BanPolicy: guessing through the cookie (DESIGN D4)', () => {
     expect(first).toEqual({ banned: false, remainingAttempts: 4, remind: false, counted: true });
     for (let i = 1; i < 100; i++) {
       clock.advanceSeconds(1);
-      expect(await bans.recordFailure(IP, { cookie: 'stale-token' })).toEqual({ banned: false, remainingAttempts: 4, remind: false, counted: false, reason: 'repeated_cookie' });
+      expect(await bans.recordFailure(IP, { cookie: 'stale-token' })).toEqual({
+        banned: false,
+        remainingAttempts: 4,
+        remind: false,
+        counted: false,
+        reason: 'repeated_cookie',
+      });
     }
     expect(await bans.status(IP)).toEqual({ banned: false });
   });
@@ -250,7 +270,12 @@ describe('BanPolicy: guessing through the cookie (DESIGN D4)', () => {
     clock.advance(5 * MINUTE - 1);
     expect(await bans.recordFailure(IP, { cookie: 'stale-token' })).toMatchObject({ counted: false });
     clock.advance(1);
-    expect(await bans.recordFailure(IP, { cookie: 'stale-token' })).toEqual({ banned: false, remainingAttempts: 4, remind: false, counted: true });
+    expect(await bans.recordFailure(IP, { cookie: 'stale-token' })).toEqual({
+      banned: false,
+      remainingAttempts: 4,
+      remind: false,
+      counted: true,
+    });
   });
 
   it('a stale cookie polled every second for an hour never bans its owner', async () => {

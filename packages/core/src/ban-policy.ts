@@ -1,6 +1,14 @@
 import { addressIn, banTargetMatches, parseBanTarget } from './ban-target.js';
 import type { Cidr } from './cidr.js';
-import { budgetBucket, bucketExpiry, budgetState, budgetVerdict, oldestLiveBucket, type BudgetState, type BudgetVerdict } from './global-failure-budget.js';
+import {
+  budgetBucket,
+  bucketExpiry,
+  budgetState,
+  budgetVerdict,
+  oldestLiveBucket,
+  type BudgetState,
+  type BudgetVerdict,
+} from './global-failure-budget.js';
 import { clientKey, parseIp } from './ip-address.js';
 import type { Clock } from './ports/clock.js';
 import type { AttemptRecord, FailureTally, Store } from './ports/store.js';
@@ -120,7 +128,11 @@ export class BanPolicy {
     const now = this.clock.now();
     const bucket = budgetBucket(now);
     await this.store.budget.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
-    const verdict: BudgetVerdict = budgetVerdict(await this.store.budget.readGlobalFailures(oldestLiveBucket(now)), this.options.globalFailureBudget, now);
+    const verdict: BudgetVerdict = budgetVerdict(
+      await this.store.budget.readGlobalFailures(oldestLiveBucket(now)),
+      this.options.globalFailureBudget,
+      now,
+    );
     if (verdict.kind === 'throttled') {
       // Turned away before any secret was looked at: not an attempt, so it does not keep the budget spent.
       await this.release(bucket);
@@ -134,7 +146,10 @@ export class BanPolicy {
    * cookie polled every second does not ban its owner while every distinct guess still counts; a
    * cookie holding a token that was valid within the session lifetime is a stale session and never counts.
    */
-  async recordFailure(clientIp: string, failure: { cookie?: string; presented?: readonly string[]; hold?: number | null } = {}): Promise<FailureOutcome> {
+  async recordFailure(
+    clientIp: string,
+    failure: { cookie?: string; presented?: readonly string[]; hold?: number | null } = {},
+  ): Promise<FailureOutcome> {
     const reason = await this.uncountedReason(clientIp, failure);
     if (reason) {
       if (failure.hold != null) await this.release(failure.hold);
@@ -157,7 +172,11 @@ export class BanPolicy {
    * and marks the client as recently logged in. An API key's only gives its place in the budget back: using a
    * key must not wipe the address's token guesses or let them past the budget.
    */
-  async recordSuccess(clientIp: string, admission: { hold: number | null } = { hold: null }, success: { credential?: VerifiedCredential } = {}): Promise<void> {
+  async recordSuccess(
+    clientIp: string,
+    admission: { hold: number | null } = { hold: null },
+    success: { credential?: VerifiedCredential } = {},
+  ): Promise<void> {
     if (admission.hold !== null) await this.release(admission.hold);
     if (success.credential === 'key') return;
     const key = keyOf(clientIp);
@@ -188,7 +207,12 @@ export class BanPolicy {
       const entry = this.entryOf(key, record, now);
       if (entry.failures > 0 || entry.bannedUntil !== null) entries.push(entry);
     }
-    return entries.sort((a, b) => Number(b.bannedUntil !== null) - Number(a.bannedUntil !== null) || (b.lastFailureAt ?? 0) - (a.lastFailureAt ?? 0) || a.key.localeCompare(b.key));
+    return entries.sort(
+      (a, b) =>
+        Number(b.bannedUntil !== null) - Number(a.bannedUntil !== null) ||
+        (b.lastFailureAt ?? 0) - (a.lastFailureAt ?? 0) ||
+        a.key.localeCompare(b.key),
+    );
   }
 
   /**
@@ -227,7 +251,8 @@ export class BanPolicy {
   private async uncountedReason(clientIp: string, failure: { presented?: readonly string[] }): Promise<UncountedReason | null> {
     if (addressIn(this.options.exempt, clientIp)) return 'exempt';
     if (failure.presented?.length && this.retiring.size > 0) await Promise.allSettled(this.retiring);
-    for (const token of failure.presented ?? []) if (await this.store.retiredTokens.isRetiredToken(await tokenFingerprint(token))) return 'stale_session';
+    for (const token of failure.presented ?? [])
+      if (await this.store.retiredTokens.isRetiredToken(await tokenFingerprint(token))) return 'stale_session';
     return null;
   }
 
@@ -235,7 +260,14 @@ export class BanPolicy {
     const now = this.clock.now();
     const { windowMs, threshold, banMs } = this.options;
     // Kept until the newest failure leaves the window: the window slides, older failures are dropped as it does.
-    const tally = await this.store.attempts.countFailure(key, { at: now, ...(cookie === undefined ? {} : { cookie }), windowStart: now - windowMs, threshold, banUntil: now + banMs, keepUntil: now + windowMs });
+    const tally = await this.store.attempts.countFailure(key, {
+      at: now,
+      ...(cookie === undefined ? {} : { cookie }),
+      windowStart: now - windowMs,
+      threshold,
+      banUntil: now + banMs,
+      keepUntil: now + windowMs,
+    });
     return this.outcomeOf(tally, now);
   }
 
@@ -246,7 +278,13 @@ export class BanPolicy {
       case 'banned':
         return { banned: true, retryAfterSeconds: Math.ceil((tally.bannedUntil - now) / 1000), justBanned: true };
       case 'repeated':
-        return { banned: false, remainingAttempts: this.options.threshold - tally.failures, remind: false, counted: false, reason: 'repeated_cookie' };
+        return {
+          banned: false,
+          remainingAttempts: this.options.threshold - tally.failures,
+          remind: false,
+          counted: false,
+          reason: 'repeated_cookie',
+        };
       case 'counted': {
         const remainingAttempts = this.options.threshold - tally.failures;
         return { banned: false, remainingAttempts, remind: remainingAttempts <= this.options.reminderAt, counted: true };

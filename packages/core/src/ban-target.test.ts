@@ -27,7 +27,10 @@ describe('parseBanTarget', () => {
   });
 
   it('reads an IPv6 address as a network of one', () => {
-    expect(parseBanTarget('2001:db8:1:2::abcd')).toEqual({ kind: 'network', cidr: { network: parseIp('2001:db8:1:2::abcd'), prefixLength: 128 } });
+    expect(parseBanTarget('2001:db8:1:2::abcd')).toEqual({
+      kind: 'network',
+      cidr: { network: parseIp('2001:db8:1:2::abcd'), prefixLength: 128 },
+    });
   });
 
   it('reads IPv4 and IPv6 CIDRs', () => {
@@ -36,7 +39,10 @@ describe('parseBanTarget', () => {
   });
 
   it('reads an IPv6 /64 key as listed as the network it names', () => {
-    expect(parseBanTarget('2001:db8:1:2::/64')).toEqual({ kind: 'network', cidr: { network: parseIp('2001:db8:1:2::'), prefixLength: 64 } });
+    expect(parseBanTarget('2001:db8:1:2::/64')).toEqual({
+      kind: 'network',
+      cidr: { network: parseIp('2001:db8:1:2::'), prefixLength: 64 },
+    });
   });
 
   it('normalises an IPv4-mapped IPv6 address to IPv4, as client keys are', () => {

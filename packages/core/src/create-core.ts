@@ -45,7 +45,8 @@ export function createCore({ store, clock, random, banPolicy }: CorePorts): Core
   store.record.onRecordChanged((record, previous) => {
     if (!previous) return;
     // A store that fails here must not take the process down: tickets still expire within 60 s, and a stale cookie then merely counts as a guess.
-    for (const session of revokedKeySessions(previous.apiKeys, record?.apiKeys)) store.tickets.revokeTickets(session).catch(() => undefined);
+    for (const session of revokedKeySessions(previous.apiKeys, record?.apiKeys))
+      store.tickets.revokeTickets(session).catch(() => undefined);
     if (record?.accessToken === previous.accessToken) return;
     store.tickets.revokeTickets(previous.accessToken).catch(() => undefined);
     bans.retireToken(previous.accessToken).catch(() => undefined);

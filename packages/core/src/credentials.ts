@@ -44,7 +44,10 @@ export class Credentials {
     const key = await this.keys.check(secret);
     switch (key.kind) {
       case 'valid':
-        return { ok: true, principal: { kind: 'key', session: key.session, name: key.entry.name, scope: key.entry.scope, firstUse: key.firstUse } };
+        return {
+          ok: true,
+          principal: { kind: 'key', session: key.session, name: key.entry.name, scope: key.entry.scope, firstUse: key.firstUse },
+        };
       case 'expired':
         return { ok: false, expiredKey: key.entry.name };
       default:

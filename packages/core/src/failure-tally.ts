@@ -26,7 +26,10 @@ export function tallyFailure(record: AttemptRecord | null, failure: FailureToCou
       keep: { record: { failures: [], bannedUntil: failure.banUntil, lastFailureAt: failure.at }, until: failure.banUntil },
     };
   }
-  return { tally: { kind: 'counted', failures: failures.length }, keep: { record: { failures, lastFailureAt: failure.at }, until: failure.keepUntil } };
+  return {
+    tally: { kind: 'counted', failures: failures.length },
+    keep: { record: { failures, lastFailureAt: failure.at }, until: failure.keepUntil },
+  };
 }
 
 /** Whether a success may clear the record: not while a ban runs. */

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { BUDGET_BUCKET_MS, BUDGET_WINDOW_BUCKETS, MAX_BUDGET_DELAY_MS, bucketExpiry, budgetBucket, budgetVerdict, oldestLiveBucket } from './global-failure-budget.js';
+import {
+  BUDGET_BUCKET_MS,
+  BUDGET_WINDOW_BUCKETS,
+  MAX_BUDGET_DELAY_MS,
+  bucketExpiry,
+  budgetBucket,
+  budgetVerdict,
+  oldestLiveBucket,
+} from './global-failure-budget.js';
 
 const MINUTE = 60_000;
 // A minute boundary, so bucket arithmetic in the cases below is exact.
@@ -94,7 +102,10 @@ describe('budgetVerdict', () => {
       { bucket: B0 + 30, count: 17 },
     ];
     // 26 now; 23 once B0 leaves, 20 once B0+10 leaves: then the next attempt is admitted again.
-    expect(budgetVerdict(buckets, 10, now)).toEqual({ kind: 'throttled', retryAfterSeconds: Math.ceil((bucketExpiry(B0 + 10) - now) / 1000) });
+    expect(budgetVerdict(buckets, 10, now)).toEqual({
+      kind: 'throttled',
+      retryAfterSeconds: Math.ceil((bucketExpiry(B0 + 10) - now) / 1000),
+    });
     expect(budgetVerdict(buckets, 10, now)).toEqual({ kind: 'throttled', retryAfterSeconds: 40 * 60 });
     // The same 26 with more of them in the oldest bucket: its leaving alone brings them down to 20.
     const oldestHeavy = [

@@ -30,7 +30,8 @@ export function budgetVerdict(buckets: ReadonlyArray<{ bucket: number; count: nu
   let remaining = total;
   for (const entry of buckets) {
     remaining -= entry.count;
-    if (remaining <= hardCap) return { kind: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((bucketExpiry(entry.bucket) - now) / 1000)) };
+    if (remaining <= hardCap)
+      return { kind: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((bucketExpiry(entry.bucket) - now) / 1000)) };
   }
   return { kind: 'throttled', retryAfterSeconds: 1 };
 }
@@ -48,10 +49,16 @@ export interface BudgetState {
 /** The state of the budget for the live `buckets` (oldest first), judged as the verdict on one more attempt. */
 export function budgetState(buckets: ReadonlyArray<{ bucket: number; count: number }>, budget: number, now: number): BudgetState {
   // A hold given back after an operator's reset can leave a bucket below nothing; no one sees fewer than none.
-  const failures = Math.max(0, buckets.reduce((total, entry) => total + entry.count, 0));
+  const failures = Math.max(
+    0,
+    buckets.reduce((total, entry) => total + entry.count, 0),
+  );
   if (budget <= 0) return { limit: 0, failures, state: 'off', delayMs: null, retryAfterSeconds: null };
   const current = budgetBucket(now);
-  const withNext = [...buckets.filter((entry) => entry.bucket !== current), { bucket: current, count: (buckets.find((entry) => entry.bucket === current)?.count ?? 0) + 1 }];
+  const withNext = [
+    ...buckets.filter((entry) => entry.bucket !== current),
+    { bucket: current, count: (buckets.find((entry) => entry.bucket === current)?.count ?? 0) + 1 },
+  ];
   const verdict = budgetVerdict(withNext, budget, now);
   return {
     limit: budget,

@@ -10,7 +10,10 @@ export function parseIp(text: string): IpAddress | null {
     const bytes = parseIpv4Bytes(text);
     if (bytes) return { version: 4, bytes };
   }
-  const trimmed = text.trim().replace(/^\[(.*)\]$/, '$1').replace(/%[\w.-]+$/, '');
+  const trimmed = text
+    .trim()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/%[\w.-]+$/, '');
   if (trimmed.includes(':')) return parseIpv6(trimmed);
   const bytes = parseIpv4Bytes(trimmed);
   return bytes ? { version: 4, bytes } : null;
@@ -89,11 +92,17 @@ export function formatIp(ip: IpAddress): string {
   // Compress the longest run of zero groups, as RFC 5952 asks.
   let bestStart = -1;
   let bestLength = 1;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== '0') { i++; continue; }
+  for (let i = 0; i < 8;) {
+    if (groups[i] !== '0') {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === '0') j++;
-    if (j - i > bestLength) { bestStart = i; bestLength = j - i; }
+    if (j - i > bestLength) {
+      bestStart = i;
+      bestLength = j - i;
+    }
     i = j;
   }
   if (bestStart < 0) return groups.join(':');

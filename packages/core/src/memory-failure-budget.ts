@@ -18,7 +18,8 @@ export class MemoryFailureBudget implements FailureBudgetStore {
   async readGlobalFailures(fromBucket: number): Promise<BudgetBucket[]> {
     const now = this.clock.now();
     const live: BudgetBucket[] = [];
-    for (const [bucket, entry] of this.buckets) if (bucket >= fromBucket && entry.expiresAt > now) live.push({ bucket, count: entry.count });
+    for (const [bucket, entry] of this.buckets)
+      if (bucket >= fromBucket && entry.expiresAt > now) live.push({ bucket, count: entry.count });
     return live.sort((a, b) => a.bucket - b.bucket);
   }
 

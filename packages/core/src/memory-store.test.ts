@@ -19,17 +19,33 @@ describe('MemoryStore', () => {
   const counting = (at: number): AttemptRecord => ({ failures: [{ at }], lastFailureAt: at });
   // One failure at `at`, kept five minutes (or until keepUntil); with banUntil, the failure starts a ban lasting until then.
   const fail = (store: MemoryStore, key: string, at: number, rule: { keepUntil?: number; banUntil?: number } = {}) =>
-    store.attempts.countFailure(key, { at, windowStart: at - 300_000, threshold: rule.banUntil === undefined ? 5 : 1, banUntil: rule.banUntil ?? at + 600_000, keepUntil: rule.keepUntil ?? at + 300_000 });
+    store.attempts.countFailure(key, {
+      at,
+      windowStart: at - 300_000,
+      threshold: rule.banUntil === undefined ? 5 : 1,
+      banUntil: rule.banUntil ?? at + 600_000,
+      keepUntil: rule.keepUntil ?? at + 300_000,
+    });
 
   it('has the default limits of DESIGN D14', () => {
-    expect(DEFAULT_MEMORY_STORE_LIMITS).toEqual({ maxAttemptKeys: 100_000, maxTickets: 10_000, maxTicketsPerSession: 256, maxRecentSuccesses: 10_000, maxRetiredTokens: 1_000 });
+    expect(DEFAULT_MEMORY_STORE_LIMITS).toEqual({
+      maxAttemptKeys: 100_000,
+      maxTickets: 10_000,
+      maxTicketsPerSession: 256,
+      maxRecentSuccesses: 10_000,
+      maxRetiredTokens: 1_000,
+    });
   });
 
   it('starts from a given record, copied', async () => {
     const record: TokenRecord = { accessToken: 'Initial-Token!', tokenSource: 'configured', firstSetupCompleted: true };
     const store = new MemoryStore(new FakeClock(), { record });
     record.accessToken = 'mutated';
-    expect(await store.record.readRecord()).toEqual({ accessToken: 'Initial-Token!', tokenSource: 'configured', firstSetupCompleted: true });
+    expect(await store.record.readRecord()).toEqual({
+      accessToken: 'Initial-Token!',
+      tokenSource: 'configured',
+      firstSetupCompleted: true,
+    });
     expect(await new MemoryStore(new FakeClock(), { record: null }).record.readRecord()).toBeNull();
   });
 

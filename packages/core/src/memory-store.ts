@@ -10,7 +10,10 @@ export { DEFAULT_MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory-sh
 export class MemoryStore extends MemoryShortLivedState implements Store {
   readonly record: MemoryRecord;
 
-  constructor(clock: Clock, options: { record?: TokenRecord | null; limits?: Partial<MemoryStoreLimits>; onListenerError?: (error: unknown) => void } = {}) {
+  constructor(
+    clock: Clock,
+    options: { record?: TokenRecord | null; limits?: Partial<MemoryStoreLimits>; onListenerError?: (error: unknown) => void } = {},
+  ) {
     super(clock, options.limits);
     this.record = new MemoryRecord(options.record ?? null, options.onListenerError);
   }

@@ -13,7 +13,8 @@ export class MemoryTickets implements TicketStore {
 
   async putTicket(ticket: string, grant: TicketGrant): Promise<void> {
     const sessionTickets = this.bySession.get(grant.sessionToken);
-    if (sessionTickets && sessionTickets.size >= this.limits.maxTicketsPerSession) this.drop(sessionTickets.values().next().value as string);
+    if (sessionTickets && sessionTickets.size >= this.limits.maxTicketsPerSession)
+      this.drop(sessionTickets.values().next().value as string);
     if (this.tickets.size >= this.limits.maxTickets) {
       this.sweep(this.clock.now());
       if (this.tickets.size >= this.limits.maxTickets) this.drop(this.tickets.keys().next().value as string);

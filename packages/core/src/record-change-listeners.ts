@@ -15,7 +15,12 @@ export class RecordChangeListeners {
    * Tells every listener when the record really changed; one that throws is reported to `onError`
    * and never stops the others or the change itself.
    */
-  notify(record: TokenRecord | null, previous: TokenRecord | null, onError: (error: unknown) => void = () => undefined, origin: RecordChangeOrigin = 'this_process'): void {
+  notify(
+    record: TokenRecord | null,
+    previous: TokenRecord | null,
+    onError: (error: unknown) => void = () => undefined,
+    origin: RecordChangeOrigin = 'this_process',
+  ): void {
     if (sameTokenRecord(record, previous)) return;
     for (const listener of this.listeners) {
       try {

@@ -30,7 +30,9 @@ describe('RecordEditor', () => {
     const store = new MemoryStore(new FakeClock(), { record: { ...RECORD, accessToken: '' } });
     const editor = new RecordEditor(store);
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => editor.edit((current) => ({ next: { ...requireRecord(current), accessToken: `${current?.accessToken}${i},` }, result: i }))),
+      Array.from({ length: 20 }, (_, i) =>
+        editor.edit((current) => ({ next: { ...requireRecord(current), accessToken: `${current?.accessToken}${i},` }, result: i })),
+      ),
     );
     expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect((await store.record.readRecord())?.accessToken).toBe(Array.from({ length: 20 }, (_, i) => `${i},`).join(''));

@@ -17,7 +17,14 @@ function sameKeys(a: readonly ApiKeyRecord[], b: readonly ApiKeyRecord[]): boole
     a.length === b.length &&
     a.every((key, i) => {
       const other = b[i] as ApiKeyRecord;
-      return key.name === other.name && key.scope === other.scope && key.keyHash === other.keyHash && key.createdAt === other.createdAt && key.expiresAt === other.expiresAt && key.lastUsedAt === other.lastUsedAt;
+      return (
+        key.name === other.name &&
+        key.scope === other.scope &&
+        key.keyHash === other.keyHash &&
+        key.createdAt === other.createdAt &&
+        key.expiresAt === other.expiresAt &&
+        key.lastUsedAt === other.lastUsedAt
+      );
     })
   );
 }

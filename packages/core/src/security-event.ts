@@ -76,5 +76,8 @@ export interface SecurityEventSink {
 /** The line for `event` at `now`: time, event, address and via first, in that order, so a fail2ban filter can rely on it. */
 export function auditLine(event: SecurityEvent, now: number): AuditLine {
   // The four leading keys keep their places when assign copies the event's values over them.
-  return Object.assign({ time: new Date(now).toISOString(), event: event.event, address: event.address, via: event.via }, event) as AuditLine;
+  return Object.assign(
+    { time: new Date(now).toISOString(), event: event.event, address: event.address, via: event.via },
+    event,
+  ) as AuditLine;
 }

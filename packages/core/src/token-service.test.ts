@@ -34,9 +34,19 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
     const outcome = await tokens.bootstrap();
 
     expect(requested).toEqual([32]);
-    expect(outcome).toEqual({ reason: 'created', temporaryToken: hexOf(new SeededRandom(7).bytes(32)), tokenSource: 'temporary', requiresCustomToken: true, weakRules: [] });
+    expect(outcome).toEqual({
+      reason: 'created',
+      temporaryToken: hexOf(new SeededRandom(7).bytes(32)),
+      tokenSource: 'temporary',
+      requiresCustomToken: true,
+      weakRules: [],
+    });
     expect(outcome.temporaryToken).toMatch(HEX64);
-    expect(await store.record.readRecord()).toEqual({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', firstSetupCompleted: false });
+    expect(await store.record.readRecord()).toEqual({
+      accessToken: outcome.temporaryToken,
+      tokenSource: 'temporary',
+      firstSetupCompleted: false,
+    });
     expect(await tokens.verify(outcome.temporaryToken as string)).toBe(true);
     expect(await tokens.status()).toEqual({ tokenSource: 'temporary', requiresCustomToken: true });
   });
@@ -63,7 +73,14 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
 
     const second = await tokens.bootstrap({ liveInstances: 2 });
 
-    expect(second).toEqual({ reason: 'temporary_shared', temporaryToken: first.temporaryToken, sharedWith: 2, tokenSource: 'temporary', requiresCustomToken: true, weakRules: [] });
+    expect(second).toEqual({
+      reason: 'temporary_shared',
+      temporaryToken: first.temporaryToken,
+      sharedWith: 2,
+      tokenSource: 'temporary',
+      requiresCustomToken: true,
+      weakRules: [],
+    });
     expect(write).not.toHaveBeenCalled();
     expect(await tokens.verify(first.temporaryToken as string)).toBe(true);
     // Once no other instance runs, the next start renews it as D11 says.
@@ -95,7 +112,13 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
 
     const outcome = await tokens.bootstrap();
 
-    expect(outcome).toEqual({ reason: 'kept', temporaryToken: null, tokenSource: 'configured', requiresCustomToken: true, weakRules: ['too_short', 'missing_uppercase', 'missing_special'] });
+    expect(outcome).toEqual({
+      reason: 'kept',
+      temporaryToken: null,
+      tokenSource: 'configured',
+      requiresCustomToken: true,
+      weakRules: ['too_short', 'missing_uppercase', 'missing_special'],
+    });
     expect(await tokens.status()).toEqual({ tokenSource: 'configured', requiresCustomToken: true });
     expect(await tokens.statusFor('a')).toEqual({ tokenSource: 'configured', requiresCustomToken: true });
   });
@@ -116,7 +139,11 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
     expect(outcome.reason).toBe('temporary_renewed');
     expect(outcome.temporaryToken).toMatch(HEX64);
     expect(outcome.temporaryToken).not.toBe(legacy.accessToken);
-    expect(await store.record.readRecord()).toEqual({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', firstSetupCompleted: true });
+    expect(await store.record.readRecord()).toEqual({
+      accessToken: outcome.temporaryToken,
+      tokenSource: 'temporary',
+      firstSetupCompleted: true,
+    });
   });
 
   it('legacy record without tokenSource and any other token: read as configured, kept, tokenSource written (D12)', async () => {
@@ -158,7 +185,11 @@ describe('TokenService.bootstrap with the secret-key fingerprint (D10)', () => {
     const outcome = await tokens.bootstrap({ secretKeyFingerprint: 'aa' });
 
     expect(outcome.reason).toBe('temporary_renewed');
-    expect(await store.record.readRecord()).toMatchObject({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', secretKeyFingerprint: 'aa' });
+    expect(await store.record.readRecord()).toMatchObject({
+      accessToken: outcome.temporaryToken,
+      tokenSource: 'temporary',
+      secretKeyFingerprint: 'aa',
+    });
   });
 
   it('changed fingerprint: a new temporary token revokes every session, first-setup state kept', async () => {
@@ -171,7 +202,12 @@ describe('TokenService.bootstrap with the secret-key fingerprint (D10)', () => {
     expect(outcome.tokenSource).toBe('temporary');
     expect(outcome.requiresCustomToken).toBe(true);
     expect(await tokens.verify(CONFIGURED.accessToken)).toBe(false);
-    expect(await store.record.readRecord()).toEqual({ accessToken: outcome.temporaryToken, tokenSource: 'temporary', firstSetupCompleted: true, secretKeyFingerprint: 'bb' });
+    expect(await store.record.readRecord()).toEqual({
+      accessToken: outcome.temporaryToken,
+      tokenSource: 'temporary',
+      firstSetupCompleted: true,
+      secretKeyFingerprint: 'bb',
+    });
   });
 
   it('removed secret key: counts as a change, the fingerprint is dropped from the record', async () => {
@@ -263,7 +299,10 @@ describe('TokenService.update (Token source: temporary -> configured)', () => {
   it('refuses the current token (same_as_current), together with other rules', async () => {
     const { tokens, outcome } = await bootedHarness();
     const current = outcome.temporaryToken as string;
-    expect(await tokens.update(current)).toEqual({ ok: false, error: { code: 'weak_token', violations: ['missing_uppercase', 'missing_special', 'same_as_current'] } });
+    expect(await tokens.update(current)).toEqual({
+      ok: false,
+      error: { code: 'weak_token', violations: ['missing_uppercase', 'missing_special', 'same_as_current'] },
+    });
 
     expect((await tokens.update(STRONG)).ok).toBe(true);
     expect(await tokens.update(STRONG)).toEqual({ ok: false, error: { code: 'weak_token', violations: ['same_as_current'] } });
@@ -290,7 +329,10 @@ describe('TokenService.update (Token source: temporary -> configured)', () => {
 
     const result = await tokens.update(STRONG);
 
-    expect(result).toEqual({ ok: true, value: { token: STRONG, previousToken: old, tokenSource: 'configured', requiresCustomToken: false } });
+    expect(result).toEqual({
+      ok: true,
+      value: { token: STRONG, previousToken: old, tokenSource: 'configured', requiresCustomToken: false },
+    });
     expect(await tokens.verify(old)).toBe(false);
     expect(await tokens.verify(STRONG)).toBe(true);
     expect(await tokens.status()).toEqual({ tokenSource: 'configured', requiresCustomToken: false });
@@ -357,7 +399,6 @@ describe('after a rotation', () => {
     await tokens.regenerate();
     expect(await tickets.redeem(second.value.ticket)).toEqual({ ok: false, error: 'unknown_ticket' });
   });
-
 
   it('concurrent rotations are serialised: each one sees the token the previous one wrote', async () => {
     const { tokens, outcome } = await bootedHarness();

@@ -66,11 +66,23 @@ export class TokenService {
       if (reason === 'kept' && current) {
         const next: TokenRecord = { ...current, tokenSource: 'configured', ...fingerprintField(fingerprint) };
         const changed = current.tokenSource !== 'configured' || current.secretKeyFingerprint !== fingerprint;
-        return { next: changed ? next : null, result: { reason, temporaryToken: null, ...tokenStatus(next), weakRules: tokenWeakness(next.accessToken) } };
+        return {
+          next: changed ? next : null,
+          result: { reason, temporaryToken: null, ...tokenStatus(next), weakRules: tokenWeakness(next.accessToken) },
+        };
       }
       if (reason === 'temporary_shared' && current) {
         const next = current.secretKeyFingerprint === fingerprint ? null : { ...current, ...fingerprintField(fingerprint) };
-        return { next, result: { reason, temporaryToken: current.accessToken, sharedWith: liveInstances, ...tokenStatus({ ...current, tokenSource: 'temporary' }), weakRules: tokenWeakness(current.accessToken) } };
+        return {
+          next,
+          result: {
+            reason,
+            temporaryToken: current.accessToken,
+            sharedWith: liveInstances,
+            ...tokenStatus({ ...current, tokenSource: 'temporary' }),
+            weakRules: tokenWeakness(current.accessToken),
+          },
+        };
       }
       const temporaryToken = this.generate();
       const next: TokenRecord = {

@@ -12,7 +12,15 @@ describe('resolveTokenSource (DESIGN D12)', () => {
   });
 
   it('without tokenSource anything else is configured', () => {
-    for (const accessToken of ['', 'Custom-Token!', 'ab'.repeat(31), 'ab'.repeat(33), 'AB'.repeat(32), `${'ab'.repeat(31)}ag`, ` ${'ab'.repeat(32)}`]) {
+    for (const accessToken of [
+      '',
+      'Custom-Token!',
+      'ab'.repeat(31),
+      'ab'.repeat(33),
+      'AB'.repeat(32),
+      `${'ab'.repeat(31)}ag`,
+      ` ${'ab'.repeat(32)}`,
+    ]) {
       expect(resolveTokenSource({ accessToken, firstSetupCompleted: false }), accessToken).toBe('configured');
     }
   });

@@ -22,16 +22,28 @@ describe('tokenWeakness: the strength rules apply however the token got there', 
 
 describe('tokenStatus: what every route reports', () => {
   it('temporary: a custom token is required', () => {
-    expect(tokenStatus({ accessToken: GENERATED, tokenSource: 'temporary', firstSetupCompleted: false })).toEqual({ tokenSource: 'temporary', requiresCustomToken: true });
+    expect(tokenStatus({ accessToken: GENERATED, tokenSource: 'temporary', firstSetupCompleted: false })).toEqual({
+      tokenSource: 'temporary',
+      requiresCustomToken: true,
+    });
   });
 
   it('configured and strong, or regenerated (64 hex): none is required', () => {
-    expect(tokenStatus({ accessToken: 'Summer-2026!Token', tokenSource: 'configured', firstSetupCompleted: true })).toEqual({ tokenSource: 'configured', requiresCustomToken: false });
-    expect(tokenStatus({ accessToken: GENERATED, tokenSource: 'configured', firstSetupCompleted: true })).toEqual({ tokenSource: 'configured', requiresCustomToken: false });
+    expect(tokenStatus({ accessToken: 'Summer-2026!Token', tokenSource: 'configured', firstSetupCompleted: true })).toEqual({
+      tokenSource: 'configured',
+      requiresCustomToken: false,
+    });
+    expect(tokenStatus({ accessToken: GENERATED, tokenSource: 'configured', firstSetupCompleted: true })).toEqual({
+      tokenSource: 'configured',
+      requiresCustomToken: false,
+    });
   });
 
   it('configured but weak (a hand edit): a custom token is required', () => {
-    expect(tokenStatus({ accessToken: 'a', tokenSource: 'configured', firstSetupCompleted: true })).toEqual({ tokenSource: 'configured', requiresCustomToken: true });
+    expect(tokenStatus({ accessToken: 'a', tokenSource: 'configured', firstSetupCompleted: true })).toEqual({
+      tokenSource: 'configured',
+      requiresCustomToken: true,
+    });
     expect(tokenStatus({ accessToken: 'a', firstSetupCompleted: true })).toEqual({ tokenSource: 'configured', requiresCustomToken: true });
   });
 });
@@ -39,7 +51,9 @@ describe('tokenStatus: what every route reports', () => {
 describe('describeTokenWeakness', () => {
   it('names every broken rule and never the token', () => {
     const line = describeTokenWeakness(tokenWeakness('weakling'));
-    expect(line).toBe('the access token is weak: it needs at least 10 characters; an uppercase letter (A-Z); a special character from !@#$%^&*()_+-=[]{}|;:,.<>?/');
+    expect(line).toBe(
+      'the access token is weak: it needs at least 10 characters; an uppercase letter (A-Z); a special character from !@#$%^&*()_+-=[]{}|;:,.<>?/',
+    );
     expect(line).not.toContain('weakling');
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { TOKEN_MAX_LENGTH, TOKEN_MIN_LENGTH, TOKEN_SPECIAL_CHARACTERS, TOKEN_VIOLATION_MESSAGES, tokenViolations } from './token-strength.js';
+import {
+  TOKEN_MAX_LENGTH,
+  TOKEN_MIN_LENGTH,
+  TOKEN_SPECIAL_CHARACTERS,
+  TOKEN_VIOLATION_MESSAGES,
+  tokenViolations,
+} from './token-strength.js';
 
 describe('tokenViolations (DESIGN D5)', () => {
   it('accepts a token that meets every rule', () => {
@@ -15,7 +21,13 @@ describe('tokenViolations (DESIGN D5)', () => {
   it('names every broken rule, in a stable order', () => {
     expect(tokenViolations('')).toEqual(['too_short', 'missing_uppercase', 'missing_lowercase', 'missing_special']);
     expect(tokenViolations(' ')).toEqual(['too_short', 'missing_uppercase', 'missing_lowercase', 'missing_special', 'invalid_characters']);
-    expect(tokenViolations(`${'\u00e9'.repeat(TOKEN_MAX_LENGTH + 1)}`)).toEqual(['too_long', 'missing_uppercase', 'missing_lowercase', 'missing_special', 'invalid_characters']);
+    expect(tokenViolations(`${'\u00e9'.repeat(TOKEN_MAX_LENGTH + 1)}`)).toEqual([
+      'too_long',
+      'missing_uppercase',
+      'missing_lowercase',
+      'missing_special',
+      'invalid_characters',
+    ]);
   });
 
   it('length boundaries: 9 too short, 10 and 512 fine, 513 too long', () => {
@@ -37,9 +49,15 @@ describe('tokenViolations (DESIGN D5)', () => {
   });
 
   it('has a message for every violation', () => {
-    expect(Object.keys(TOKEN_VIOLATION_MESSAGES).sort()).toEqual(
-      ['invalid_characters', 'missing_lowercase', 'missing_special', 'missing_uppercase', 'same_as_current', 'too_long', 'too_short'],
-    );
+    expect(Object.keys(TOKEN_VIOLATION_MESSAGES).sort()).toEqual([
+      'invalid_characters',
+      'missing_lowercase',
+      'missing_special',
+      'missing_uppercase',
+      'same_as_current',
+      'too_long',
+      'too_short',
+    ]);
     expect(TOKEN_VIOLATION_MESSAGES.too_short).toContain('10');
     expect(TOKEN_VIOLATION_MESSAGES.too_long).toContain('512');
   });

@@ -5,13 +5,7 @@ export const TOKEN_MIN_LENGTH = 10;
 export const TOKEN_MAX_LENGTH = 512;
 
 export type TokenViolation =
-  | 'too_short'
-  | 'too_long'
-  | 'missing_uppercase'
-  | 'missing_lowercase'
-  | 'missing_special'
-  | 'invalid_characters'
-  | 'same_as_current';
+  'too_short' | 'too_long' | 'missing_uppercase' | 'missing_lowercase' | 'missing_special' | 'invalid_characters' | 'same_as_current';
 
 export const TOKEN_VIOLATION_MESSAGES: Record<TokenViolation, string> = {
   too_short: `at least ${TOKEN_MIN_LENGTH} characters`,

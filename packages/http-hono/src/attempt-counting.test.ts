@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorBody, json } from './testing/test-app.js';
 
 const PROXY = '127.0.0.1';
-const proxyWarnings = (t: Awaited<ReturnType<typeof createTestApp>>) => t.logger.at('warn').filter((call) => call.message.includes('without a usable X-Forwarded-For'));
+const proxyWarnings = (t: Awaited<ReturnType<typeof createTestApp>>) =>
+  t.logger.at('warn').filter((call) => call.message.includes('without a usable X-Forwarded-For'));
 
 describe('a trusted proxy that does not say whose request it forwards (issue 31)', () => {
   it("bad logins through it count against the proxy's own address: the fifth bans it, and a warning names the proxy once a minute", async () => {
@@ -28,8 +29,14 @@ describe('a trusted proxy that does not say whose request it forwards (issue 31)
   it('still counts the client it names in X-Forwarded-For', async () => {
     const t = await createTestApp({ policy: { trustedProxies: [PROXY] } });
     for (let i = 0; i < 4; i++) await t.verify(`wrong-${i}`, { peer: PROXY, headers: { 'x-forwarded-for': '203.0.113.9' } });
-    await expectErrorBody(await t.verify('wrong-5', { peer: PROXY, headers: { 'x-forwarded-for': '203.0.113.9' } }), 429, 'too_many_attempts');
-    expect(await json(await t.verify(t.token, { peer: PROXY, headers: { 'x-forwarded-for': '203.0.113.10' } }))).toMatchObject({ valid: true });
+    await expectErrorBody(
+      await t.verify('wrong-5', { peer: PROXY, headers: { 'x-forwarded-for': '203.0.113.9' } }),
+      429,
+      'too_many_attempts',
+    );
+    expect(await json(await t.verify(t.token, { peer: PROXY, headers: { 'x-forwarded-for': '203.0.113.10' } }))).toMatchObject({
+      valid: true,
+    });
   });
 });
 

@@ -50,7 +50,13 @@ describe('no answer runs ahead of its audit line', () => {
     const t = await createTestApp({ audit });
     const shortcut = createSessionCheckShortcut({ services: t.harness, policy: t.policy, logger: new RecordingLogger(false), audit });
     const headers: Record<string, string> = { host: '127.0.0.1:8001', cookie: 'bot_session=a-wrong-cookie' };
-    const answer = shortcut?.({ method: 'GET', target: SESSION_CHECK_TARGET, peerAddress: '127.0.0.5', isTls: false, header: (name) => headers[name] });
+    const answer = shortcut?.({
+      method: 'GET',
+      target: SESSION_CHECK_TARGET,
+      peerAddress: '127.0.0.5',
+      isTls: false,
+      header: (name) => headers[name],
+    });
     if (!answer) throw new Error('the shortcut took no answer');
     expect(await settlesSoon(answer)).toBe(false);
     audit.writeNow();

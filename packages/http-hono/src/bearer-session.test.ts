@@ -7,7 +7,10 @@ describe('Authorization: Bearer with the access token or a key', () => {
   it('the access token works as a bearer wherever a session does, with no Origin check and no Set-Cookie', async () => {
     const t = await createTestApp();
     expect(await json(await t.request('/setup/status', { bearer: t.token }))).toMatchObject({ is_first_setup: true });
-    expect(await json(await t.request('/auth/check', { bearer: t.token }))).toMatchObject({ authenticated: true, token_source: 'temporary' });
+    expect(await json(await t.request('/auth/check', { bearer: t.token }))).toMatchObject({
+      authenticated: true,
+      token_source: 'temporary',
+    });
     expect(await json(await t.request('/ws-token', { bearer: t.token }))).toMatchObject({ success: true });
     const complete = await t.request('/setup/complete', { method: 'POST', bearer: t.token, headers: FOREIGN });
     expect(complete.status).toBe(200);
@@ -24,7 +27,10 @@ describe('Authorization: Bearer with the access token or a key', () => {
     expect((await t.request('/security/bans', { bearer: key })).status).toBe(200);
     expect((await t.request('/keys', { bearer: key })).status).toBe(200);
     expect(await json(await t.request('/ws-token', { bearer: key }))).toMatchObject({ success: true });
-    expect(await json(await t.request('/auth/check', { bearer: key }))).toMatchObject({ authenticated: true, key: { name: 'monitor', scope: 'read' } });
+    expect(await json(await t.request('/auth/check', { bearer: key }))).toMatchObject({
+      authenticated: true,
+      key: { name: 'monitor', scope: 'read' },
+    });
     const body = await expectErrorBody(await t.request('/setup/complete', { method: 'POST', bearer: key }), 403, 'insufficient_scope');
     expect(body.required).toBe('write');
     await expectErrorBody(await t.request('/security/bans/all', { method: 'DELETE', bearer: key }), 403, 'insufficient_scope');
@@ -38,26 +44,38 @@ describe('Authorization: Bearer with the access token or a key', () => {
     expect((await t.request('/security/bans/203.0.113.9', { method: 'DELETE', bearer: key })).status).toBe(200);
     // Never its own address (issue 31): `all` covers it.
     await expectErrorBody(await t.request('/security/bans/all', { method: 'DELETE', bearer: key }), 403, 'own_ban');
-    await expectErrorBody(await t.request('/keys', { method: 'POST', bearer: key, json: { name: 'sneaky', scope: 'admin' } }), 403, 'insufficient_scope');
+    await expectErrorBody(
+      await t.request('/keys', { method: 'POST', bearer: key, json: { name: 'sneaky', scope: 'admin' } }),
+      403,
+      'insufficient_scope',
+    );
     await expectErrorBody(await t.request('/keys/deploy', { method: 'DELETE', bearer: key }), 403, 'insufficient_scope');
     await expectErrorBody(await t.request('/auth/regenerate', { method: 'POST', bearer: key }), 403, 'insufficient_scope');
-    await expectErrorBody(await t.request('/auth/update', { method: 'POST', bearer: key, json: { new_token: 'A-Strong-Token-42!' } }), 403, 'insufficient_scope');
+    await expectErrorBody(
+      await t.request('/auth/update', { method: 'POST', bearer: key, json: { new_token: 'A-Strong-Token-42!' } }),
+      403,
+      'insufficient_scope',
+    );
     expect(await t.harness.tokens.verify(t.token)).toBe(true);
     expect((await t.harness.keys.list()).map((entry) => entry.name)).toEqual(['deploy']);
   });
 
   it('a wrong bearer counts like a wrong cookie: five distinct values ban the address', async () => {
     const t = await createTestApp();
-    for (let i = 0; i < 4; i++) await expectErrorBody(await t.request('/setup/status', { bearer: `wk_wrong-${i}` }), 401, 'invalid_credentials');
+    for (let i = 0; i < 4; i++)
+      await expectErrorBody(await t.request('/setup/status', { bearer: `wk_wrong-${i}` }), 401, 'invalid_credentials');
     await expectErrorBody(await t.request('/setup/status', { bearer: 'wk_wrong-4' }), 429, 'too_many_attempts');
     expect((await t.verify(t.token)).status).toBe(429);
     expect(t.audit.named('login_failed').filter((event) => event.how === 'bearer' && event.counted)).toHaveLength(5);
-    expect(t.audit.named('ban_started')).toEqual([{ event: 'ban_started', address: '127.0.0.5', via: 'api', how: 'bearer', retry_after: 600 }]);
+    expect(t.audit.named('ban_started')).toEqual([
+      { event: 'ban_started', address: '127.0.0.5', via: 'api', how: 'bearer', retry_after: 600 },
+    ]);
   });
 
   it('the same wrong bearer polled by a script counts once per window', async () => {
     const t = await createTestApp();
-    for (let i = 0; i < 20; i++) await expectErrorBody(await t.request('/setup/status', { bearer: 'wk_revoked-long-ago' }), 401, 'invalid_credentials');
+    for (let i = 0; i < 20; i++)
+      await expectErrorBody(await t.request('/setup/status', { bearer: 'wk_revoked-long-ago' }), 401, 'invalid_credentials');
     expect((await t.verify(t.token)).status).toBe(200);
   });
 
@@ -65,7 +83,8 @@ describe('Authorization: Bearer with the access token or a key', () => {
     const t = await createTestApp();
     const cookie = await t.login();
     const key = await t.createKey('k', 'admin');
-    for (const path of ['/setup/status', '/auth/check', '/ws-token']) await expectErrorBody(await t.request(path, { cookie, bearer: key }), 400, 'conflicting_credentials');
+    for (const path of ['/setup/status', '/auth/check', '/ws-token'])
+      await expectErrorBody(await t.request(path, { cookie, bearer: key }), 400, 'conflicting_credentials');
     expect(await t.harness.bans.list()).toMatchObject([{ key: '127.0.0.5', failures: 3 }]);
     expect(t.audit.named('key_first_used')).toEqual([]);
     expect((await t.request('/setup/status', { cookie, bearer: t.token })).status).toBe(200);
@@ -93,8 +112,13 @@ describe('Authorization: Bearer with the access token or a key', () => {
   it('an allowed origin may send Authorization (CORS preflight); a foreign origin may not', async () => {
     const t = await createTestApp({ policy: { allowedOrigins: ['http://localhost:5173'] } });
     const preflight = (origin: string) =>
-      t.request('/setup/complete', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
-    expect((await preflight('http://localhost:5173')).headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+      t.request('/setup/complete', {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+      });
+    expect((await preflight('http://localhost:5173')).headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
+      'authorization',
+    );
     expect((await preflight('https://evil.example')).headers.get('access-control-allow-origin')).toBeNull();
     expect((await preflight(LISTEN_ORIGIN)).headers.get('access-control-allow-origin')).toBe(LISTEN_ORIGIN);
   });
@@ -104,7 +128,12 @@ describe('/keys over HTTP', () => {
   it('creates a key shown once, lists it without the key, and revokes it (the access token session only)', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
-    const created = await t.request('/keys', { method: 'POST', cookie, headers: { origin: LISTEN_ORIGIN }, json: { name: 'deploy', scope: 'admin', expires: '90d' } });
+    const created = await t.request('/keys', {
+      method: 'POST',
+      cookie,
+      headers: { origin: LISTEN_ORIGIN },
+      json: { name: 'deploy', scope: 'admin', expires: '90d' },
+    });
     expect(created.status).toBe(200);
     const body = await json(created);
     expect(body).toMatchObject({ success: true, name: 'deploy', scope: 'admin', last_used_at: null, expired: false });
@@ -113,11 +142,20 @@ describe('/keys over HTTP', () => {
     const listed = await t.request('/keys', { cookie });
     const listText = await listed.text();
     expect(listText).not.toContain((body.key as string).slice(3));
-    expect(JSON.parse(listText)).toEqual({ keys: [{ name: 'deploy', scope: 'admin', created_at: body.created_at, expires_at: body.expires_at, last_used_at: null, expired: false }] });
+    expect(JSON.parse(listText)).toEqual({
+      keys: [
+        { name: 'deploy', scope: 'admin', created_at: body.created_at, expires_at: body.expires_at, last_used_at: null, expired: false },
+      ],
+    });
     expect((await t.request('/setup/status', { bearer: body.key as string })).status).toBe(200);
-    expect(await json(await t.request('/keys/deploy', { method: 'DELETE', cookie }))).toMatchObject({ success: true, revoked: { name: 'deploy' } });
+    expect(await json(await t.request('/keys/deploy', { method: 'DELETE', cookie }))).toMatchObject({
+      success: true,
+      revoked: { name: 'deploy' },
+    });
     await expectErrorBody(await t.request('/keys/deploy', { method: 'DELETE', cookie }), 404, 'unknown_key');
-    expect(t.audit.named('key_created')).toEqual([{ event: 'key_created', address: '127.0.0.5', via: 'api', key: 'deploy', scope: 'admin', expires_at: body.expires_at }]);
+    expect(t.audit.named('key_created')).toEqual([
+      { event: 'key_created', address: '127.0.0.5', via: 'api', key: 'deploy', scope: 'admin', expires_at: body.expires_at },
+    ]);
     expect(t.audit.named('key_revoked')).toEqual([{ event: 'key_revoked', address: '127.0.0.5', via: 'api', key: 'deploy' }]);
     expect(JSON.stringify(t.audit.events)).not.toContain((body.key as string).slice(3));
   });
@@ -125,10 +163,17 @@ describe('/keys over HTTP', () => {
   it('defaults to read scope and no expiry; refuses bad names, taken names and bad lifetimes with the D1 body', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
-    expect(await json(await t.request('/keys', { method: 'POST', cookie, json: { name: 'plain' } }))).toMatchObject({ scope: 'read', expires_at: null });
+    expect(await json(await t.request('/keys', { method: 'POST', cookie, json: { name: 'plain' } }))).toMatchObject({
+      scope: 'read',
+      expires_at: null,
+    });
     await expectErrorBody(await t.request('/keys', { method: 'POST', cookie, json: { name: 'plain' } }), 409, 'key_name_taken');
     await expectErrorBody(await t.request('/keys', { method: 'POST', cookie, json: { name: 'has space' } }), 400, 'invalid_key_name');
-    await expectErrorBody(await t.request('/keys', { method: 'POST', cookie, json: { name: 'x', expires: 'soon' } }), 400, 'invalid_expiry');
+    await expectErrorBody(
+      await t.request('/keys', { method: 'POST', cookie, json: { name: 'x', expires: 'soon' } }),
+      400,
+      'invalid_expiry',
+    );
     await expectErrorBody(await t.request('/keys', { method: 'POST', cookie, json: { name: 'x', scope: 'root' } }), 422, 'invalid_body');
     expect((await t.harness.keys.list()).map((entry) => entry.name)).toEqual(['plain']);
   });
@@ -136,8 +181,15 @@ describe('/keys over HTTP', () => {
   it('refuses a key change from a foreign origin with a cookie session, and audits the refusal once a minute with a count', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
-    for (let i = 0; i < 3; i++) await expectErrorBody(await t.request('/keys', { method: 'POST', cookie, headers: FOREIGN, json: { name: `x${i}` } }), 403, 'origin_not_allowed');
-    expect(t.audit.named('request_refused')).toEqual([{ event: 'request_refused', address: '127.0.0.5', via: 'api', reason: 'origin_not_allowed', count: 1 }]);
+    for (let i = 0; i < 3; i++)
+      await expectErrorBody(
+        await t.request('/keys', { method: 'POST', cookie, headers: FOREIGN, json: { name: `x${i}` } }),
+        403,
+        'origin_not_allowed',
+      );
+    expect(t.audit.named('request_refused')).toEqual([
+      { event: 'request_refused', address: '127.0.0.5', via: 'api', reason: 'origin_not_allowed', count: 1 },
+    ]);
     t.harness.clock.advance(60_000);
     await t.request('/keys', { method: 'POST', cookie, headers: FOREIGN, json: { name: 'late' } });
     expect(t.audit.named('request_refused').at(-1)).toMatchObject({ count: 3 });
@@ -157,8 +209,21 @@ describe('audited logins and changes', () => {
     await t.request('/setup/complete', { method: 'POST', cookie });
     await t.request('/setup/reset', { method: 'POST', cookie });
     await t.request('/auth/update', { method: 'POST', cookie, json: { new_token: 'A-Strong-Token-42!' } });
-    expect(t.audit.events.map((event) => event.event)).toEqual(['login_failed', 'login_succeeded', 'setup_completed', 'setup_reset', 'token_changed']);
-    expect(t.audit.events[0]).toEqual({ event: 'login_failed', address: '127.0.0.5', via: 'api', how: 'verify', counted: true, remaining: 4 });
+    expect(t.audit.events.map((event) => event.event)).toEqual([
+      'login_failed',
+      'login_succeeded',
+      'setup_completed',
+      'setup_reset',
+      'token_changed',
+    ]);
+    expect(t.audit.events[0]).toEqual({
+      event: 'login_failed',
+      address: '127.0.0.5',
+      via: 'api',
+      how: 'verify',
+      counted: true,
+      remaining: 4,
+    });
     const text = JSON.stringify(t.audit.events);
     for (const secret of [t.token, 'A-Strong-Token-42!', 'wrong-guess-1']) expect(text).not.toContain(secret);
   });

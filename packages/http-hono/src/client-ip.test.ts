@@ -10,23 +10,39 @@ const headers = (init: Record<string, string>) => {
 
 describe('resolveClient (DESIGN D3)', () => {
   it('is the TCP peer when no proxy is trusted, whatever the forwarded headers say', () => {
-    const client = resolveClient('198.51.100.7', headers({ 'x-forwarded-for': '1.2.3.4', 'x-real-ip': '5.6.7.8', 'x-forwarded-proto': 'https' }), []);
+    const client = resolveClient(
+      '198.51.100.7',
+      headers({ 'x-forwarded-for': '1.2.3.4', 'x-real-ip': '5.6.7.8', 'x-forwarded-proto': 'https' }),
+      [],
+    );
     expect(client).toEqual({ ip: '198.51.100.7', forwardedHttps: false, proxyWithoutForwardedFor: false });
   });
 
   it('ignores forwarded headers from a peer outside trusted_proxies', () => {
-    const client = resolveClient('198.51.100.7', headers({ 'x-forwarded-for': '1.2.3.4', 'x-forwarded-proto': 'https' }), cidrs(['127.0.0.1']));
+    const client = resolveClient(
+      '198.51.100.7',
+      headers({ 'x-forwarded-for': '1.2.3.4', 'x-forwarded-proto': 'https' }),
+      cidrs(['127.0.0.1']),
+    );
     expect(client).toEqual({ ip: '198.51.100.7', forwardedHttps: false, proxyWithoutForwardedFor: false });
   });
 
   it('believes the Unix socket peer as a trusted proxy, walking X-Forwarded-For through trusted_proxies', () => {
-    const client = resolveClient(UNIX_SOCKET_PEER, headers({ 'x-forwarded-for': 'spoofed, 203.0.113.9, 10.0.0.2', 'x-forwarded-proto': 'https' }), cidrs(['10.0.0.2']));
+    const client = resolveClient(
+      UNIX_SOCKET_PEER,
+      headers({ 'x-forwarded-for': 'spoofed, 203.0.113.9, 10.0.0.2', 'x-forwarded-proto': 'https' }),
+      cidrs(['10.0.0.2']),
+    );
     expect(client).toEqual({ ip: '203.0.113.9', forwardedHttps: true, proxyWithoutForwardedFor: false });
     expect(resolveClient(UNIX_SOCKET_PEER, headers({ 'x-forwarded-for': '203.0.113.9, 10.0.0.2' }), []).ip).toBe('10.0.0.2');
   });
 
   it('counts a Unix socket request without X-Forwarded-For as the local client 127.0.0.1', () => {
-    expect(resolveClient(UNIX_SOCKET_PEER, headers({}), [])).toEqual({ ip: '127.0.0.1', forwardedHttps: false, proxyWithoutForwardedFor: false });
+    expect(resolveClient(UNIX_SOCKET_PEER, headers({}), [])).toEqual({
+      ip: '127.0.0.1',
+      forwardedHttps: false,
+      proxyWithoutForwardedFor: false,
+    });
   });
 
   it('takes the rightmost untrusted X-Forwarded-For entry behind a trusted peer', () => {
@@ -93,7 +109,9 @@ describe('resolveClient (DESIGN D3)', () => {
     const trusted = cidrs(['127.0.0.1']);
     expect(resolveClient('127.0.0.1', headers({ 'x-real-ip': '203.0.113.9' }), trusted).ip).toBe('203.0.113.9');
     expect(resolveClient('127.0.0.5', headers({ 'x-real-ip': '203.0.113.9' }), trusted).ip).toBe('127.0.0.5');
-    expect(resolveClient('127.0.0.1', headers({ 'x-real-ip': '1.1.1.1', 'x-forwarded-for': '203.0.113.9' }), trusted).ip).toBe('203.0.113.9');
+    expect(resolveClient('127.0.0.1', headers({ 'x-real-ip': '1.1.1.1', 'x-forwarded-for': '203.0.113.9' }), trusted).ip).toBe(
+      '203.0.113.9',
+    );
   });
 
   it('believes X-Forwarded-Proto: https only from a trusted peer, first value, any case', () => {
@@ -122,14 +140,33 @@ describe('forwarded hops with ports', () => {
 describe('resolveClient: whose request a trusted proxy forwards', () => {
   const trusted = cidrs(['127.0.0.1']);
   it('a trusted proxy without a usable X-Forwarded-For is the client itself: its own address, counted like any (issue 31)', () => {
-    expect(resolveClient('127.0.0.1', headers({}), trusted)).toEqual({ ip: '127.0.0.1', forwardedHttps: false, proxyWithoutForwardedFor: true });
-    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': ' , ' }), trusted)).toMatchObject({ ip: '127.0.0.1', proxyWithoutForwardedFor: true });
-    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': 'garbage' }), trusted)).toMatchObject({ ip: '127.0.0.1', proxyWithoutForwardedFor: true });
+    expect(resolveClient('127.0.0.1', headers({}), trusted)).toEqual({
+      ip: '127.0.0.1',
+      forwardedHttps: false,
+      proxyWithoutForwardedFor: true,
+    });
+    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': ' , ' }), trusted)).toMatchObject({
+      ip: '127.0.0.1',
+      proxyWithoutForwardedFor: true,
+    });
+    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': 'garbage' }), trusted)).toMatchObject({
+      ip: '127.0.0.1',
+      proxyWithoutForwardedFor: true,
+    });
   });
 
   it('a usable hop names the client, even when the hop is a trusted address itself', () => {
-    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': '203.0.113.9' }), trusted)).toMatchObject({ ip: '203.0.113.9', proxyWithoutForwardedFor: false });
-    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': '127.0.0.1' }), trusted)).toMatchObject({ ip: '127.0.0.1', proxyWithoutForwardedFor: false });
-    expect(resolveClient('127.0.0.1', headers({ 'x-real-ip': '203.0.113.9' }), trusted)).toMatchObject({ ip: '203.0.113.9', proxyWithoutForwardedFor: false });
+    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': '203.0.113.9' }), trusted)).toMatchObject({
+      ip: '203.0.113.9',
+      proxyWithoutForwardedFor: false,
+    });
+    expect(resolveClient('127.0.0.1', headers({ 'x-forwarded-for': '127.0.0.1' }), trusted)).toMatchObject({
+      ip: '127.0.0.1',
+      proxyWithoutForwardedFor: false,
+    });
+    expect(resolveClient('127.0.0.1', headers({ 'x-real-ip': '203.0.113.9' }), trusted)).toMatchObject({
+      ip: '203.0.113.9',
+      proxyWithoutForwardedFor: false,
+    });
   });
 });

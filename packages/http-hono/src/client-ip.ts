@@ -22,11 +22,16 @@ const UNIX_SOCKET_CLIENT = parseIp('127.0.0.1') as IpAddress;
  * anyone else are ignored, so a client cannot pick the address it is banned under. The Unix socket's
  * peer is a trusted proxy by construction (only the socket's owner and group may connect).
  */
-export function resolveClient(peerAddress: string | undefined, header: (name: string) => string | undefined, trustedProxies: readonly Cidr[]): ResolvedClient {
+export function resolveClient(
+  peerAddress: string | undefined,
+  header: (name: string) => string | undefined,
+  trustedProxies: readonly Cidr[],
+): ResolvedClient {
   const overSocket = peerAddress === UNIX_SOCKET_PEER;
   const peer = overSocket ? UNIX_SOCKET_CLIENT : peerAddress === undefined ? null : parseIp(peerAddress);
   if (!peer) return { ip: peerAddress ?? 'unknown', forwardedHttps: false, proxyWithoutForwardedFor: false };
-  if (!overSocket && !anyCidrContains(trustedProxies, peer)) return { ip: formatIp(peer), forwardedHttps: false, proxyWithoutForwardedFor: false };
+  if (!overSocket && !anyCidrContains(trustedProxies, peer))
+    return { ip: formatIp(peer), forwardedHttps: false, proxyWithoutForwardedFor: false };
 
   const proto = header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
   const forwardedHttps = proto === 'https';

@@ -12,17 +12,37 @@ async function everyError(t: TestApp): Promise<Array<{ name: string; res: Respon
   const cookie = await t.login();
   const big = JSON.stringify({ token: 'x'.repeat(MAX_BODY_BYTES) });
   const cases: Array<{ name: string; res: Response; status: number; code: string }> = [
-    { name: 'bad json', res: await t.request('/auth/verify', { method: 'POST', body: '{', headers: { 'content-type': 'application/json' } }), status: 400, code: 'invalid_json' },
+    {
+      name: 'bad json',
+      res: await t.request('/auth/verify', { method: 'POST', body: '{', headers: { 'content-type': 'application/json' } }),
+      status: 400,
+      code: 'invalid_json',
+    },
     { name: 'weak token', res: await t.request('/auth/update', { cookie, json: { new_token: 'weak' } }), status: 400, code: 'weak_token' },
     { name: 'no session', res: await t.request('/setup/status'), status: 401, code: 'not_authenticated' },
     { name: 'wrong session', res: await t.request('/setup/status', { cookie: 'wrong' }), status: 401, code: 'invalid_session' },
-    { name: 'foreign origin', res: await t.request('/auth/logout', { method: 'POST', headers: { origin: 'http://localhost:6666' } }), status: 403, code: 'origin_not_allowed' },
+    {
+      name: 'foreign origin',
+      res: await t.request('/auth/logout', { method: 'POST', headers: { origin: 'http://localhost:6666' } }),
+      status: 403,
+      code: 'origin_not_allowed',
+    },
     { name: 'foreign host', res: await t.request('/health', { host: 'evil.example' }), status: 403, code: 'host_not_allowed' },
     { name: 'refused ip', res: await t.request('/health', { peer: '198.51.100.1' }), status: 403, code: 'ip_not_allowed' },
     { name: 'unknown path', res: await t.request('/nope', { cookie }), status: 404, code: 'not_found' },
     { name: 'outside prefix', res: await t.request('//nope'), status: 404, code: 'not_found' },
-    { name: 'too large', res: await t.request('/auth/verify', { method: 'POST', body: big, headers: { 'content-type': 'application/json' } }), status: 413, code: 'payload_too_large' },
-    { name: 'not json', res: await t.request('/auth/verify', { method: 'POST', body: '{}', headers: { 'content-type': 'text/plain' } }), status: 415, code: 'unsupported_media_type' },
+    {
+      name: 'too large',
+      res: await t.request('/auth/verify', { method: 'POST', body: big, headers: { 'content-type': 'application/json' } }),
+      status: 413,
+      code: 'payload_too_large',
+    },
+    {
+      name: 'not json',
+      res: await t.request('/auth/verify', { method: 'POST', body: '{}', headers: { 'content-type': 'text/plain' } }),
+      status: 415,
+      code: 'unsupported_media_type',
+    },
     { name: 'bad shape', res: await t.request('/auth/verify', { method: 'POST', json: { token: 1 } }), status: 422, code: 'invalid_body' },
   ];
   for (let i = 0; i < 4; i++) await t.verify(`wrong-${i}`);
@@ -51,7 +71,10 @@ describe('createWebuiApp', () => {
       wsToken: await t.request('/ws-token', { peer: '127.0.0.7', cookie }),
       setup: await t.request('/setup/status', { peer: '127.0.0.7', cookie }),
       logout: await t.request('/auth/logout', { method: 'POST' }),
-      preflight: await t.request('/auth/verify', { method: 'OPTIONS', headers: { origin: 'http://127.0.0.1:8001', 'access-control-request-method': 'POST' } }),
+      preflight: await t.request('/auth/verify', {
+        method: 'OPTIONS',
+        headers: { origin: 'http://127.0.0.1:8001', 'access-control-request-method': 'POST' },
+      }),
     };
     for (const [name, res] of Object.entries(answers)) {
       expect(res.status, name).toBeLessThan(300);
@@ -79,8 +102,16 @@ describe('createWebuiApp', () => {
     await t.request('/auth/update', { cookie, json: { new_token: KNOWN_TOKEN } });
     await t.request('/nope', { cookie });
     await t.request('/auth/regenerate', { method: 'POST', cookie, headers: { origin: 'http://localhost:6666' } });
-    await t.request('/auth/verify', { method: 'POST', body: `{"token": "${KNOWN_TOKEN}"`, headers: { 'content-type': 'application/json' } });
-    await t.request('/auth/verify', { method: 'POST', body: JSON.stringify({ token: KNOWN_TOKEN }), headers: { 'content-type': 'text/plain' } });
+    await t.request('/auth/verify', {
+      method: 'POST',
+      body: `{"token": "${KNOWN_TOKEN}"`,
+      headers: { 'content-type': 'application/json' },
+    });
+    await t.request('/auth/verify', {
+      method: 'POST',
+      body: JSON.stringify({ token: KNOWN_TOKEN }),
+      headers: { 'content-type': 'text/plain' },
+    });
     await t.login(KNOWN_TOKEN, { peer: '127.0.0.1', headers: { 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https' } });
     await t.request('/auth/logout', { method: 'POST', cookie });
 
@@ -111,7 +142,9 @@ describe('createWebuiApp', () => {
     const t = await createTestApp();
     await t.request('/health?token=secret-ticket');
     const lines = t.logger.calls.filter((call) => call.message === 'request');
-    expect(lines).toEqual([{ level: 'debug', message: 'request', fields: { method: 'GET', path: '/api/webui/health', status: 200, ms: 0, ip: '127.0.0.5' } }]);
+    expect(lines).toEqual([
+      { level: 'debug', message: 'request', fields: { method: 'GET', path: '/api/webui/health', status: 200, ms: 0, ip: '127.0.0.5' } },
+    ]);
     expect(t.logger.text()).not.toContain('secret-ticket');
   });
 
@@ -119,7 +152,13 @@ describe('createWebuiApp', () => {
     const t = await createTestApp();
     await t.request('/setup/complete', { method: 'POST', json: {} });
     const lines = t.logger.calls.filter((call) => call.message === 'request');
-    expect(lines).toEqual([{ level: 'debug', message: 'request', fields: expect.objectContaining({ method: 'POST', path: '/api/webui/setup/complete', status: 401 }) }]);
+    expect(lines).toEqual([
+      {
+        level: 'debug',
+        message: 'request',
+        fields: expect.objectContaining({ method: 'POST', path: '/api/webui/setup/complete', status: 401 }),
+      },
+    ]);
   });
 
   it('does not even assemble the request line when the logger says debug is off', async () => {
@@ -142,7 +181,13 @@ describe('createWebuiApp', () => {
     const body = await expectErrorBody(res, 500, 'internal_error');
     expect(body.detail).not.toContain('disk on fire');
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(t.logger.at('error')).toEqual([{ level: 'error', message: 'request failed', fields: { err: { message: 'disk on fire', name: 'Error' }, path: '/api/webui/system/boom' } }]);
+    expect(t.logger.at('error')).toEqual([
+      {
+        level: 'error',
+        message: 'request failed',
+        fields: { err: { message: 'disk on fire', name: 'Error' }, path: '/api/webui/system/boom' },
+      },
+    ]);
     await expectErrorBody(await t.request('/system/teapot', { cookie }), 418, 'http_error');
     expect((await t.request('/health')).status).toBe(200);
   });
@@ -154,19 +199,34 @@ describe('the pipeline, in the order createWebuiApp writes it', () => {
   it('answers with the first step that refuses: edge, Host, CSRF, body limit, credentials, scope', async () => {
     const t = await createTestApp({ policy: { allowedIps: ['127.0.0.0/8'] } });
     const foreign = { origin: 'http://localhost:6666', 'content-type': 'text/plain' };
-    await expectErrorBody(await t.request('/setup/reset', { method: 'POST', body: big, peer: '198.51.100.1', host: 'evil.example', headers: foreign }), 403, 'ip_not_allowed');
-    await expectErrorBody(await t.request('/setup/reset', { method: 'POST', body: big, host: 'evil.example', headers: foreign }), 403, 'host_not_allowed');
+    await expectErrorBody(
+      await t.request('/setup/reset', { method: 'POST', body: big, peer: '198.51.100.1', host: 'evil.example', headers: foreign }),
+      403,
+      'ip_not_allowed',
+    );
+    await expectErrorBody(
+      await t.request('/setup/reset', { method: 'POST', body: big, host: 'evil.example', headers: foreign }),
+      403,
+      'host_not_allowed',
+    );
     await expectErrorBody(await t.request('/setup/reset', { method: 'POST', body: big, headers: foreign }), 403, 'origin_not_allowed');
     await expectErrorBody(await t.request('/setup/reset', { method: 'POST', body: big, bearer: 'wrong' }), 413, 'payload_too_large');
     await expectErrorBody(await t.request('/setup/reset', { method: 'POST', bearer: 'wrong' }), 401, 'invalid_credentials');
-    await expectErrorBody(await t.request('/setup/reset', { method: 'POST', bearer: await t.createKey('reader', 'read') }), 403, 'insufficient_scope');
+    await expectErrorBody(
+      await t.request('/setup/reset', { method: 'POST', bearer: await t.createKey('reader', 'read') }),
+      403,
+      'insufficient_scope',
+    );
     expect(await t.harness.setup.isFirstSetup()).toBe(true);
   });
 
   it('gives CORS headers to an allowed origin whichever later step refuses it', async () => {
     const t = await createTestApp({ policy: { allowedOrigins: ['http://localhost:5173'] } });
     const origin = { origin: 'http://localhost:5173' };
-    for (const res of [await t.request('/setup/status', { headers: origin }), await t.request('/setup/reset', { method: 'POST', body: big, headers: { ...origin, 'content-type': 'text/plain' } })]) {
+    for (const res of [
+      await t.request('/setup/status', { headers: origin }),
+      await t.request('/setup/reset', { method: 'POST', body: big, headers: { ...origin, 'content-type': 'text/plain' } }),
+    ]) {
       expect(res.status).toBeGreaterThanOrEqual(400);
       expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
       expect(res.headers.get('cache-control')).toBe('no-store');

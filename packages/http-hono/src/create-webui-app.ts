@@ -84,7 +84,13 @@ export function createWebuiApp(options: WebuiAppOptions) {
     .get('/openapi.json', (c) => c.json(openApi));
   const docs = options.docs;
   if (docs) api.get('/docs', docs).get('/docs/*', docs);
-  if (options.webSocket) api.route('/', wsRoutes(operations, policy, options.webSocket.hub, options.webSocket.upgrade, (address) => refusals.refused(address, 'origin_not_allowed')));
+  if (options.webSocket)
+    api.route(
+      '/',
+      wsRoutes(operations, policy, options.webSocket.hub, options.webSocket.upgrade, (address) =>
+        refusals.refused(address, 'origin_not_allowed'),
+      ),
+    );
   for (const group of options.protectedRoutes ?? []) api.route(group.path, group.app);
 
   // The pipeline, in the order a request meets it; a step with nothing to do under this configuration is left out.

@@ -10,7 +10,11 @@ describe('client IP for bans (DESIGN D3)', () => {
   it('keeps an untrusted peer banned whatever X-Forwarded-For or X-Real-IP it sends', async () => {
     const t = await createTestApp({ policy: { trustedProxies: ['127.0.0.1'] } });
     await ban(t, { peer: '127.0.0.5' });
-    const spoofs: Array<Record<string, string>> = [{ 'x-forwarded-for': '1.2.3.4' }, { 'x-real-ip': '1.2.3.4' }, { 'x-forwarded-for': '1.2.3.4, 127.0.0.1' }];
+    const spoofs: Array<Record<string, string>> = [
+      { 'x-forwarded-for': '1.2.3.4' },
+      { 'x-real-ip': '1.2.3.4' },
+      { 'x-forwarded-for': '1.2.3.4, 127.0.0.1' },
+    ];
     for (const headers of spoofs) {
       await expectErrorBody(await t.verify(t.token, { peer: '127.0.0.5', headers }), 429, 'too_many_attempts');
     }

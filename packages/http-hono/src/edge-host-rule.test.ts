@@ -14,7 +14,17 @@ describe('Host check against DNS rebinding (DESIGN D9)', () => {
 
   it('accepts loopback names and addresses', async () => {
     const t = await createTestApp({ policy: { loopbackOnly: true } });
-    for (const host of ['127.0.0.1:8001', '127.0.0.1', '127.1.2.3:8001', 'localhost:8001', 'LOCALHOST', 'app.localhost:8001', '[::1]:8001', '[::1]', '::1']) {
+    for (const host of [
+      '127.0.0.1:8001',
+      '127.0.0.1',
+      '127.1.2.3:8001',
+      'localhost:8001',
+      'LOCALHOST',
+      'app.localhost:8001',
+      '[::1]:8001',
+      '[::1]',
+      '::1',
+    ]) {
       expect((await t.request('/health', { host })).status, host).toBe(200);
     }
     for (const host of ['localhost.evil.example', '128.0.0.1:8001', '[::2]:8001', '10.0.0.1', '']) {

@@ -11,7 +11,11 @@ describe('webui.allowed_ips (DESIGN D8)', () => {
     await expectErrorBody(await t.request('/auth/logout', { method: 'POST' }), 403, 'ip_not_allowed');
     await expectErrorBody(await t.request('/nope'), 403, 'ip_not_allowed');
     await expectErrorBody(await t.request('//outside'), 403, 'ip_not_allowed');
-    await expectErrorBody(await t.request('/auth/verify', { method: 'OPTIONS', headers: { origin: 'http://127.0.0.1:8001' } }), 403, 'ip_not_allowed');
+    await expectErrorBody(
+      await t.request('/auth/verify', { method: 'OPTIONS', headers: { origin: 'http://127.0.0.1:8001' } }),
+      403,
+      'ip_not_allowed',
+    );
   });
 
   it('sets no cookie for a refused client even with the right token', async () => {
@@ -36,9 +40,17 @@ describe('webui.allowed_ips (DESIGN D8)', () => {
   it('checks the resolved client, not the proxy nor a spoofed header', async () => {
     const t = await createTestApp({ policy: { allowedIps: ['10.0.0.0/8'], trustedProxies: ['127.0.0.1'] } });
     expect((await t.request('/health', { peer: '127.0.0.1', headers: { 'x-forwarded-for': '10.1.2.3' } })).status).toBe(200);
-    await expectErrorBody(await t.request('/health', { peer: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.1' } }), 403, 'ip_not_allowed');
+    await expectErrorBody(
+      await t.request('/health', { peer: '127.0.0.1', headers: { 'x-forwarded-for': '198.51.100.1' } }),
+      403,
+      'ip_not_allowed',
+    );
     // An untrusted peer cannot claim an allowed address.
-    await expectErrorBody(await t.request('/health', { peer: '127.0.0.5', headers: { 'x-forwarded-for': '10.1.2.3' } }), 403, 'ip_not_allowed');
+    await expectErrorBody(
+      await t.request('/health', { peer: '127.0.0.5', headers: { 'x-forwarded-for': '10.1.2.3' } }),
+      403,
+      'ip_not_allowed',
+    );
   });
 
   it('refuses a client whose address is unknown', async () => {

@@ -31,7 +31,10 @@ export type EdgeVerdictOf = (facts: ConnectionFacts) => EdgeVerdict;
  * or any bind once allowed_hosts is set, serve only loopback or listed Hosts). `warnProxyWithoutForwardedFor` hears of a trusted
  * proxy's request that names no client (see forwardedForWarning).
  */
-export function createEdgeVerdict(policy: HttpPolicy, warnProxyWithoutForwardedFor: (proxyIp: string) => void = () => undefined): EdgeVerdictOf {
+export function createEdgeVerdict(
+  policy: HttpPolicy,
+  warnProxyWithoutForwardedFor: (proxyIp: string) => void = () => undefined,
+): EdgeVerdictOf {
   // Off loopback every Host is served unless allowed_hosts names them: then nothing to parse, nothing to remember.
   const checksHost = policy.loopbackOnly || policy.allowedHosts.length > 0;
   const isServed = checksHost ? rememberHostVerdicts((host) => isServedHost(host, policy)) : () => true;

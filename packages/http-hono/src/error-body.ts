@@ -10,7 +10,13 @@ export function errorFields(code: string, detail: string, extra: Record<string, 
 }
 
 /** Every non-2xx answer has this JSON `{detail, code}` body (DESIGN D1), sometimes with endpoint-specific fields beside it. */
-export function errorBody(c: Context, status: ContentfulStatusCode, code: string, detail: string, extra: Record<string, unknown> = {}): Response {
+export function errorBody(
+  c: Context,
+  status: ContentfulStatusCode,
+  code: string,
+  detail: string,
+  extra: Record<string, unknown> = {},
+): Response {
   return c.json(errorFields(code, detail, extra), status);
 }
 
@@ -18,10 +24,17 @@ export function errorBody(c: Context, status: ContentfulStatusCode, code: string
  * The body of a 429, the D1 fields plus `retry_after` (DESIGN D1, D2); Retry-After goes in the header too.
  * `server` scope: the global failure budget is spent, not this address's attempts.
  */
-export function tooManyAttemptsFields(retryAfterSeconds: number, extra: Record<string, unknown> = {}, scope: 'address' | 'server' = 'address'): Record<string, unknown> {
+export function tooManyAttemptsFields(
+  retryAfterSeconds: number,
+  extra: Record<string, unknown> = {},
+  scope: 'address' | 'server' = 'address',
+): Record<string, unknown> {
   const minutes = Math.ceil(retryAfterSeconds / 60);
   const wait = `try again in ${minutes} minute${minutes === 1 ? '' : 's'}`;
-  const detail = scope === 'address' ? `Too many failed attempts from this address; ${wait}.` : `Too many failed logins on this server from many addresses; ${wait}, or log in from an address in webui.ban_exempt.`;
+  const detail =
+    scope === 'address'
+      ? `Too many failed attempts from this address; ${wait}.`
+      : `Too many failed logins on this server from many addresses; ${wait}, or log in from an address in webui.ban_exempt.`;
   return errorFields('too_many_attempts', detail, {
     ...extra,
     retry_after: retryAfterSeconds,
@@ -29,7 +42,12 @@ export function tooManyAttemptsFields(retryAfterSeconds: number, extra: Record<s
 }
 
 /** 429 with Retry-After in the header and the body (DESIGN D1, D2). */
-export function tooManyAttempts(c: Context, retryAfterSeconds: number, extra: Record<string, unknown> = {}, scope: 'address' | 'server' = 'address'): Response {
+export function tooManyAttempts(
+  c: Context,
+  retryAfterSeconds: number,
+  extra: Record<string, unknown> = {},
+  scope: 'address' | 'server' = 'address',
+): Response {
   c.header('Retry-After', String(retryAfterSeconds));
   return c.json(tooManyAttemptsFields(retryAfterSeconds, extra, scope), 429);
 }
@@ -39,7 +57,13 @@ export const STORE_RETRY_AFTER_SECONDS = 5;
 
 /** 503 store_unavailable (DESIGN D16): the store cannot be reached, so nothing is decided, counted or changed. */
 export function storeUnavailableAnswer(): JsonAnswer {
-  return jsonAnswer(503, errorFields('store_unavailable', 'The state store cannot be reached; nothing was changed. Try again shortly.', { retry_after: STORE_RETRY_AFTER_SECONDS }), { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) });
+  return jsonAnswer(
+    503,
+    errorFields('store_unavailable', 'The state store cannot be reached; nothing was changed. Try again shortly.', {
+      retry_after: STORE_RETRY_AFTER_SECONDS,
+    }),
+    { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
+  );
 }
 
 /**

@@ -16,14 +16,30 @@ describe('Host headers', () => {
     for (const host of ['localhost', 'LOCALHOST:8001', 'example.org.', '127.0.0.1:80', '[::1]', '[2001:DB8::1]:65535', 'a-b.example']) {
       expect(isWellFormedHost(host), host).toBe(true);
     }
-    for (const host of ['', ' localhost', 'localhost:', 'localhost:65536', 'localhost:8o', '::1', '[::1]junk', '[127.0.0.1]', '127.1', 'a_b', 'exa mple', '-a.example', 'a:b:c']) {
+    for (const host of [
+      '',
+      ' localhost',
+      'localhost:',
+      'localhost:65536',
+      'localhost:8o',
+      '::1',
+      '[::1]junk',
+      '[127.0.0.1]',
+      '127.1',
+      'a_b',
+      'exa mple',
+      '-a.example',
+      'a:b:c',
+    ]) {
       expect(isWellFormedHost(host), host).toBe(false);
     }
   });
 
   it('knows the names of this machine', () => {
-    for (const name of ['localhost', 'LOCALHOST', 'app.localhost', '127.0.0.1', '127.9.9.9', '::1', '[::1]', '::ffff:127.0.0.1']) expect(namesLoopback(name), name).toBe(true);
-    for (const name of ['localhost.evil.example', '128.0.0.1', '::2', '[::2]', '10.0.0.1', '']) expect(namesLoopback(name), name).toBe(false);
+    for (const name of ['localhost', 'LOCALHOST', 'app.localhost', '127.0.0.1', '127.9.9.9', '::1', '[::1]', '::ffff:127.0.0.1'])
+      expect(namesLoopback(name), name).toBe(true);
+    for (const name of ['localhost.evil.example', '128.0.0.1', '::2', '[::2]', '10.0.0.1', ''])
+      expect(namesLoopback(name), name).toBe(false);
   });
 
   it('calls canonical only a Host that URL parsing leaves as written', () => {
@@ -31,7 +47,17 @@ describe('Host headers', () => {
       expect(isCanonicalHost(host), host).toBe(true);
       expect(new URL(`http://${host}/`).host.replace(/:\d+$/, ''), host).toBe(host.replace(/:\d+$/, ''));
     }
-    for (const host of ['LOCALHOST', '127.1', '[0::1]', '[::ffff:127.0.0.1]', 'example.123', 'example.0x1f', 'xn--zz.example', '127.0.0.1, evil.example', 'localhost:99999']) {
+    for (const host of [
+      'LOCALHOST',
+      '127.1',
+      '[0::1]',
+      '[::ffff:127.0.0.1]',
+      'example.123',
+      'example.0x1f',
+      'xn--zz.example',
+      '127.0.0.1, evil.example',
+      'localhost:99999',
+    ]) {
       expect(isCanonicalHost(host), host).toBe(false);
     }
   });

@@ -8,7 +8,15 @@ export { rememberHostVerdicts } from './remembered-host-verdicts.js';
 export { SESSION_COOKIE } from './session-cookie.js';
 export { LOGOUT_MESSAGE } from './routes/auth.js';
 export type { WsUpgrade } from './routes/ws.js';
-export { WsHub, MAX_MESSAGE_BYTES, CLOSE_TOKEN_CHANGED, CLOSE_GOING_AWAY, CLOSE_MESSAGE_TOO_BIG, CLOSE_TRY_AGAIN_LATER, type WsHubOptions } from './ws/ws-hub.js';
+export {
+  WsHub,
+  MAX_MESSAGE_BYTES,
+  CLOSE_TOKEN_CHANGED,
+  CLOSE_GOING_AWAY,
+  CLOSE_MESSAGE_TOO_BIG,
+  CLOSE_TRY_AGAIN_LATER,
+  type WsHubOptions,
+} from './ws/ws-hub.js';
 export { IDLE_PROGRESS, PluginProgressBoard, type PluginProgress } from './ws/plugin-progress-board.js';
 export type { LogEntry, LogLevel, LogSource } from './ws/log-source.js';
 export { buildOpenApiDocument } from './openapi/openapi-document.js';
@@ -17,7 +25,12 @@ export { documentedResponses, responseSchema, type StatusResponse } from './open
 export * as schemas from './schemas.js';
 export type { WireBody, WireShape } from './wire-body.js';
 export type { ClientMessage, ServerEnvelope } from './ws/envelopes.js';
-export { createSessionCheckShortcut, SESSION_CHECK_TARGET, type PlainRequest, type SessionCheckShortcut } from './session-check-shortcut.js';
+export {
+  createSessionCheckShortcut,
+  SESSION_CHECK_TARGET,
+  type PlainRequest,
+  type SessionCheckShortcut,
+} from './session-check-shortcut.js';
 export type { PlainAnswer } from './plain-answer.js';
 export { banEntryJson, type BanEntryJson } from './ban-entry-body.js';
 export { apiKeyJson, KEY_REFUSAL_DETAIL, type ApiKeyJson } from './api-key-body.js';

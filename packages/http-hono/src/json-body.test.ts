@@ -33,16 +33,33 @@ describe('request bodies (DESIGN D1, D5, D14)', () => {
   it('answers 415 unsupported_charset for a charset other than utf-8, and changes nothing', async () => {
     const t = await createTestApp();
     const body = JSON.stringify({ token: t.token });
-    for (const type of ['application/json; charset=utf-16', 'application/json;charset=UTF-16LE', 'application/json; charset="latin1"', 'application/json; charset=', 'application/json; charset=utf-8; charset=utf-16']) {
+    for (const type of [
+      'application/json; charset=utf-16',
+      'application/json;charset=UTF-16LE',
+      'application/json; charset="latin1"',
+      'application/json; charset=',
+      'application/json; charset=utf-8; charset=utf-16',
+    ]) {
       const res = await t.request('/auth/verify', { method: 'POST', body, headers: { 'content-type': type } });
       await expectErrorBody(res, 415, 'unsupported_charset');
       expect(res.headers.get('set-cookie')).toBeNull();
     }
     const cookie = await t.login();
-    await expectErrorBody(await t.request('/auth/update', { method: 'POST', cookie, body: JSON.stringify({ new_token: 'A-Strong-Token-42!' }), headers: { 'content-type': 'application/json; charset=utf-16' } }), 415, 'unsupported_charset');
+    await expectErrorBody(
+      await t.request('/auth/update', {
+        method: 'POST',
+        cookie,
+        body: JSON.stringify({ new_token: 'A-Strong-Token-42!' }),
+        headers: { 'content-type': 'application/json; charset=utf-16' },
+      }),
+      415,
+      'unsupported_charset',
+    );
     expect(await t.harness.tokens.verify(t.token)).toBe(true);
     for (const type of ['application/json; charset="UTF-8"', 'application/json; boundary=x; charset=utf-8']) {
-      expect((await json(await t.request('/auth/verify', { method: 'POST', body, headers: { 'content-type': type } }))).valid, type).toBe(true);
+      expect((await json(await t.request('/auth/verify', { method: 'POST', body, headers: { 'content-type': type } }))).valid, type).toBe(
+        true,
+      );
     }
   });
 
@@ -99,7 +116,12 @@ describe('request bodies (DESIGN D1, D5, D14)', () => {
           controller.error(new Error('aborted'));
         },
       });
-      const init = { method: 'POST', body: broken, duplex: 'half', headers: { host: '127.0.0.1:8001', 'content-type': 'application/json' } } as RequestInit;
+      const init = {
+        method: 'POST',
+        body: broken,
+        duplex: 'half',
+        headers: { host: '127.0.0.1:8001', 'content-type': 'application/json' },
+      } as RequestInit;
       const res = await t.app.request(`http://127.0.0.1:8001/api/webui${path}`, init, { peer: '127.0.0.5' });
       await expectErrorBody(res, 400, 'incomplete_body');
     }

@@ -10,10 +10,16 @@ export type JsonBody<T> = { ok: true; value: T } | { ok: false; response: Respon
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
 /** Reads a JSON body and validates it; every failure is a 4xx with the D1 body, never a 500. */
-export async function readJsonBody<TSchema extends v.GenericSchema>(c: Context<WebuiEnv>, schema: TSchema): Promise<JsonBody<v.InferOutput<TSchema>>> {
+export async function readJsonBody<TSchema extends v.GenericSchema>(
+  c: Context<WebuiEnv>,
+  schema: TSchema,
+): Promise<JsonBody<v.InferOutput<TSchema>>> {
   const contentType = requestHeader(c, 'content-type') ?? '';
   if (!JSON_CONTENT_TYPE.test(contentType)) {
-    return { ok: false, response: errorBody(c, 415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.') };
+    return {
+      ok: false,
+      response: errorBody(c, 415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.'),
+    };
   }
   if (!declaresUtf8OrNothing(contentType)) {
     // 415, not 400: the body may be fine, it is its declared encoding (part of the media type) that is not served.

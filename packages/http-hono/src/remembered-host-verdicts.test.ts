@@ -8,7 +8,7 @@ function countingCheck(answer: (host: string) => boolean) {
 }
 
 describe('rememberHostVerdicts', () => {
-  it('gives the check\'s own answers, true and false, and runs it once per Host value', () => {
+  it("gives the check's own answers, true and false, and runs it once per Host value", () => {
     const { runs, check } = countingCheck((host) => host.startsWith('127.0.0.1'));
     const remembered = rememberHostVerdicts(check);
     for (let i = 0; i < 3; i++) {

@@ -77,48 +77,83 @@ describe('guessing through the cookie (DESIGN D4)', () => {
     const cookie = await t.login();
     const guesses = Array.from({ length: 300 }, (_, n) => `bot_session=g${n}`).join('; ');
     for (const path of ['/auth/check', '/setup/status', '/ws-token']) {
-      const body = await expectErrorBody(await t.request(path, { headers: { cookie: `${guesses}; bot_session=${cookie}` } }), 400, 'duplicate_credentials');
+      const body = await expectErrorBody(
+        await t.request(path, { headers: { cookie: `${guesses}; bot_session=${cookie}` } }),
+        400,
+        'duplicate_credentials',
+      );
       expect(body.authenticated).not.toBe(true);
     }
     expect(await t.harness.bans.list()).toMatchObject([{ key: '127.0.0.5', failures: 3 }]);
-    expect(t.audit.named('login_failed')).toEqual(Array.from({ length: 3 }, (_, n) => ({ event: 'login_failed', address: '127.0.0.5', via: 'api', how: 'cookie', counted: true, remaining: 4 - n })));
+    expect(t.audit.named('login_failed')).toEqual(
+      Array.from({ length: 3 }, (_, n) => ({
+        event: 'login_failed',
+        address: '127.0.0.5',
+        via: 'api',
+        how: 'cookie',
+        counted: true,
+        remaining: 4 - n,
+      })),
+    );
   });
 
   it('refuses two bot_session cookies even when both are the valid one, and a stale one beside a valid one', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
-    await expectErrorBody(await t.request('/auth/check', { headers: { cookie: `bot_session=${cookie}; bot_session=${cookie}` } }), 400, 'duplicate_credentials');
-    await expectErrorBody(await t.request('/auth/check', { headers: { cookie: `bot_session=stale; other=1; bot_session=${cookie}` } }), 400, 'duplicate_credentials');
+    await expectErrorBody(
+      await t.request('/auth/check', { headers: { cookie: `bot_session=${cookie}; bot_session=${cookie}` } }),
+      400,
+      'duplicate_credentials',
+    );
+    await expectErrorBody(
+      await t.request('/auth/check', { headers: { cookie: `bot_session=stale; other=1; bot_session=${cookie}` } }),
+      400,
+      'duplicate_credentials',
+    );
     expect((await json(await t.verify('wrong'))).remaining_attempts).toBe(2);
   });
 
   it('five requests of many wrong cookies ban the address; a banned client is refused 429 before the rule is applied', async () => {
     const t = await createTestApp();
     const guesses = (round: number) => Array.from({ length: 50 }, (_, n) => `bot_session=r${round}-${n}`).join('; ');
-    for (let round = 0; round < 4; round++) await expectErrorBody(await t.request('/auth/check', { headers: { cookie: guesses(round) } }), 400, 'duplicate_credentials');
+    for (let round = 0; round < 4; round++)
+      await expectErrorBody(await t.request('/auth/check', { headers: { cookie: guesses(round) } }), 400, 'duplicate_credentials');
     const fifth = await expectErrorBody(await t.request('/auth/check', { headers: { cookie: guesses(4) } }), 429, 'too_many_attempts');
     expect(fifth).toMatchObject({ authenticated: false, retry_after: 600 });
     await expectErrorBody(await t.request('/setup/status', { headers: { cookie: guesses(5) } }), 429, 'too_many_attempts');
     expect((await t.verify(t.token)).status).toBe(429);
-    expect(t.audit.named('ban_started')).toEqual([{ event: 'ban_started', address: '127.0.0.5', via: 'api', how: 'cookie', retry_after: 600 }]);
+    expect(t.audit.named('ban_started')).toEqual([
+      { event: 'ban_started', address: '127.0.0.5', via: 'api', how: 'cookie', retry_after: 600 },
+    ]);
   });
 
   it('refuses two Authorization fields (joined with ", " as a web Headers joins them) as one guess, whatever they hold', async () => {
     const t = await createTestApp();
     const key = await t.createKey('ci', 'read');
-    for (const authorization of [`Bearer wrong, Bearer ${t.token}`, `Bearer ${key}, Bearer ${key}`, `Basic dXNlcjpwYXNz, Bearer ${key}`, `Bearer ${key}, Basic dXNlcjpwYXNz`]) {
+    for (const authorization of [
+      `Bearer wrong, Bearer ${t.token}`,
+      `Bearer ${key}, Bearer ${key}`,
+      `Basic dXNlcjpwYXNz, Bearer ${key}`,
+      `Bearer ${key}, Basic dXNlcjpwYXNz`,
+    ]) {
       await expectErrorBody(await t.request('/setup/status', { headers: { authorization } }), 400, 'duplicate_credentials');
     }
     expect(t.audit.named('login_failed').map((event) => event.how)).toEqual(['bearer', 'bearer', 'bearer', 'bearer']);
     // One field is one credential: a token may hold a comma, and another scheme alone is no bearer.
     expect((await t.request('/setup/status', { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
-    await expectErrorBody(await t.request('/setup/status', { headers: { authorization: 'Digest username="a", realm="b"' } }), 401, 'not_authenticated');
+    await expectErrorBody(
+      await t.request('/setup/status', { headers: { authorization: 'Digest username="a", realm="b"' } }),
+      401,
+      'not_authenticated',
+    );
   });
 
   it('reads the cookie among others and with quotes', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
-    expect(await json(await t.request('/auth/check', { headers: { cookie: `theme=dark; bot_session="${cookie}"; lang=zh` } }))).toMatchObject({
+    expect(
+      await json(await t.request('/auth/check', { headers: { cookie: `theme=dark; bot_session="${cookie}"; lang=zh` } })),
+    ).toMatchObject({
       authenticated: true,
     });
   });

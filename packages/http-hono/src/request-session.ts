@@ -18,7 +18,11 @@ export function attemptClientOf(c: Context<WebuiEnv>): AttemptClient {
  * bot_session cookie, the bearer, and whether Authorization held several (the core judges what that means).
  */
 export function presentedCredentials(cookie: string | undefined, authorization: string | undefined): PresentedCredentials {
-  return { cookies: sessionCookieCandidates(cookie), bearer: bearerCredential(authorization), severalAuthorizations: holdsSeveralCredentials(authorization) };
+  return {
+    cookies: sessionCookieCandidates(cookie),
+    bearer: bearerCredential(authorization),
+    severalAuthorizations: holdsSeveralCredentials(authorization),
+  };
 }
 
 export function presentedCredentialsOf(c: Context<WebuiEnv>): PresentedCredentials {
@@ -26,6 +30,9 @@ export function presentedCredentialsOf(c: Context<WebuiEnv>): PresentedCredentia
 }
 
 /** The session of a request, from its cookie or its bearer: one call of the core's authenticate verb. */
-export function authenticateRequest(c: Context<WebuiEnv>, operations: Pick<AccessOperations, 'authenticate'>): Promise<Done<RequestSession>> {
+export function authenticateRequest(
+  c: Context<WebuiEnv>,
+  operations: Pick<AccessOperations, 'authenticate'>,
+): Promise<Done<RequestSession>> {
   return operations.authenticate(presentedCredentialsOf(c), attemptClientOf(c));
 }

@@ -4,23 +4,38 @@ import type { PlainAnswer } from './plain-answer.js';
 import { createSessionCheckShortcut, SESSION_CHECK_TARGET, type PlainRequest } from './session-check-shortcut.js';
 import { createTestApp, RecordingLogger, type TestApp } from './testing/test-app.js';
 
-const servicesOf = (t: TestApp): WebuiServices => ({ tokens: t.harness.tokens, keys: t.harness.keys, credentials: t.harness.credentials, setup: t.harness.setup, bans: t.harness.bans, tickets: t.harness.tickets });
+const servicesOf = (t: TestApp): WebuiServices => ({
+  tokens: t.harness.tokens,
+  keys: t.harness.keys,
+  credentials: t.harness.credentials,
+  setup: t.harness.setup,
+  bans: t.harness.bans,
+  tickets: t.harness.tickets,
+});
 
 /** What a client sees of an answer to /auth/check: status, body and the headers that matter. */
 async function seen(res: Response | PlainAnswer): Promise<object> {
   if (res instanceof Response) {
     const header = (name: string) => res.headers.get(name);
-    return { status: res.status, body: await res.text(), type: header('content-type'), cache: header('cache-control'), retry: header('retry-after') };
+    return {
+      status: res.status,
+      body: await res.text(),
+      type: header('content-type'),
+      cache: header('cache-control'),
+      retry: header('retry-after'),
+    };
   }
   const header = (name: string) => Object.entries(res.headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? null;
   return { status: res.status, body: res.body, type: header('content-type'), cache: header('cache-control'), retry: header('retry-after') };
 }
 
-describe('GET /auth/check shortcut (the app\'s steps without the Hono pipeline)', () => {
+describe("GET /auth/check shortcut (the app's steps without the Hono pipeline)", () => {
   it('is not made while debug logging is on, so every request keeps its debug line', async () => {
     const t = await createTestApp();
     expect(createSessionCheckShortcut({ services: servicesOf(t), policy: t.policy, logger: new RecordingLogger(true) })).toBeUndefined();
-    expect(createSessionCheckShortcut({ services: servicesOf(t), policy: t.policy, logger: new RecordingLogger(false) })).toBeTypeOf('function');
+    expect(createSessionCheckShortcut({ services: servicesOf(t), policy: t.policy, logger: new RecordingLogger(false) })).toBeTypeOf(
+      'function',
+    );
   });
 
   it('answers a valid session exactly as the app does, and leaves an Origin, a refusal or another path to the app', async () => {
@@ -29,7 +44,14 @@ describe('GET /auth/check shortcut (the app\'s steps without the Hono pipeline)'
     const cookie = await t.login();
     const plain = (overrides: Partial<PlainRequest> = {}): PlainRequest => {
       const headers: Record<string, string> = { host: '127.0.0.1:8001', cookie: `bot_session=${cookie}` };
-      return { method: 'GET', target: SESSION_CHECK_TARGET, peerAddress: '127.0.0.5', isTls: false, header: (name) => headers[name], ...overrides };
+      return {
+        method: 'GET',
+        target: SESSION_CHECK_TARGET,
+        peerAddress: '127.0.0.5',
+        isTls: false,
+        header: (name) => headers[name],
+        ...overrides,
+      };
     };
     const answer = await shortcut?.(plain());
     expect(answer).toEqual({
@@ -49,10 +71,19 @@ describe('GET /auth/check shortcut (the app\'s steps without the Hono pipeline)'
     const t = await createTestApp();
     const shortcut = createSessionCheckShortcut({ services: servicesOf(t), policy: t.policy, logger: new RecordingLogger(false) });
     const cookie = await t.login();
-    const several: Array<Record<string, string>> = [{ cookie: `bot_session=wrong; bot_session=${cookie}` }, { authorization: `Bearer wrong, Bearer ${t.token}` }];
+    const several: Array<Record<string, string>> = [
+      { cookie: `bot_session=wrong; bot_session=${cookie}` },
+      { authorization: `Bearer wrong, Bearer ${t.token}` },
+    ];
     for (const headers of several) {
       const all: Record<string, string> = { host: '127.0.0.1:8001', ...headers };
-      const answer = await shortcut?.({ method: 'GET', target: SESSION_CHECK_TARGET, peerAddress: '127.0.0.5', isTls: false, header: (name) => all[name] });
+      const answer = await shortcut?.({
+        method: 'GET',
+        target: SESSION_CHECK_TARGET,
+        peerAddress: '127.0.0.5',
+        isTls: false,
+        header: (name) => all[name],
+      });
       expect(await seen(answer as PlainAnswer)).toEqual(await seen(await t.request('/auth/check', { headers })));
       expect(JSON.parse(answer?.body ?? '{}')).toMatchObject({ code: 'duplicate_credentials', authenticated: false });
     }
@@ -65,9 +96,18 @@ describe('GET /auth/check shortcut (the app\'s steps without the Hono pipeline)'
     const services = servicesOf(t);
     const failing = { ...services, bans: { status: () => Promise.reject(new Error('disk gone')) } } as unknown as WebuiServices;
     const shortcut = createSessionCheckShortcut({ services: failing, policy: t.policy, logger });
-    const answer = await shortcut?.({ method: 'GET', target: SESSION_CHECK_TARGET, peerAddress: '127.0.0.5', isTls: false, header: (name) => ({ host: 'localhost', cookie: 'bot_session=x' })[name] });
+    const answer = await shortcut?.({
+      method: 'GET',
+      target: SESSION_CHECK_TARGET,
+      peerAddress: '127.0.0.5',
+      isTls: false,
+      header: (name) => ({ host: 'localhost', cookie: 'bot_session=x' })[name],
+    });
     expect(answer?.status).toBe(500);
-    expect(JSON.parse(answer?.body ?? '{}')).toEqual({ detail: 'The server could not complete the request; see its log.', code: 'internal_error' });
+    expect(JSON.parse(answer?.body ?? '{}')).toEqual({
+      detail: 'The server could not complete the request; see its log.',
+      code: 'internal_error',
+    });
     expect(logger.at('error').map((call) => call.message)).toEqual(['request failed']);
   });
 });

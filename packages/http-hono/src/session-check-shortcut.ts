@@ -29,14 +29,22 @@ export type SessionCheckShortcut = (request: PlainRequest) => Promise<PlainAnswe
  * Origin (so no CORS), no refusal, debug logging off (so no per-request line is missed). Returns
  * undefined when debug logging is on: the app then answers everything.
  */
-export function createSessionCheckShortcut(options: { services: WebuiServices; policy: HttpPolicy; logger: AppLogger; audit?: SecurityEventSink }): SessionCheckShortcut | undefined {
+export function createSessionCheckShortcut(options: {
+  services: WebuiServices;
+  policy: HttpPolicy;
+  logger: AppLogger;
+  audit?: SecurityEventSink;
+}): SessionCheckShortcut | undefined {
   const { services, policy, logger } = options;
   if (logger.isLevelEnabled?.('debug') !== false) return undefined;
   const audit = options.audit ?? NO_AUDIT;
   // The same verb the route calls, its events recorded as the app records them (this path logs in nobody).
   const operations = createAccessOperations(services, { sink: new EventRecorder(audit, logger, () => performance.now()), pause });
   // Its own once-a-minute warning about a proxy that names no client: the only state per transport.
-  const edgeVerdict = createEdgeVerdict(policy, forwardedForWarning(logger, () => performance.now()));
+  const edgeVerdict = createEdgeVerdict(
+    policy,
+    forwardedForWarning(logger, () => performance.now()),
+  );
   // One step from the answer to the wire form, sent once its audit line is written.
   const written = (answer: JsonAnswer) => afterAuditWritten(audit, plainAnswer(answer));
   return (request) => {
@@ -44,9 +52,10 @@ export function createSessionCheckShortcut(options: { services: WebuiServices; p
     const verdict = edgeVerdict(request);
     if (verdict.refusal) return null;
     // The route's own answer and the app's own 500 (as app.onError gives it): nothing here is written twice.
-    return answerSessionCheck(presentedCredentials(request.header('cookie'), request.header('authorization')), { ip: verdict.clientIp }, operations).then(
-      written,
-      (error: unknown) => written(requestFailureAnswer(logger, error, SESSION_CHECK_TARGET)),
-    );
+    return answerSessionCheck(
+      presentedCredentials(request.header('cookie'), request.header('authorization')),
+      { ip: verdict.clientIp },
+      operations,
+    ).then(written, (error: unknown) => written(requestFailureAnswer(logger, error, SESSION_CHECK_TARGET)));
   };
 }

@@ -7,14 +7,20 @@ import { jsonAnswer, type JsonAnswer } from './plain-answer.js';
  * for a client and its credentials: the core's checkSession verb mapped to its answer, the one
  * implementation the Hono route and a runtime's fast path both call. A bearer key is reported with its name and scope.
  */
-export async function answerSessionCheck(presented: PresentedCredentials, client: AttemptClient, operations: Pick<AccessOperations, 'checkSession'>): Promise<JsonAnswer> {
+export async function answerSessionCheck(
+  presented: PresentedCredentials,
+  client: AttemptClient,
+  operations: Pick<AccessOperations, 'checkSession'>,
+): Promise<JsonAnswer> {
   const { outcome: session } = await operations.checkSession(presented, client);
   switch (session.kind) {
     case 'ambiguous':
       // A bad request (D1), and not authenticated for a client that reads only that field.
       return jsonAnswer(400, errorFields(session.code, AMBIGUOUS_CREDENTIALS_DETAIL[session.code], { authenticated: false }));
     case 'refused':
-      return jsonAnswer(429, tooManyAttemptsFields(session.retryAfterSeconds, { authenticated: false }, session.scope), { 'Retry-After': String(session.retryAfterSeconds) });
+      return jsonAnswer(429, tooManyAttemptsFields(session.retryAfterSeconds, { authenticated: false }, session.scope), {
+        'Retry-After': String(session.retryAfterSeconds),
+      });
     case 'valid': {
       const { principal, tokenStatus } = session;
       const status = { authenticated: true, token_source: tokenStatus.tokenSource, requires_custom_token: tokenStatus.requiresCustomToken };

@@ -50,7 +50,9 @@ export class SessionCookie {
     let suffix = this.issuedAttributes.get(attributes.secure);
     if (suffix === undefined) {
       // hono's own serialisation of the attributes, made once: every login would otherwise redo it.
-      suffix = generateCookie(SESSION_COOKIE, '', { ...attributes, maxAge: this.policy.sessionExpireDays * 86_400 }).slice(SESSION_COOKIE.length + 1);
+      suffix = generateCookie(SESSION_COOKIE, '', { ...attributes, maxAge: this.policy.sessionExpireDays * 86_400 }).slice(
+        SESSION_COOKIE.length + 1,
+      );
       this.issuedAttributes.set(attributes.secure, suffix);
     }
     c.header('Set-Cookie', `${SESSION_COOKIE}=${encodeURIComponent(token)}${suffix}`, { append: true });
@@ -65,7 +67,10 @@ export class SessionCookie {
     const secure = this.policy.secureCookie || (this.policy.mode === 'production' && c.get('secureTransport'));
     if (!secure && this.policy.mode === 'production' && !this.warnedInsecure) {
       this.warnedInsecure = true;
-      this.logger.warn({}, 'session cookie sent without Secure: the request came over plain HTTP; serve the WebUI over HTTPS or set webui.secure_cookie');
+      this.logger.warn(
+        {},
+        'session cookie sent without Secure: the request came over plain HTTP; serve the WebUI over HTTPS or set webui.secure_cookie',
+      );
     }
     return { path: '/', httpOnly: true, sameSite: 'Lax' as const, secure };
   }

@@ -1,4 +1,11 @@
-import { StoreUnavailableError, type AttemptStore, type FailureBudgetStore, type RecordStore, type RetiredTokenStore, type TicketStore } from '@webui/core';
+import {
+  StoreUnavailableError,
+  type AttemptStore,
+  type FailureBudgetStore,
+  type RecordStore,
+  type RetiredTokenStore,
+  type TicketStore,
+} from '@webui/core';
 import { describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorBody, json, sessionSetCookies, type TestApp } from './testing/test-app.js';
 
@@ -8,7 +15,8 @@ function loseStore(t: TestApp): { restore(): void } {
   const lose = <Port extends object>(port: Port, methods: ReadonlyArray<keyof Port>): void => {
     for (const method of methods) {
       const original = port[method];
-      port[method] = (() => Promise.reject(new StoreUnavailableError('cannot reach Redis at redis://127.0.0.1:6379/0'))) as Port[keyof Port];
+      port[method] = (() =>
+        Promise.reject(new StoreUnavailableError('cannot reach Redis at redis://127.0.0.1:6379/0'))) as Port[keyof Port];
       restores.push(() => (port[method] = original));
     }
   };
@@ -41,7 +49,9 @@ describe('a lost store fails closed (DESIGN D16)', () => {
     await expectStoreUnavailable(await t.verify('wrong-token'));
     await expectStoreUnavailable(await t.request('/auth/check', { cookie: 'wrong-cookie' }));
     await expectStoreUnavailable(await t.request('/setup/complete', { method: 'POST', cookie }));
-    await expectStoreUnavailable(await t.request('/auth/update', { method: 'POST', cookie, json: { new_token: 'Another-Strong-Token-9!' } }));
+    await expectStoreUnavailable(
+      await t.request('/auth/update', { method: 'POST', cookie, json: { new_token: 'Another-Strong-Token-9!' } }),
+    );
     await expectStoreUnavailable(await t.request('/ws-token', { cookie }));
 
     // A session already checked reads from the last known record.

@@ -1,5 +1,17 @@
 import type { SecurityEvent } from '@webui/core';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -31,7 +43,10 @@ function auditFile(options: Partial<AuditLogFileOptions> = {}): AuditLogFile {
 const livePath = () => join(dataDir, AUDIT_LOG_FILE_NAME);
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 const fileLines = (path: string) => readFileSync(path, 'utf8').split('\n');
-const remaining = (name: string) => fileLines(join(dataDir, name)).filter(Boolean).map((text) => (JSON.parse(text) as { remaining: number }).remaining);
+const remaining = (name: string) =>
+  fileLines(join(dataDir, name))
+    .filter(Boolean)
+    .map((text) => (JSON.parse(text) as { remaining: number }).remaining);
 /** Clocks for an audit file whose lines are written a second, or a millisecond, apart. */
 const secondsApart = () => {
   let now = T0;
@@ -41,10 +56,20 @@ const millisecondsApart = () => {
   let now = T0;
   return () => now++;
 };
-const auditFiles = () => readdirSync(dataDir).filter((name) => name.startsWith(AUDIT_LOG_FILE_NAME)).sort();
+const auditFiles = () =>
+  readdirSync(dataDir)
+    .filter((name) => name.startsWith(AUDIT_LOG_FILE_NAME))
+    .sort();
 
 /** A numbered login failure from its own address, so each line can be told apart. */
-const failure = (n: number): SecurityEvent => ({ event: 'login_failed', address: `198.51.100.${n % 250}`, via: 'api', how: 'cookie', counted: true, remaining: n });
+const failure = (n: number): SecurityEvent => ({
+  event: 'login_failed',
+  address: `198.51.100.${n % 250}`,
+  via: 'api',
+  how: 'cookie',
+  counted: true,
+  remaining: n,
+});
 
 describe('AuditLogFile', () => {
   it('appends one JSON line per event, time, event, address and via first, in a 0600 file', () => {
@@ -71,7 +96,9 @@ describe('AuditLogFile', () => {
 
   it('tightens an existing file to 0600 when it opens, and keeps its lines', () => {
     mkdirSync(dataDir, { recursive: true });
-    writeFileSync(livePath(), '{"time":"2025-01-01T00:00:00.000Z","event":"setup_completed","address":null,"via":"cli"}\n', { mode: 0o644 });
+    writeFileSync(livePath(), '{"time":"2025-01-01T00:00:00.000Z","event":"setup_completed","address":null,"via":"cli"}\n', {
+      mode: 0o644,
+    });
     chmodSync(livePath(), 0o644);
     auditFile().open();
     expect(modeOf(livePath())).toBe(0o600);
@@ -80,7 +107,10 @@ describe('AuditLogFile', () => {
 
   it('ends a torn last line (a crash mid-write) before appending, so only that line is lost', () => {
     mkdirSync(dataDir, { recursive: true });
-    writeFileSync(livePath(), `${JSON.stringify({ time: '2025-01-01T00:00:00.000Z', event: 'setup_reset', address: null, via: 'cli' })}\n{"time":"2025-01-01T00:00:01.000Z","ev`);
+    writeFileSync(
+      livePath(),
+      `${JSON.stringify({ time: '2025-01-01T00:00:00.000Z', event: 'setup_reset', address: null, via: 'cli' })}\n{"time":"2025-01-01T00:00:01.000Z","ev`,
+    );
     const audit = auditFile();
     audit.open();
     // Ended at once: a line another process appends next must not join the torn one.
@@ -115,7 +145,11 @@ describe('AuditLogFile', () => {
 
   it('deletes rotated files past `keep` left by a larger setting', () => {
     mkdirSync(dataDir, { recursive: true });
-    for (const n of [1, 2, 3, 7]) writeFileSync(join(dataDir, `audit.log.${n}`), `${JSON.stringify({ time: '2025-01-01T00:00:00.000Z', event: 'setup_reset', address: null, via: 'cli' })}\n`);
+    for (const n of [1, 2, 3, 7])
+      writeFileSync(
+        join(dataDir, `audit.log.${n}`),
+        `${JSON.stringify({ time: '2025-01-01T00:00:00.000Z', event: 'setup_reset', address: null, via: 'cli' })}\n`,
+      );
     writeFileSync(livePath(), 'x'.repeat(900) + '\n');
     auditFile({ maxBytes: 1000, keep: 2 }).record(FAILED);
     expect(auditFiles()).toEqual(['audit.log', 'audit.log.1', 'audit.log.2']);
@@ -236,7 +270,11 @@ describe('AuditLogFile', () => {
     const text = readFileSync(livePath(), 'utf8');
     expect(text).not.toContain(secret);
     for (const line of text.trimEnd().split('\n')) {
-      expect(Object.keys(JSON.parse(line) as object).every((key) => ['time', 'event', 'address', 'via', 'how', 'key', 'scope', 'expires_at'].includes(key))).toBe(true);
+      expect(
+        Object.keys(JSON.parse(line) as object).every((key) =>
+          ['time', 'event', 'address', 'via', 'how', 'key', 'scope', 'expires_at'].includes(key),
+        ),
+      ).toBe(true);
     }
   });
 
@@ -253,7 +291,10 @@ describe('AuditLogFile', () => {
     const audit = auditFile();
     audit.record(FAILED);
     audit.close();
-    appendFileSync(livePath(), `${JSON.stringify({ time: '2025-03-01T12:00:05.000Z', event: 'setup_reset', address: null, via: 'cli' })}\n`);
+    appendFileSync(
+      livePath(),
+      `${JSON.stringify({ time: '2025-03-01T12:00:05.000Z', event: 'setup_reset', address: null, via: 'cli' })}\n`,
+    );
     audit.record(FAILED);
     expect(readAuditLog(dataDir).lines.map((line) => line.event)).toEqual(['login_failed', 'setup_reset', 'login_failed']);
   });

@@ -1,5 +1,17 @@
 import { auditLine, type SecurityEvent, type SecurityEventSink } from '@webui/core';
-import { closeSync, existsSync, fchmodSync, fstatSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { DIRECTORY_MODE, FILE_MODE } from './file-permissions.js';
 import { errorCode } from './file-system.js';
@@ -222,7 +234,8 @@ export class AuditLogFile implements SecurityEventSink {
     for (const n of rotated) if (n >= keep) unlinkIfPresent(rotatedAuditLogPath(this.options.dataDir, n));
     // Highest first, so no rename lands on a file still to be moved. A file gone meanwhile was moved by
     // another process rotating at the same moment: its lines are where that process put them.
-    for (const n of rotated) if (n < keep) renameIfPresent(rotatedAuditLogPath(this.options.dataDir, n), rotatedAuditLogPath(this.options.dataDir, n + 1));
+    for (const n of rotated)
+      if (n < keep) renameIfPresent(rotatedAuditLogPath(this.options.dataDir, n), rotatedAuditLogPath(this.options.dataDir, n + 1));
     renameIfPresent(this.path, rotatedAuditLogPath(this.options.dataDir, 1));
   }
 

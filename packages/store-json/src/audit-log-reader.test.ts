@@ -18,7 +18,8 @@ afterEach(() => {
 });
 
 const at = (iso: string) => Date.parse(iso);
-const line = (time: string, event: string, extra: object = {}) => JSON.stringify({ time, event, address: '192.0.2.1', via: 'api', ...extra });
+const line = (time: string, event: string, extra: object = {}) =>
+  JSON.stringify({ time, event, address: '192.0.2.1', via: 'api', ...extra });
 const writeAuditFile = (name: string, lines: string[]) => writeFileSync(join(dataDir, name), lines.map((text) => `${text}\n`).join(''));
 
 describe('readAuditLog', () => {
@@ -35,7 +36,12 @@ describe('readAuditLog', () => {
     // Not ours: a hand-made backup is never read.
     writeAuditFile('audit.log.bak', [line('2025-01-04T00:00:00.000Z', 'setup_reset')]);
     const read = readAuditLog(dataDir);
-    expect(read.lines.map((entry) => entry.time)).toEqual(['2024-12-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z', '2025-01-02T00:00:00.000Z', '2025-01-03T00:00:00.000Z']);
+    expect(read.lines.map((entry) => entry.time)).toEqual([
+      '2024-12-01T00:00:00.000Z',
+      '2025-01-01T00:00:00.000Z',
+      '2025-01-02T00:00:00.000Z',
+      '2025-01-03T00:00:00.000Z',
+    ]);
     expect(read.files).toEqual(['audit.log.10', 'audit.log.2', 'audit.log.1', 'audit.log'].map((name) => join(dataDir, name)));
     expect(read.skipped).toBe(0);
   });
@@ -67,13 +73,21 @@ describe('readAuditLog', () => {
   });
 
   it('counts a last line without its newline (torn by a kill) as skipped', () => {
-    writeFileSync(join(dataDir, AUDIT_LOG_FILE_NAME), `${line('2025-01-01T00:00:00.000Z', 'setup_completed')}\n{"time":"2025-01-01T00:00:01.0`);
+    writeFileSync(
+      join(dataDir, AUDIT_LOG_FILE_NAME),
+      `${line('2025-01-01T00:00:00.000Z', 'setup_completed')}\n{"time":"2025-01-01T00:00:01.0`,
+    );
     expect(readAuditLog(dataDir)).toMatchObject({ skipped: 1, lines: [{ event: 'setup_completed' }] });
   });
 
   it('keeps lines whole across read chunks and skips a line too long to be one of ours without holding it', () => {
     const audit = new AuditLogFile({ dataDir, maxBytes: 100 * 1024 * 1024, keep: 1, now: () => at('2025-01-01T00:00:00.000Z') });
-    const events: SecurityEvent[] = Array.from({ length: 3000 }, (_, n) => ({ event: 'key_first_used', address: `10.0.${n >> 8}.${n & 255}`, via: 'api', key: `key-${n}` }));
+    const events: SecurityEvent[] = Array.from({ length: 3000 }, (_, n) => ({
+      event: 'key_first_used',
+      address: `10.0.${n >> 8}.${n & 255}`,
+      via: 'api',
+      key: `key-${n}`,
+    }));
     for (const event of events.slice(0, 1500)) audit.record(event);
     audit.close();
     writeFileSync(join(dataDir, AUDIT_LOG_FILE_NAME), `${'x'.repeat(3 * 1024 * 1024)}\n`, { flag: 'a' });
@@ -92,10 +106,17 @@ describe('readAuditLog', () => {
       line('2025-01-01T03:00:00.000+01:00', 'ban_started', { how: 'verify', retry_after: 600 }),
     ]);
     const times = (filter: Parameters<typeof readAuditLog>[1]) => readAuditLog(dataDir, filter).lines.map((entry) => entry.time);
-    expect(times({ since: at('2025-01-01T01:00:00.000Z') })).toEqual(['2025-01-01T01:00:00.000Z', '2025-01-01T02:00:00.000Z', '2025-01-01T03:00:00.000+01:00']);
+    expect(times({ since: at('2025-01-01T01:00:00.000Z') })).toEqual([
+      '2025-01-01T01:00:00.000Z',
+      '2025-01-01T02:00:00.000Z',
+      '2025-01-01T03:00:00.000+01:00',
+    ]);
     expect(times({ since: at('2025-01-01T02:00:00.001Z') })).toEqual([]);
     expect(times({ events: ['login_failed'] })).toEqual(['2025-01-01T00:00:00.000Z', '2025-01-01T02:00:00.000Z']);
-    expect(times({ events: ['login_failed', 'ban_started'], since: at('2025-01-01T00:30:00.000Z') })).toEqual(['2025-01-01T02:00:00.000Z', '2025-01-01T03:00:00.000+01:00']);
+    expect(times({ events: ['login_failed', 'ban_started'], since: at('2025-01-01T00:30:00.000Z') })).toEqual([
+      '2025-01-01T02:00:00.000Z',
+      '2025-01-01T03:00:00.000+01:00',
+    ]);
     expect(times({ events: [] })).toEqual([]);
   });
 
@@ -107,7 +128,12 @@ describe('readAuditLog', () => {
 
 describe('parseAuditLine', () => {
   it('returns a well-formed line as written, and null for anything else', () => {
-    expect(parseAuditLine(line('2025-01-01T00:00:00Z', 'setup_reset'))).toEqual({ time: '2025-01-01T00:00:00Z', event: 'setup_reset', address: '192.0.2.1', via: 'api' });
+    expect(parseAuditLine(line('2025-01-01T00:00:00Z', 'setup_reset'))).toEqual({
+      time: '2025-01-01T00:00:00Z',
+      event: 'setup_reset',
+      address: '192.0.2.1',
+      via: 'api',
+    });
     expect(parseAuditLine('null')).toBeNull();
     expect(parseAuditLine('')).toBeNull();
   });

@@ -39,7 +39,12 @@ const NEWLINE = 0x0a;
 export function readAuditLog(dataDir: string, filter: AuditLogFilter = {}): AuditLogRead {
   const read: AuditLogRead = { lines: [], skipped: 0, files: [] };
   const events = filter.events === undefined ? null : new Set(filter.events);
-  const paths = [...rotatedAuditLogNumbers(dataDir).reverse().map((n) => rotatedAuditLogPath(dataDir, n)), join(dataDir, AUDIT_LOG_FILE_NAME)];
+  const paths = [
+    ...rotatedAuditLogNumbers(dataDir)
+      .reverse()
+      .map((n) => rotatedAuditLogPath(dataDir, n)),
+    join(dataDir, AUDIT_LOG_FILE_NAME),
+  ];
   for (const path of paths) {
     const found = forEachLine(path, (text) => {
       const line = text === null ? null : parseAuditLine(text);

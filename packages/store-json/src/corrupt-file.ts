@@ -10,7 +10,9 @@ export async function moveCorruptFileAside(fs: FileSystem, path: string, reason:
   try {
     await fs.rename(path, movedTo);
   } catch (error) {
-    throw new Error(`The token file ${path} is unusable (${reason}) and could not be moved aside to ${movedTo}: ${errorMessage(error)}`, { cause: error });
+    throw new Error(`The token file ${path} is unusable (${reason}) and could not be moved aside to ${movedTo}: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
   return movedTo;
 }

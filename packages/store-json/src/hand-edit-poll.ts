@@ -60,9 +60,11 @@ export class HandEditPoll {
     // A slow disk must not pile up polls behind one another.
     if (this.queued) return;
     this.queued = true;
-    void this.options.queue.run(() => this.reloadIfEdited()).finally(() => {
-      this.queued = false;
-    });
+    void this.options.queue
+      .run(() => this.reloadIfEdited())
+      .finally(() => {
+        this.queued = false;
+      });
   }
 
   private async reloadIfEdited(): Promise<void> {
@@ -71,7 +73,10 @@ export class HandEditPoll {
     try {
       stats = await fs.stat(path);
     } catch (error) {
-      this.refuseOnce(`stat:${errorCode(error) ?? 'unknown'}`, errorCode(error) === 'ENOENT' ? 'the file was removed' : errorMessage(error));
+      this.refuseOnce(
+        `stat:${errorCode(error) ?? 'unknown'}`,
+        errorCode(error) === 'ENOENT' ? 'the file was removed' : errorMessage(error),
+      );
       return;
     }
     const signature = fileSignature(stats);

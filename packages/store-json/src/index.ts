@@ -4,6 +4,12 @@ export { nodeFileSystem, type FileSystem, type FileStats, type WritableFile } fr
 export { RECORD_FILE_NAME } from './record-file.js';
 export { processIsAlive } from './process-alive.js';
 export { InstanceLock, InstanceLockError, LOCK_FILE_NAME } from './instance-lock.js';
-export { AuditLogFile, AUDIT_LOG_FILE_NAME, DEFAULT_AUDIT_KEEP, DEFAULT_AUDIT_MAX_BYTES, type AuditLogFileOptions } from './audit-log-file.js';
+export {
+  AuditLogFile,
+  AUDIT_LOG_FILE_NAME,
+  DEFAULT_AUDIT_KEEP,
+  DEFAULT_AUDIT_MAX_BYTES,
+  type AuditLogFileOptions,
+} from './audit-log-file.js';
 export { parseAuditLine, readAuditLog, type AuditLogFilter, type AuditLogRead } from './audit-log-reader.js';
 export { readRecordFile, type RecordFileRead } from './record-file-read.js';

@@ -57,7 +57,13 @@ function tempFileFailing(step: keyof WritableFile, code: string): FileSystem {
 const faults: Array<[string, FileSystem]> = [
   ['the disk is full while writing (ENOSPC)', tempFileFailing('writeFile', 'ENOSPC')],
   ['fsync of the temp file fails (EIO)', tempFileFailing('sync', 'EIO')],
-  ['the file system is read-only (EROFS on open)', { ...nodeFileSystem, open: async (path, flags, mode) => (isTempFile(path) ? Promise.reject(failure('EROFS')) : nodeFileSystem.open(path, flags, mode)) }],
+  [
+    'the file system is read-only (EROFS on open)',
+    {
+      ...nodeFileSystem,
+      open: async (path, flags, mode) => (isTempFile(path) ? Promise.reject(failure('EROFS')) : nodeFileSystem.open(path, flags, mode)),
+    },
+  ],
   ['the rename is refused (EACCES)', { ...nodeFileSystem, rename: async () => Promise.reject(failure('EACCES')) }],
 ];
 
@@ -88,11 +94,19 @@ describe('a failing write', () => {
     };
     const store = new JsonFileStore({ dataDir, clock: new FakeClock(), fs });
     await store.open();
-    const [first, second] = await Promise.allSettled([overwriteRecord(store, { ...NEW, accessToken: 'lost-token-1' }), overwriteRecord(store, NEW)]);
+    const [first, second] = await Promise.allSettled([
+      overwriteRecord(store, { ...NEW, accessToken: 'lost-token-1' }),
+      overwriteRecord(store, NEW),
+    ]);
     expect(first.status).toBe('rejected');
     expect(second.status).toBe('fulfilled');
     expect(await store.readRecord()).toEqual(NEW);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ access_token: 'new-token-456', token_source: 'configured', first_setup_completed: true, kept: 1 });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      access_token: 'new-token-456',
+      token_source: 'configured',
+      first_setup_completed: true,
+      kept: 1,
+    });
   });
 
   it('rejects when the directory fsync fails, with memory following the file that was already renamed', async () => {

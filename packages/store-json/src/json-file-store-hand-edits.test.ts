@@ -116,7 +116,13 @@ describe('hand edits while running', () => {
     }
     await polls(QUIET_POLLS);
     expect(events).toEqual([]);
-    expect(changes.map((change) => change.record?.accessToken)).toEqual(['own-write-0-token', 'own-write-1-token', 'own-write-2-token', 'own-write-3-token', 'own-write-4-token']);
+    expect(changes.map((change) => change.record?.accessToken)).toEqual([
+      'own-write-0-token',
+      'own-write-1-token',
+      'own-write-2-token',
+      'own-write-3-token',
+      'own-write-4-token',
+    ]);
   });
 
   it('ignores an edit that leaves the bytes as they were', async () => {

@@ -74,19 +74,36 @@ describe('permissions and atomicity', () => {
   it('writes in the snake_case format and leaves no temp file behind', async () => {
     const store = await openStore();
     await overwriteRecord(store, { ...RECORD, secretKeyFingerprint: 'f'.repeat(64) });
-    expect(readJson()).toEqual({ access_token: 'configured-token-1', token_source: 'configured', first_setup_completed: true, secret_key_fingerprint: 'f'.repeat(64) });
+    expect(readJson()).toEqual({
+      access_token: 'configured-token-1',
+      token_source: 'configured',
+      first_setup_completed: true,
+      secret_key_fingerprint: 'f'.repeat(64),
+    });
     expect(readdirSync(dataDir)).toEqual(['webui.json']);
   });
 
   it('ends 50 concurrent writes with a valid file equal to one of the written records', async () => {
     const store = await openStore();
-    const records: TokenRecord[] = Array.from({ length: 50 }, (_, i) => ({ accessToken: `token-${i}-${'x'.repeat(i)}`, tokenSource: 'configured', firstSetupCompleted: i % 2 === 0 }));
+    const records: TokenRecord[] = Array.from({ length: 50 }, (_, i) => ({
+      accessToken: `token-${i}-${'x'.repeat(i)}`,
+      tokenSource: 'configured',
+      firstSetupCompleted: i % 2 === 0,
+    }));
     await Promise.all(records.map((record) => overwriteRecord(store, record)));
     const onDisk = readJson();
-    const written = records.map((r) => ({ access_token: r.accessToken, token_source: r.tokenSource, first_setup_completed: r.firstSetupCompleted }));
+    const written = records.map((r) => ({
+      access_token: r.accessToken,
+      token_source: r.tokenSource,
+      first_setup_completed: r.firstSetupCompleted,
+    }));
     expect(written).toContainEqual(onDisk);
     const inMemory = await store.readRecord();
-    expect(onDisk).toEqual({ access_token: inMemory?.accessToken, token_source: inMemory?.tokenSource, first_setup_completed: inMemory?.firstSetupCompleted });
+    expect(onDisk).toEqual({
+      access_token: inMemory?.accessToken,
+      token_source: inMemory?.tokenSource,
+      first_setup_completed: inMemory?.firstSetupCompleted,
+    });
     expect(readdirSync(dataDir)).toEqual(['webui.json']);
   });
 
@@ -106,7 +123,8 @@ describe('permissions and atomicity', () => {
     const store = await openStore(counting);
     expect(calls).toBeGreaterThan(0);
     calls = 0;
-    for (let i = 0; i < 10; i++) expect(await store.readRecord()).toEqual({ accessToken: 'counted-token', tokenSource: 'configured', firstSetupCompleted: true });
+    for (let i = 0; i < 10; i++)
+      expect(await store.readRecord()).toEqual({ accessToken: 'counted-token', tokenSource: 'configured', firstSetupCompleted: true });
     expect(calls).toBe(0);
   });
 
@@ -119,10 +137,22 @@ describe('permissions and atomicity', () => {
 
 describe('file format', () => {
   it('keeps unknown fields across writes, including ones added by hand just before a write', async () => {
-    writeFileByHand({ access_token: 'old-token-123', token_source: 'configured', first_setup_completed: true, created_at: '2025-01-01', nested: { list: [1, 'two'] } });
+    writeFileByHand({
+      access_token: 'old-token-123',
+      token_source: 'configured',
+      first_setup_completed: true,
+      created_at: '2025-01-01',
+      nested: { list: [1, 'two'] },
+    });
     const store = await openStore();
     await overwriteRecord(store, { accessToken: 'new-token-456', tokenSource: 'configured', firstSetupCompleted: true });
-    expect(readJson()).toEqual({ access_token: 'new-token-456', token_source: 'configured', first_setup_completed: true, created_at: '2025-01-01', nested: { list: [1, 'two'] } });
+    expect(readJson()).toEqual({
+      access_token: 'new-token-456',
+      token_source: 'configured',
+      first_setup_completed: true,
+      created_at: '2025-01-01',
+      nested: { list: [1, 'two'] },
+    });
     writeFileByHand({ ...(readJson() as object), added_by_hand: true });
     await overwriteRecord(store, { accessToken: 'newer-token-789', tokenSource: 'configured', firstSetupCompleted: false });
     expect(readJson()).toMatchObject({ access_token: 'newer-token-789', created_at: '2025-01-01', added_by_hand: true });
@@ -167,8 +197,16 @@ describe('corrupt files at startup', () => {
     ['a JSON array', '[]', /wrong shape/],
     ['a non-string access_token', '{"access_token": 5, "first_setup_completed": true}', /wrong shape.*access_token/],
     ['an empty access_token', '{"access_token": "", "first_setup_completed": true}', /wrong shape.*access_token/],
-    ['a non-boolean first_setup_completed', '{"access_token": "token-abc-123", "first_setup_completed": "yes"}', /wrong shape.*first_setup_completed/],
-    ['an unknown token_source', '{"access_token": "token-abc-123", "token_source": "guessed", "first_setup_completed": true}', /wrong shape.*token_source/],
+    [
+      'a non-boolean first_setup_completed',
+      '{"access_token": "token-abc-123", "first_setup_completed": "yes"}',
+      /wrong shape.*first_setup_completed/,
+    ],
+    [
+      'an unknown token_source',
+      '{"access_token": "token-abc-123", "token_source": "guessed", "first_setup_completed": true}',
+      /wrong shape.*token_source/,
+    ],
   ])('moves %s aside byte for byte and starts empty', async (_label, content, reason) => {
     writeFileByHand(content);
     const store = await openStore();

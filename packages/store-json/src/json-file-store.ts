@@ -1,5 +1,12 @@
 import { copyTokenRecord, RecordChangeListeners, sameTokenRecord, SerialQueue } from '@webui/core/adapter';
-import { type Clock, type RecordChangeListener, type RecordChangeOrigin, type RecordStore, type RecordSwap, type TokenRecord } from '@webui/core';
+import {
+  type Clock,
+  type RecordChangeListener,
+  type RecordChangeOrigin,
+  type RecordStore,
+  type RecordSwap,
+  type TokenRecord,
+} from '@webui/core';
 import { join } from 'node:path';
 import { removeAbandonedTempFiles } from './abandoned-temp-files.js';
 import { replaceFile, syncDirectory } from './atomic-write.js';

@@ -28,7 +28,10 @@ describe('makeDirectory', () => {
   });
 
   // Node's own recursive mkdir never returns here (it retries the ENOENT for ever).
-  it.skipIf(!existsSync('/proc/self'))('a directory that cannot be made under one that exists (/proc/self/webui) throws ENOENT at once', () => {
-    expect(() => makeDirectory('/proc/self/webui', 0o700)).toThrow(/ENOENT.*\/proc\/self\/webui/);
-  });
+  it.skipIf(!existsSync('/proc/self'))(
+    'a directory that cannot be made under one that exists (/proc/self/webui) throws ENOENT at once',
+    () => {
+      expect(() => makeDirectory('/proc/self/webui', 0o700)).toThrow(/ENOENT.*\/proc\/self\/webui/);
+    },
+  );
 });

@@ -16,10 +16,21 @@ describe('readRecordFile', () => {
   it('reads the record of a valid file, says missing for none, and invalid (with why) for a broken one, touching nothing', async () => {
     const dir = dataDir();
     expect(await readRecordFile(join(dir, 'absent'))).toEqual({ kind: 'missing' });
-    writeFileSync(join(dir, 'webui.json'), JSON.stringify({ access_token: 'Imported-Token-1!', token_source: 'configured', first_setup_completed: true }));
-    expect(await readRecordFile(dir)).toEqual({ kind: 'read', path: join(dir, 'webui.json'), record: { accessToken: 'Imported-Token-1!', tokenSource: 'configured', firstSetupCompleted: true } });
+    writeFileSync(
+      join(dir, 'webui.json'),
+      JSON.stringify({ access_token: 'Imported-Token-1!', token_source: 'configured', first_setup_completed: true }),
+    );
+    expect(await readRecordFile(dir)).toEqual({
+      kind: 'read',
+      path: join(dir, 'webui.json'),
+      record: { accessToken: 'Imported-Token-1!', tokenSource: 'configured', firstSetupCompleted: true },
+    });
     writeFileSync(join(dir, 'webui.json'), '{ not json');
-    expect(await readRecordFile(dir)).toMatchObject({ kind: 'invalid', path: join(dir, 'webui.json'), reason: expect.stringMatching(/not valid JSON/) });
+    expect(await readRecordFile(dir)).toMatchObject({
+      kind: 'invalid',
+      path: join(dir, 'webui.json'),
+      reason: expect.stringMatching(/not valid JSON/),
+    });
     expect(readdirSync(dir)).toEqual(['webui.json']);
   });
 

@@ -5,7 +5,8 @@ import { errorCode, nodeFileSystem, type FileSystem } from './file-system.js';
 import { parseRecordFile, RECORD_FILE_NAME } from './record-file.js';
 
 /** What a data directory's webui.json holds, read without touching anything: no directory made, no file moved. */
-export type RecordFileRead = { kind: 'missing' } | { kind: 'read'; path: string; record: TokenRecord } | { kind: 'invalid'; path: string; reason: string };
+export type RecordFileRead =
+  { kind: 'missing' } | { kind: 'read'; path: string; record: TokenRecord } | { kind: 'invalid'; path: string; reason: string };
 
 /** Reads `<dataDir>/webui.json` as it is, for moving its record to another store. */
 export async function readRecordFile(dataDir: string, fs: FileSystem = nodeFileSystem): Promise<RecordFileRead> {

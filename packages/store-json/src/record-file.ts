@@ -8,7 +8,11 @@ export const RECORD_FILE_NAME = 'webui.json';
 const KNOWN_FIELDS = new Set(['access_token', 'token_source', 'first_setup_completed', 'secret_key_fingerprint', 'api_keys']);
 
 // Times are ISO 8601 in the file, so an operator reading it sees dates; the record keeps milliseconds.
-const IsoTime = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 time'), v.transform((text) => Date.parse(text)));
+const IsoTime = v.pipe(
+  v.string(),
+  v.isoTimestamp('must be an ISO 8601 time'),
+  v.transform((text) => Date.parse(text)),
+);
 
 const ApiKeyFileSchema = v.object({
   name: v.pipe(v.string('name must be a string'), v.nonEmpty('name must not be empty')),
@@ -94,7 +98,14 @@ function unknownFieldsOf(object: Record<string, unknown>): UnknownFields {
 
 function apiKeyFileEntry(key: ApiKeyRecord): Record<string, unknown> {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-  return { name: key.name, scope: key.scope, key_sha256: key.keyHash, created_at: iso(key.createdAt), expires_at: iso(key.expiresAt), last_used_at: iso(key.lastUsedAt) };
+  return {
+    name: key.name,
+    scope: key.scope,
+    key_sha256: key.keyHash,
+    created_at: iso(key.createdAt),
+    expires_at: iso(key.expiresAt),
+    last_used_at: iso(key.lastUsedAt),
+  };
 }
 
 /**

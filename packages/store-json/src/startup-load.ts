@@ -18,7 +18,12 @@ export interface StartupLoad {
  * Reads the token file once at open(): null when there is none or it was corrupt and moved aside.
  * Throws, naming the path, when startup must stop.
  */
-export async function loadRecordFileAtStartup(fs: FileSystem, path: string, clock: Clock, emit: (event: StoreEvent) => void): Promise<StartupLoad | null> {
+export async function loadRecordFileAtStartup(
+  fs: FileSystem,
+  path: string,
+  clock: Clock,
+  emit: (event: StoreEvent) => void,
+): Promise<StartupLoad | null> {
   let stats: FileStats;
   try {
     stats = await fs.stat(path);
@@ -47,6 +52,9 @@ export async function loadRecordFileAtStartup(fs: FileSystem, path: string, cloc
 
 function unreadableFile(path: string, error: unknown): Error {
   const code = errorCode(error);
-  const hint = code === 'EACCES' || code === 'EPERM' ? ': permission denied; give the server user read and write access (mode 0600)' : `: ${errorMessage(error)}`;
+  const hint =
+    code === 'EACCES' || code === 'EPERM'
+      ? ': permission denied; give the server user read and write access (mode 0600)'
+      : `: ${errorMessage(error)}`;
   return new Error(`Cannot read the token file ${path}${hint}`, { cause: error });
 }

@@ -26,7 +26,14 @@ export function recordSpellings(record: TokenRecord): string[] {
 }
 
 function canonicalKey(key: ApiKeyRecord): ApiKeyRecord {
-  return { name: key.name, scope: key.scope, keyHash: key.keyHash, createdAt: key.createdAt, expiresAt: key.expiresAt, lastUsedAt: key.lastUsedAt };
+  return {
+    name: key.name,
+    scope: key.scope,
+    keyHash: key.keyHash,
+    createdAt: key.createdAt,
+    expiresAt: key.expiresAt,
+    lastUsedAt: key.lastUsedAt,
+  };
 }
 
 /** Reads a stored record back; throws, saying what is wrong, when the text is not one (written by hand or by something else). */
@@ -60,7 +67,14 @@ export function decodeRecordJson(text: string): TokenRecord {
 function decodeKey(value: unknown): ApiKeyRecord {
   if (!isObject(value)) throw new Error('the record has an API key that is not an object');
   const { name, scope, keyHash, createdAt, expiresAt, lastUsedAt } = value;
-  if (typeof name !== 'string' || typeof keyHash !== 'string' || typeof createdAt !== 'number' || (scope !== 'read' && scope !== 'admin') || !isTimeOrNull(expiresAt) || !isTimeOrNull(lastUsedAt)) {
+  if (
+    typeof name !== 'string' ||
+    typeof keyHash !== 'string' ||
+    typeof createdAt !== 'number' ||
+    (scope !== 'read' && scope !== 'admin') ||
+    !isTimeOrNull(expiresAt) ||
+    !isTimeOrNull(lastUsedAt)
+  ) {
     throw new Error(`the record has an invalid API key${typeof name === 'string' ? ` "${name}"` : ''}`);
   }
   return { name, scope, keyHash, createdAt, expiresAt, lastUsedAt };

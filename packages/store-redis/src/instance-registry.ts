@@ -80,7 +80,13 @@ export class InstanceRegistry {
 
   private async beat(startedAt: number): Promise<RunningInstance[]> {
     const keys = [this.keys.instances, this.keys.instanceStarts];
-    const reply = await this.connection.run(HEARTBEAT, keys, [this.instanceId, this.clock.now(), startedAt, INSTANCE_LIVENESS_MS, 2 * INSTANCE_LIVENESS_MS]);
+    const reply = await this.connection.run(HEARTBEAT, keys, [
+      this.instanceId,
+      this.clock.now(),
+      startedAt,
+      INSTANCE_LIVENESS_MS,
+      2 * INSTANCE_LIVENESS_MS,
+    ]);
     if (!Array.isArray(reply)) throw new Error(`unexpected reply to the heartbeat: ${String(reply)}`);
     const others: RunningInstance[] = [];
     for (let i = 0; i + 1 < reply.length; i += 2) others.push({ id: String(reply[i]), startedAt: Number(reply[i + 1]) });

@@ -112,4 +112,3 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+i
 end
 return listed
 `);
-

@@ -35,7 +35,10 @@ export class RedisAttempts implements AttemptStore {
 
   async recordLogin(key: string, now: number, rememberUntil?: number): Promise<void> {
     const clockNow = this.clock.now();
-    const remember = rememberUntil === undefined ? ['0', 0, 0, 0] : ['1', rememberUntil, this.limits.maxRecentSuccesses, expiryTtl(rememberUntil, clockNow)];
+    const remember =
+      rememberUntil === undefined
+        ? ['0', 0, 0, 0]
+        : ['1', rememberUntil, this.limits.maxRecentSuccesses, expiryTtl(rememberUntil, clockNow)];
     await this.connection.run(RECORD_LOGIN, this.clientKeys(key), [key, now, ...remember, clockNow]);
   }
 
@@ -59,7 +62,8 @@ export class RedisAttempts implements AttemptStore {
     const listed = await this.connection.run(LIST_ATTEMPTS, [this.keys.attemptIndex], [this.clock.now(), this.keys.attemptPrefix]);
     if (!Array.isArray(listed)) throw new Error(`unexpected reply to the attempt listing: ${String(listed)}`);
     const entries: AttemptEntry[] = [];
-    for (let i = 0; i + 1 < listed.length; i += 2) entries.push({ key: String(listed[i]), record: decodeAttemptRecord(String(listed[i + 1])) });
+    for (let i = 0; i + 1 < listed.length; i += 2)
+      entries.push({ key: String(listed[i]), record: decodeAttemptRecord(String(listed[i + 1])) });
     return entries;
   }
 

@@ -66,7 +66,13 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
     const store = await connected(events);
     const clock = new FakeClock();
     await store.record.swapRecord(null, RECORD);
-    await store.attempts.countFailure('198.51.100.1', { at: clock.now(), windowStart: 0, threshold: 5, banUntil: clock.now() + 600_000, keepUntil: clock.now() + 300_000 });
+    await store.attempts.countFailure('198.51.100.1', {
+      at: clock.now(),
+      windowStart: 0,
+      threshold: 5,
+      banUntil: clock.now() + 600_000,
+      keepUntil: clock.now() + 300_000,
+    });
 
     await redis.server().kill();
     // Called at once, while the store may not have noticed yet: in flight or refused, none hangs.
@@ -74,7 +80,11 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
       expect(outcome.error, outcome.name).toBeInstanceOf(StoreUnavailableError);
       expect(outcome.ms, outcome.name).toBeLessThan(1_000);
     }
-    await eventually(() => !store.available && events.some((event) => event.kind === 'connection-lost'), 1_000, 'available turning false and the loss told');
+    await eventually(
+      () => !store.available && events.some((event) => event.kind === 'connection-lost'),
+      1_000,
+      'available turning false and the loss told',
+    );
     for (const outcome of await settle(everyCall(store, clock.now()))) {
       expect(outcome.error, outcome.name).toBeInstanceOf(StoreUnavailableError);
       expect((outcome.error as Error).message, outcome.name).toContain(`Redis at ${redis.server().url} is unavailable`);
@@ -108,7 +118,11 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
     const other = await connected([], prefix);
     expect(await other.record.readRecord()).toEqual(RECORD);
     expect(await other.record.swapRecord(RECORD, NEXT)).toEqual({ swapped: true });
-    await eventually(async () => (await store.record.readRecord())?.accessToken === NEXT.accessToken, 1_000, 'the change after the restore reaching the first store');
+    await eventually(
+      async () => (await store.record.readRecord())?.accessToken === NEXT.accessToken,
+      1_000,
+      'the change after the restore reaching the first store',
+    );
   });
 
   it('Redis emptied under a running store (FLUSHALL): the next swap writes the record back first, then applies the change', async () => {
@@ -124,7 +138,11 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
   it('connect to a closed port rejects within the timeout, naming the address without the password', async () => {
     const port = await freePort();
     const started = Date.now();
-    const connecting = RedisStore.connect({ url: `redis://:s3cret-pass@127.0.0.1:${port}/0`, clock: new FakeClock(), connectTimeoutMs: 500 });
+    const connecting = RedisStore.connect({
+      url: `redis://:s3cret-pass@127.0.0.1:${port}/0`,
+      clock: new FakeClock(),
+      connectTimeoutMs: 500,
+    });
     const error: unknown = await connecting.catch((caught: unknown) => caught);
     expect(Date.now() - started).toBeLessThan(1_500);
     expect(error).toBeInstanceOf(StoreUnavailableError);
@@ -140,7 +158,11 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
       const store = await redis.open({ url: locked.url, clock: new FakeClock() });
       expect(store.address).toBe(`redis://:***@127.0.0.1:${locked.port}/0`);
       expect(await store.record.swapRecord(null, RECORD)).toEqual({ swapped: true });
-      const wrong = await RedisStore.connect({ url: `redis://:wrong-pass@127.0.0.1:${locked.port}/0`, clock: new FakeClock(), connectTimeoutMs: 1_000 }).catch((caught: unknown) => caught);
+      const wrong = await RedisStore.connect({
+        url: `redis://:wrong-pass@127.0.0.1:${locked.port}/0`,
+        clock: new FakeClock(),
+        connectTimeoutMs: 1_000,
+      }).catch((caught: unknown) => caught);
       expect(wrong).toBeInstanceOf(StoreUnavailableError);
       expect((wrong as Error).message).toMatch(/^cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+\/0: /);
       expect((wrong as Error).message).not.toContain('wrong-pass');

@@ -60,7 +60,9 @@ describe('RedisStore keys', () => {
     await store.retiredTokens.retireToken('ab'.repeat(32), now + 60_000);
     const ttls = Object.fromEntries(
       await Promise.all(
-        ['attempt:203.0.113.7', 'attempts', 'ticket:ticket-1', 'tickets', 'global-failures', 'recent-successes', 'retired-tokens'].map(async (name) => [name, await redis.raw().pttl(`${prefix}${name}`)] as const),
+        ['attempt:203.0.113.7', 'attempts', 'ticket:ticket-1', 'tickets', 'global-failures', 'recent-successes', 'retired-tokens'].map(
+          async (name) => [name, await redis.raw().pttl(`${prefix}${name}`)] as const,
+        ),
       ),
     );
     for (const [name, ttl] of Object.entries(ttls)) expect(ttl, name).toBeGreaterThan(0);
@@ -81,7 +83,8 @@ describe('RedisStore keys', () => {
     await first.tickets.putTicket('other-session', { ...grant, sessionToken: 'another-session-token' });
     await second.tickets.putTicket('ticket-4', grant);
     expect(await first.tickets.consumeTicket('ticket-1')).toBeNull();
-    for (const ticket of ['ticket-2', 'ticket-3', 'ticket-4', 'other-session']) expect(await second.tickets.consumeTicket(ticket), ticket).not.toBeNull();
+    for (const ticket of ['ticket-2', 'ticket-3', 'ticket-4', 'other-session'])
+      expect(await second.tickets.consumeTicket(ticket), ticket).not.toBeNull();
   });
 
   it('maxTickets holds overall: a full store drops its oldest ticket, whichever session it is of', async () => {

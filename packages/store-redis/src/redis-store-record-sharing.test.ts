@@ -16,7 +16,9 @@ const redis = useRedisServer();
 /** `count` stores on one fresh prefix, as `count` server instances would be. */
 async function instances(count: number, events: RedisStoreEvent[] = []): Promise<{ prefix: string; stores: RedisStore[] }> {
   const prefix = `sharing-${randomUUID()}:`;
-  const stores = await Promise.all(Array.from({ length: count }, () => redis.open({ prefix, clock: new FakeClock(), onEvent: (event) => events.push(event) })));
+  const stores = await Promise.all(
+    Array.from({ length: count }, () => redis.open({ prefix, clock: new FakeClock(), onEvent: (event) => events.push(event) })),
+  );
   return { prefix, stores };
 }
 
@@ -34,12 +36,20 @@ describe('RedisStore record sharing', () => {
     const readerHeard = heard(reader);
     expect(await writer.record.swapRecord(null, FIRST)).toEqual({ swapped: true });
     expect(writerHeard).toEqual([['first-token-0123456789', 'this_process']]);
-    await eventually(async () => (await reader.record.readRecord())?.accessToken === FIRST.accessToken, 1_000, 'the record at the other store');
+    await eventually(
+      async () => (await reader.record.readRecord())?.accessToken === FIRST.accessToken,
+      1_000,
+      'the record at the other store',
+    );
     expect(await reader.record.readRecord()).toEqual(FIRST);
     expect(readerHeard).toEqual([['first-token-0123456789', 'another_instance']]);
     // The writer's own announcement comes back to it too: it must not be heard a second time.
     await reader.record.swapRecord(FIRST, SECOND);
-    await eventually(async () => (await writer.record.readRecord())?.accessToken === SECOND.accessToken, 1_000, 'the second record at the writer');
+    await eventually(
+      async () => (await writer.record.readRecord())?.accessToken === SECOND.accessToken,
+      1_000,
+      'the second record at the writer',
+    );
     expect(writerHeard).toEqual([
       ['first-token-0123456789', 'this_process'],
       ['second-token-0123456789', 'another_instance'],
@@ -55,12 +65,20 @@ describe('RedisStore record sharing', () => {
     const [writer, reader] = stores as [RedisStore, RedisStore];
     await writer.record.swapRecord(null, FIRST);
     await writer.record.swapRecord(FIRST, SECOND);
-    await eventually(async () => (await reader.record.readRecord())?.accessToken === SECOND.accessToken, 1_000, 'the second record at the reader');
+    await eventually(
+      async () => (await reader.record.readRecord())?.accessToken === SECOND.accessToken,
+      1_000,
+      'the second record at the reader',
+    );
     const readerHeard = heard(reader);
     // Revision 1 again, from an instance that does not exist: delivered in order before the next real change.
     await redis.raw().publish(`${prefix}record-changed`, `1\n${randomUUID()}\n${JSON.stringify(FIRST)}`);
     await writer.record.swapRecord(SECOND, THIRD);
-    await eventually(async () => (await reader.record.readRecord())?.accessToken === THIRD.accessToken, 1_000, 'the third record at the reader');
+    await eventually(
+      async () => (await reader.record.readRecord())?.accessToken === THIRD.accessToken,
+      1_000,
+      'the third record at the reader',
+    );
     expect(readerHeard).toEqual([['third-token-0123456789', 'another_instance']]);
   });
 
@@ -102,6 +120,8 @@ describe('RedisStore record sharing', () => {
   it('connect refuses a record in Redis that is not one, naming the key', async () => {
     const prefix = `sharing-${randomUUID()}:`;
     await redis.raw().hset(`${prefix}record`, 'json', 'not json', 'revision', '1');
-    await expect(RedisStore.connect({ url: redis.server().url, prefix, clock: new FakeClock() })).rejects.toThrow(`${prefix}record in Redis at ${redis.server().url}: the record is not valid JSON`);
+    await expect(RedisStore.connect({ url: redis.server().url, prefix, clock: new FakeClock() })).rejects.toThrow(
+      `${prefix}record in Redis at ${redis.server().url}: the record is not valid JSON`,
+    );
   });
 });

@@ -144,7 +144,8 @@ export class RedisStore implements Store {
     // Failures surface as 'error' events (kept in lastError) while the clients keep retrying.
     client.connect().catch(() => undefined);
     subscriber.connect().catch(() => undefined);
-    const unreachable = (reason: string, cause?: unknown): StoreUnavailableError => new StoreUnavailableError(`cannot reach Redis at ${this.address}: ${reason}`, { cause });
+    const unreachable = (reason: string, cause?: unknown): StoreUnavailableError =>
+      new StoreUnavailableError(`cannot reach Redis at ${this.address}: ${reason}`, { cause });
     if (!(await ready)) throw unreachable(this.lastError?.message ?? `no answer within ${timeoutMs} ms`, this.lastError);
     try {
       await subscriber.subscribe(this.keys.recordChanged);

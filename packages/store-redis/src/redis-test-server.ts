@@ -7,7 +7,11 @@ import { startRedisServer, type RedisServerHandle } from './testing/redis-server
  * One real redis-server for a test file, a raw client to look inside it, and stores that are closed
  * after each test: registers the vitest hooks, so call it at the top level of the file.
  */
-export function useRedisServer(): { server(): RedisServerHandle; raw(): Redis; open(options: Omit<RedisStoreOptions, 'url'> & { url?: string }): Promise<RedisStore> } {
+export function useRedisServer(): {
+  server(): RedisServerHandle;
+  raw(): Redis;
+  open(options: Omit<RedisStoreOptions, 'url'> & { url?: string }): Promise<RedisStore>;
+} {
   let server: RedisServerHandle | undefined;
   let raw: Redis | undefined;
   let opened: RedisStore[] = [];

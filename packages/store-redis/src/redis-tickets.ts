@@ -72,12 +72,25 @@ export class RedisTickets implements TicketStore {
   async putTicket(ticket: string, grant: TicketGrant): Promise<void> {
     const keys = [this.keys.ticket(ticket), this.keys.sessionTickets(grant.sessionToken), this.keys.ticketIndex, this.keys.ticketSequence];
     const grantJson = JSON.stringify({ sessionToken: grant.sessionToken, expiresAt: grant.expiresAt });
-    const args = [ticket, grantJson, sessionTokenHash(grant.sessionToken), expiryTtl(grant.expiresAt, this.clock.now()), this.limits.maxTicketsPerSession, this.limits.maxTickets, this.keys.ticketPrefix, this.keys.sessionTicketsPrefix];
+    const args = [
+      ticket,
+      grantJson,
+      sessionTokenHash(grant.sessionToken),
+      expiryTtl(grant.expiresAt, this.clock.now()),
+      this.limits.maxTicketsPerSession,
+      this.limits.maxTickets,
+      this.keys.ticketPrefix,
+      this.keys.sessionTicketsPrefix,
+    ];
     await this.connection.run(PUT_TICKET, keys, args);
   }
 
   async consumeTicket(ticket: string): Promise<TicketGrant | null> {
-    const grant = await this.connection.run(CONSUME_TICKET, [this.keys.ticket(ticket), this.keys.ticketIndex], [ticket, this.keys.sessionTicketsPrefix]);
+    const grant = await this.connection.run(
+      CONSUME_TICKET,
+      [this.keys.ticket(ticket), this.keys.ticketIndex],
+      [ticket, this.keys.sessionTicketsPrefix],
+    );
     return typeof grant === 'string' ? decodeGrant(grant) : null;
   }
 

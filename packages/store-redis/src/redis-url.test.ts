@@ -21,9 +21,26 @@ describe('redactStoreUrl', () => {
 
 describe('parseRedisUrl', () => {
   it('reads host, port, database, credentials and TLS', () => {
-    expect(parseRedisUrl('redis://:s3cret@127.0.0.1:6390/3')).toEqual({ ok: true, value: { tls: false, host: '127.0.0.1', port: 6390, db: 3, password: 's3cret', address: 'redis://:***@127.0.0.1:6390/3' } });
-    expect(parseRedisUrl('rediss://app:p%40ss@redis.example')).toEqual({ ok: true, value: { tls: true, host: 'redis.example', port: 6379, db: 0, username: 'app', password: 'p@ss', address: 'rediss://app:***@redis.example' } });
-    expect(parseRedisUrl('redis://[::1]/')).toEqual({ ok: true, value: { tls: false, host: '::1', port: 6379, db: 0, address: 'redis://[::1]/' } });
+    expect(parseRedisUrl('redis://:s3cret@127.0.0.1:6390/3')).toEqual({
+      ok: true,
+      value: { tls: false, host: '127.0.0.1', port: 6390, db: 3, password: 's3cret', address: 'redis://:***@127.0.0.1:6390/3' },
+    });
+    expect(parseRedisUrl('rediss://app:p%40ss@redis.example')).toEqual({
+      ok: true,
+      value: {
+        tls: true,
+        host: 'redis.example',
+        port: 6379,
+        db: 0,
+        username: 'app',
+        password: 'p@ss',
+        address: 'rediss://app:***@redis.example',
+      },
+    });
+    expect(parseRedisUrl('redis://[::1]/')).toEqual({
+      ok: true,
+      value: { tls: false, host: '::1', port: 6379, db: 0, address: 'redis://[::1]/' },
+    });
   });
 
   it.each([

@@ -32,8 +32,10 @@ export function parseRedisUrl(url: string): Result<RedisUrl, string> {
   const port = parsed.port === '' ? DEFAULT_PORT : Number(parsed.port);
   if (!Number.isInteger(port) || port < 1 || port > 65_535) return err(`"${address}" has an invalid port`);
   const dbText = parsed.pathname.replace(/^\//, '');
-  if (dbText !== '' && !/^\d{1,5}$/.test(dbText)) return err(`"${address}" has an invalid database number "${dbText}" (expected /0, /1, …)`);
-  if (parsed.search !== '' || parsed.hash !== '') return err(`"${address}" has query parameters or a fragment, which a store URL does not take`);
+  if (dbText !== '' && !/^\d{1,5}$/.test(dbText))
+    return err(`"${address}" has an invalid database number "${dbText}" (expected /0, /1, …)`);
+  if (parsed.search !== '' || parsed.hash !== '')
+    return err(`"${address}" has query parameters or a fragment, which a store URL does not take`);
   const result: RedisUrl = { tls: parsed.protocol === 'rediss:', host, port, db: dbText === '' ? 0 : Number(dbText), address };
   if (parsed.username !== '') result.username = decodeURIComponent(parsed.username);
   if (parsed.password !== '') result.password = decodeURIComponent(parsed.password);

@@ -24,7 +24,12 @@ export type ServerOnlyOutcome<Answer> = AdminOutcome<Answer> | { kind: 'stopped'
  * itself, this process appending the event to audit.log. Both answers are checked against one schema.
  * `instead` ends the message for a running server the CLI cannot reach: what the operator can do.
  */
-export async function runAdminRequest<R extends AdminRequest>(loaded: LoadedSettings, request: R, io: CliIo, instead = INSTEAD): Promise<AdminOutcome<AdminAnswerTo<R['op']>>> {
+export async function runAdminRequest<R extends AdminRequest>(
+  loaded: LoadedSettings,
+  request: R,
+  io: CliIo,
+  instead = INSTEAD,
+): Promise<AdminOutcome<AdminAnswerTo<R['op']>>> {
   const schema = ADMIN_ANSWERS[request.op];
   const reached = await askServer(loaded.dataDir, request, schema, instead);
   if (reached.kind !== 'stopped') return reached;
@@ -36,7 +41,12 @@ export async function runAdminRequest<R extends AdminRequest>(loaded: LoadedSett
  * data directory's file, failure counts live in the server's memory; with Redis, in Redis): with no server,
  * on a shared store this process answers it, on the file it reports the server stopped.
  */
-export async function runServerStateRequest<R extends AdminRequest>(loaded: LoadedSettings, request: R, io: CliIo, instead: string): Promise<ServerOnlyOutcome<AdminAnswerTo<R['op']>>> {
+export async function runServerStateRequest<R extends AdminRequest>(
+  loaded: LoadedSettings,
+  request: R,
+  io: CliIo,
+  instead: string,
+): Promise<ServerOnlyOutcome<AdminAnswerTo<R['op']>>> {
   if (storeIsShared(loaded.settings)) return runAdminRequest(loaded, request, io, instead);
   const reached = await askServer(loaded.dataDir, request, ADMIN_ANSWERS[request.op], instead);
   return reached.kind === 'stopped' ? { kind: 'stopped' } : reached;
@@ -50,7 +60,10 @@ async function performLocally(loaded: LoadedSettings, request: AdminRequest, io:
     maxBytes: loaded.settings.auditMaxBytes,
     keep: loaded.settings.auditKeep,
     // The change itself is made; the operator learns that its record is missing.
-    onError: (error) => io.stderr(`webui: warning: the event could not be appended to the audit log: ${error instanceof Error ? error.message : String(error)}\n`),
+    onError: (error) =>
+      io.stderr(
+        `webui: warning: the event could not be appended to the audit log: ${error instanceof Error ? error.message : String(error)}\n`,
+      ),
   });
   try {
     return await performAdminOperation(request, { core: services.core, audit, via: 'cli' });

@@ -36,7 +36,9 @@ export function auditCommand(args: readonly string[], loaded: LoadedSettings, io
   // As stored: each line was written by JSON.stringify, so writing it again gives the same text.
   io.stdout(read.lines.map((line) => (json ? `${JSON.stringify(line)}\n` : auditText(line))).join(''));
   if (read.skipped > 0) {
-    io.stderr(`skipped ${read.skipped} ${read.skipped === 1 ? 'line that is' : 'lines that are'} not a whole audit line (cut short by a crash, or edited by hand)\n`);
+    io.stderr(
+      `skipped ${read.skipped} ${read.skipped === 1 ? 'line that is' : 'lines that are'} not a whole audit line (cut short by a crash, or edited by hand)\n`,
+    );
   }
   return EXIT_OK;
 }
@@ -58,10 +60,14 @@ function parseAuditArgs(args: readonly string[], now: number): Parsed<AuditOptio
     else if (args[i + 1] !== undefined && !(args[i + 1] as string).startsWith('--')) value = args[++i];
     if (name === '--since') {
       const since = value === undefined ? null : parseSince(value, now);
-      if (since === null) return { ok: false, message: `--since takes ${SINCE_FORMS}${value === undefined ? '' : `, got ${JSON.stringify(value)}`}` };
+      if (since === null)
+        return { ok: false, message: `--since takes ${SINCE_FORMS}${value === undefined ? '' : `, got ${JSON.stringify(value)}`}` };
       options.filter.since = since;
     } else {
-      const names = (value ?? '').split(',').map((part) => part.trim()).filter((part) => part !== '');
+      const names = (value ?? '')
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== '');
       if (names.length === 0) return { ok: false, message: `--event takes event names separated by commas; ${EVENTS_ARE}` };
       const unknown = names.find((part) => !(SECURITY_EVENT_NAMES as readonly string[]).includes(part));
       if (unknown !== undefined) return { ok: false, message: `unknown event ${JSON.stringify(unknown)}; ${EVENTS_ARE}` };

@@ -7,6 +7,8 @@ const BARE_VALUE = /^[A-Za-z0-9_.:/@+-]+$/;
 /** One audit line for a terminal: local time, event, address (- for a local action), via, then the other fields as key=value. */
 export function auditText(line: AuditLine): string {
   const { time, event, address, via, ...fields } = line;
-  const rest = Object.entries(fields).map(([key, value]) => `${key}=${typeof value === 'string' && BARE_VALUE.test(value) ? value : JSON.stringify(value)}`);
+  const rest = Object.entries(fields).map(
+    ([key, value]) => `${key}=${typeof value === 'string' && BARE_VALUE.test(value) ? value : JSON.stringify(value)}`,
+  );
   return `${[localTime(time), event, address ?? '-', via, ...rest].join(' ')}\n`;
 }

@@ -14,13 +14,18 @@ export function banTable(bans: readonly BanEntryJson[], now: number): string {
     entry.last_attempt === null ? '-' : localTime(entry.last_attempt),
   ]);
   const widths = HEADINGS.map((heading, column) => Math.max(heading.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: readonly string[]) => `${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()}\n`;
+  const line = (cells: readonly string[]) =>
+    `${cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd()}\n`;
   return [HEADINGS, ...rows].map(line).join('');
 }
 
 /** One lifted key, as `webui bans lift` reports it. */
 export function liftedLine(entry: BanEntryJson, now: number): string {
-  if (entry.banned_until !== null) return `lifted ${entry.key} (banned until ${localTime(entry.banned_until)}, ${secondsLeft(entry.banned_until, now)} s left)\n`;
+  if (entry.banned_until !== null)
+    return `lifted ${entry.key} (banned until ${localTime(entry.banned_until)}, ${secondsLeft(entry.banned_until, now)} s left)\n`;
   return `lifted ${entry.key} (had ${entry.failures} ${entry.failures === 1 ? 'failure' : 'failures'})\n`;
 }
 

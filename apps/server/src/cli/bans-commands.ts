@@ -47,7 +47,9 @@ async function listBans(loaded: LoadedSettings, io: CliIo, { json }: { json: boo
   let budget: BudgetJson | null;
   if (reached.kind === 'stopped') {
     // Not an error: with no server nothing is in force, and an empty list says exactly that.
-    io.stderr(`no server is running on ${loaded.dataDir}, so no bans are in force: bans and failure counts live in the running server's memory and ended when it stopped\n`);
+    io.stderr(
+      `no server is running on ${loaded.dataDir}, so no bans are in force: bans and failure counts live in the running server's memory and ended when it stopped\n`,
+    );
     bans = [];
     budget = null;
   } else if (reached.answer.ok) {
@@ -56,7 +58,9 @@ async function listBans(loaded: LoadedSettings, io: CliIo, { json }: { json: boo
     io.stderr(`webui bans list: ${reached.answer.detail}\n`);
     return EXIT_REFUSED;
   }
-  io.stdout(json ? `${JSON.stringify({ bans, budget })}\n` : banTable(bans, Date.now()) + (budget === null ? '' : `\n${budgetLine(budget)}`));
+  io.stdout(
+    json ? `${JSON.stringify({ bans, budget })}\n` : banTable(bans, Date.now()) + (budget === null ? '' : `\n${budgetLine(budget)}`),
+  );
   return EXIT_OK;
 }
 
@@ -92,7 +96,9 @@ async function resetBudget(loaded: LoadedSettings, io: CliIo): Promise<number> {
     return EXIT_REFUSED;
   }
   if (reached.kind === 'stopped') {
-    io.stderr(`nothing reset: no server is running on ${loaded.dataDir}, and the global failure budget lives only in a running server's memory\n`);
+    io.stderr(
+      `nothing reset: no server is running on ${loaded.dataDir}, and the global failure budget lives only in a running server's memory\n`,
+    );
     return EXIT_REFUSED;
   }
   const { answer } = reached;
@@ -100,7 +106,9 @@ async function resetBudget(loaded: LoadedSettings, io: CliIo): Promise<number> {
     io.stderr(`webui bans reset-budget: ${answer.detail}\n`);
     return EXIT_REFUSED;
   }
-  io.stdout(`global failure budget reset: ${answer.cleared} ${answer.cleared === 1 ? 'failure' : 'failures'} forgotten\n${budgetLine(answer.budget)}`);
+  io.stdout(
+    `global failure budget reset: ${answer.cleared} ${answer.cleared === 1 ? 'failure' : 'failures'} forgotten\n${budgetLine(answer.budget)}`,
+  );
   return EXIT_OK;
 }
 

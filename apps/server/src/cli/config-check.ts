@@ -15,7 +15,9 @@ export async function configCheck(loaded: LoadedSettings, io: CliIo): Promise<nu
   const file = await readRecordFile(loaded.dataDir);
   if (file.kind === 'missing') return EXIT_OK;
   if (file.kind === 'invalid') {
-    io.stderr(`webui config check: ${file.path} is not valid (${file.reason}); the next start moves it aside and makes a temporary token\n`);
+    io.stderr(
+      `webui config check: ${file.path} is not valid (${file.reason}); the next start moves it aside and makes a temporary token\n`,
+    );
     return EXIT_REFUSED;
   }
   const rules = tokenWeakness(file.record.accessToken);

@@ -14,7 +14,8 @@ export async function keysCommand(args: string[], loaded: LoadedSettings, io: Cl
     case 'create': {
       const parsed = parse(rest, { scope: { type: 'string' }, expires: { type: 'string' } });
       if (!parsed.ok) return usage(io, `webui keys create: ${parsed.message}`);
-      if (parsed.names.length !== 1) return usage(io, 'webui keys create: expected one key name, e.g. `webui keys create backup-script --scope read --expires 90d`');
+      if (parsed.names.length !== 1)
+        return usage(io, 'webui keys create: expected one key name, e.g. `webui keys create backup-script --scope read --expires 90d`');
       const scope = parsed.options['scope'] ?? 'read';
       if (scope !== 'read' && scope !== 'admin') return usage(io, 'webui keys create: --scope must be read or admin');
       const expires = parsed.options['expires'];
@@ -30,7 +31,8 @@ export async function keysCommand(args: string[], loaded: LoadedSettings, io: Cl
       const parsed = parse(rest, { all: { type: 'boolean' } });
       if (!parsed.ok) return usage(io, `webui keys revoke: ${parsed.message}`);
       const all = parsed.options['all'] === true;
-      if (all ? parsed.names.length !== 0 : parsed.names.length !== 1) return usage(io, 'webui keys revoke: expected one key name, or --all');
+      if (all ? parsed.names.length !== 0 : parsed.names.length !== 1)
+        return usage(io, 'webui keys revoke: expected one key name, or --all');
       return revokeKeys(loaded, io, all ? { all } : { name: parsed.names[0] as string });
     }
     default:
@@ -38,7 +40,11 @@ export async function keysCommand(args: string[], loaded: LoadedSettings, io: Cl
   }
 }
 
-async function createKey(loaded: LoadedSettings, io: CliIo, request: { name: string; scope: 'read' | 'admin'; expires: string | null }): Promise<number> {
+async function createKey(
+  loaded: LoadedSettings,
+  io: CliIo,
+  request: { name: string; scope: 'read' | 'admin'; expires: string | null },
+): Promise<number> {
   const outcome = await runAdminRequest(loaded, { op: 'keys.create', ...request }, io);
   if (outcome.kind === 'unreachable') return refused(io, 'keys create', outcome.message);
   const { answer } = outcome;
@@ -46,7 +52,9 @@ async function createKey(loaded: LoadedSettings, io: CliIo, request: { name: str
   // stdout holds the key alone, so `KEY=$(webui keys create ...)` captures exactly it.
   io.stdout(`${answer.key}\n`);
   const expiry = answer.created.expires_at === null ? 'never expires' : `expires ${expiryCell(answer.created)}`;
-  io.stderr(`API key ${answer.created.name} created: scope ${answer.created.scope}, ${expiry}. It is shown only now; send it as Authorization: Bearer <key>\n`);
+  io.stderr(
+    `API key ${answer.created.name} created: scope ${answer.created.scope}, ${expiry}. It is shown only now; send it as Authorization: Bearer <key>\n`,
+  );
   return EXIT_OK;
 }
 

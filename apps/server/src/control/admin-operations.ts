@@ -1,4 +1,16 @@
-import { createOperatorOperations, EventRecorder, KEY_REFUSAL_DETAIL, OWN_BAN_DETAIL, unknownKeyDetail, weakTokenDetail, type Actor, type Core, type Logger, type SecurityEventSink, type SecurityEventVia } from '@webui/core';
+import {
+  createOperatorOperations,
+  EventRecorder,
+  KEY_REFUSAL_DETAIL,
+  OWN_BAN_DETAIL,
+  unknownKeyDetail,
+  weakTokenDetail,
+  type Actor,
+  type Core,
+  type Logger,
+  type SecurityEventSink,
+  type SecurityEventVia,
+} from '@webui/core';
 import { apiKeyJson, banEntryJson } from '@webui/assembly';
 import type { AdminAnswer, AdminRefusal, AdminRefusalCode, AdminRequest } from './admin-protocol.js';
 import { budgetJson } from './budget-body.js';
@@ -30,7 +42,8 @@ export async function performAdminOperation(request: AdminRequest, { core, audit
     case 'bans.lift': {
       const { outcome } = await operations.liftBan(request.target, actor);
       // The same rule as over HTTP; a local actor has no address and no key, so the operator may lift any ban.
-      if (!outcome.ok) return outcome.error === 'own_ban' ? refusal('own_ban', OWN_BAN_DETAIL) : refusal('invalid_ban_target', INVALID_TARGET);
+      if (!outcome.ok)
+        return outcome.error === 'own_ban' ? refusal('own_ban', OWN_BAN_DETAIL) : refusal('invalid_ban_target', INVALID_TARGET);
       return { ok: true, lifted: outcome.value.map(banEntryJson) };
     }
     case 'bans.reset_budget': {

@@ -24,9 +24,21 @@ export const AdminRequest = v.variant('op', [
 export type AdminRequest = v.InferOutput<typeof AdminRequest>;
 export type AdminOp = AdminRequest['op'];
 
-export type AdminRefusalCode = 'invalid_ban_target' | 'own_ban' | 'invalid_key_name' | 'key_name_taken' | 'too_many_keys' | 'invalid_expiry' | 'unknown_key' | 'weak_token' | 'no_data';
+export type AdminRefusalCode =
+  | 'invalid_ban_target'
+  | 'own_ban'
+  | 'invalid_key_name'
+  | 'key_name_taken'
+  | 'too_many_keys'
+  | 'invalid_expiry'
+  | 'unknown_key'
+  | 'weak_token'
+  | 'no_data';
 
-const SetupAnswer = v.union([v.object({ ok: v.literal(true), is_first_setup: v.boolean(), token_source: v.picklist(['temporary', 'configured']) }), Refusal]);
+const SetupAnswer = v.union([
+  v.object({ ok: v.literal(true), is_first_setup: v.boolean(), token_source: v.picklist(['temporary', 'configured']) }),
+  Refusal,
+]);
 
 /** Each request's answer, in the HTTP API's key and ban entry shapes (apiKeyJson, banEntryJson); the CLI checks both paths' answers against these. */
 export const ADMIN_ANSWERS = {

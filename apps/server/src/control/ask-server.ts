@@ -21,7 +21,8 @@ export async function askServer<TSchema extends v.GenericSchema>(
   if (place.kind === 'usable') {
     const exchange = await askControlSocket(place.path, request, answerSchema);
     if (exchange.kind === 'answered') return exchange;
-    if (exchange.kind === 'silent') return { kind: 'unreachable', message: `the server does not answer on ${place.path} within ${CONTROL_ANSWER_TIMEOUT_MS / 1000} s` };
+    if (exchange.kind === 'silent')
+      return { kind: 'unreachable', message: `the server does not answer on ${place.path} within ${CONTROL_ANSWER_TIMEOUT_MS / 1000} s` };
     if (exchange.kind === 'failed') return { kind: 'unreachable', message: exchange.message };
   }
   const pid = InstanceLock.holder(dataDir);

@@ -15,5 +15,11 @@ export const BudgetBody = v.object({
 export type BudgetJson = v.InferOutput<typeof BudgetBody>;
 
 export function budgetJson(budget: BudgetState): BudgetJson {
-  return { limit: budget.limit, failures: budget.failures, state: budget.state, delay_ms: budget.delayMs, retry_after: budget.retryAfterSeconds };
+  return {
+    limit: budget.limit,
+    failures: budget.failures,
+    state: budget.state,
+    delay_ms: budget.delayMs,
+    retry_after: budget.retryAfterSeconds,
+  };
 }

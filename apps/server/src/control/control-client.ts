@@ -50,7 +50,11 @@ function readAnswer<TSchema extends v.GenericSchema>(line: string, answerSchema:
     return { kind: 'failed', message: 'the server answered something that is not JSON' };
   }
   const result = v.safeParse(answerSchema, json);
-  if (!result.success) return { kind: 'failed', message: `the server's answer was not understood (${result.issues[0].message}); is it the same version as this command?` };
+  if (!result.success)
+    return {
+      kind: 'failed',
+      message: `the server's answer was not understood (${result.issues[0].message}); is it the same version as this command?`,
+    };
   return { kind: 'answered', answer: result.output };
 }
 

@@ -18,7 +18,10 @@ export async function answerControlLine(line: string, services: ControlServices)
     return await afterAuditWritten(services.audit, await performAdminOperation(parsed.request, { ...services, via: 'cli' }));
   } catch (error) {
     // A failed write of webui.json (disk full) or a bug; the CLI still gets one line, and the log says which (never the request: it may hold a token).
-    services.logger.error({ op: parsed.request.op, err: error instanceof Error ? error.message : String(error) }, 'a control request failed');
+    services.logger.error(
+      { op: parsed.request.op, err: error instanceof Error ? error.message : String(error) },
+      'a control request failed',
+    );
     return { ok: false, code: 'internal_error', detail: 'the server could not answer; see its log' };
   }
 }

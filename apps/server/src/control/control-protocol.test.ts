@@ -4,7 +4,10 @@ import { parseControlRequest } from './control-protocol.js';
 describe('parseControlRequest', () => {
   it('reads the two operations', () => {
     expect(parseControlRequest('{"op":"bans.list"}')).toEqual({ ok: true, request: { op: 'bans.list' } });
-    expect(parseControlRequest('{"op":"bans.lift","target":"10.0.0.0/8"}')).toEqual({ ok: true, request: { op: 'bans.lift', target: '10.0.0.0/8' } });
+    expect(parseControlRequest('{"op":"bans.lift","target":"10.0.0.0/8"}')).toEqual({
+      ok: true,
+      request: { op: 'bans.lift', target: '10.0.0.0/8' },
+    });
   });
 
   it('reads the admin operations: keys, token and first setup', () => {

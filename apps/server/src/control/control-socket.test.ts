@@ -50,11 +50,19 @@ async function openOn(dataDir: string, options: { idleTimeoutMs?: number } = {})
 }
 
 /** Writes `text`, then reads until `lines` answer lines arrived or the server closed; `end` half-closes after writing. */
-function converse(path: string, text: string, { lines = 1, end = false }: { lines?: number; end?: boolean } = {}): Promise<{ answers: unknown[]; closed: boolean }> {
+function converse(
+  path: string,
+  text: string,
+  { lines = 1, end = false }: { lines?: number; end?: boolean } = {},
+): Promise<{ answers: unknown[]; closed: boolean }> {
   return new Promise((resolve, reject) => {
     const socket = createConnection({ path });
     let received = '';
-    const answers = () => received.split('\n').filter((line) => line !== '').map((line): unknown => JSON.parse(line));
+    const answers = () =>
+      received
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line): unknown => JSON.parse(line));
     socket.setEncoding('utf8');
     socket.on('connect', () => (end ? socket.end(text) : socket.write(text)));
     socket.on('data', (chunk: string) => {
@@ -84,7 +92,14 @@ describe('the control socket', () => {
   it('answers every line of one connection in order, refusals included', async () => {
     const dataDir = tempDataDir();
     const { socket } = await openOn(dataDir);
-    const requests = ['{"op":"bans.list"}', 'garbage', '{"op":"bans.frob"}', '', '{"op":"bans.lift","target":"two words"}', '{"op":"bans.lift","target":"all"}'];
+    const requests = [
+      '{"op":"bans.list"}',
+      'garbage',
+      '{"op":"bans.frob"}',
+      '',
+      '{"op":"bans.lift","target":"two words"}',
+      '{"op":"bans.lift","target":"all"}',
+    ];
     const { answers } = await converse(socket?.path ?? '', `${requests.join('\n')}\n`, { lines: 5 });
     expect(answers).toEqual([
       { ok: true, bans: [], budget: OPEN_BUDGET },
@@ -117,7 +132,11 @@ describe('the control socket', () => {
     const lifted = await converse(path, '{"op":"bans.lift","target":"203.0.113.7"}\n');
     expect(lifted.answers).toEqual([{ ok: true, lifted: [expect.objectContaining({ key: '203.0.113.7' })] }]);
     expect(await core.bans.status('203.0.113.7')).toEqual({ banned: false });
-    expect(logger.lines).toContainEqual({ level: 'info', fields: { target: '203.0.113.7', lifted: ['203.0.113.7'], via: 'cli' }, message: 'bans lifted' });
+    expect(logger.lines).toContainEqual({
+      level: 'info',
+      fields: { target: '203.0.113.7', lifted: ['203.0.113.7'], via: 'cli' },
+      message: 'bans lifted',
+    });
     expect(events).toEqual([{ event: 'ban_lifted', address: null, via: 'cli', target: '203.0.113.7', lifted: ['203.0.113.7'] }]);
     // A lift that matched nothing changed nothing: no event.
     await converse(path, '{"op":"bans.lift","target":"10.0.0.1"}\n');
@@ -144,21 +163,42 @@ describe('the control socket', () => {
     const path = socket?.path ?? '';
     const created = await converse(path, '{"op":"keys.create","name":"backup","scope":"admin","expires":"90d"}\n');
     expect(created.answers).toEqual([
-      { ok: true, key: expect.stringMatching(/^wk_/), created: { name: 'backup', scope: 'admin', created_at: expect.any(String), expires_at: expect.any(String), last_used_at: null, expired: false } },
+      {
+        ok: true,
+        key: expect.stringMatching(/^wk_/),
+        created: {
+          name: 'backup',
+          scope: 'admin',
+          created_at: expect.any(String),
+          expires_at: expect.any(String),
+          last_used_at: null,
+          expired: false,
+        },
+      },
     ]);
     const [answer] = created.answers as Array<{ key: string; created: { created_at: string; expires_at: string } }>;
     expect(Date.parse(answer?.created.expires_at ?? '') - Date.parse(answer?.created.created_at ?? '')).toBe(90 * 86_400_000);
     expect((await core.keys.list()).map((key) => key.name)).toEqual(['backup']);
 
-    const refused = await converse(path, '{"op":"keys.create","name":"backup","scope":"read","expires":null}\n{"op":"keys.create","name":"x","scope":"read","expires":"soon"}\n', { lines: 2 });
+    const refused = await converse(
+      path,
+      '{"op":"keys.create","name":"backup","scope":"read","expires":null}\n{"op":"keys.create","name":"x","scope":"read","expires":"soon"}\n',
+      { lines: 2 },
+    );
     expect(refused.answers).toEqual([
       { ok: false, code: 'key_name_taken', detail: expect.stringMatching(/exists/) },
       { ok: false, code: 'invalid_expiry', detail: expect.stringMatching(/90d/) },
     ]);
 
-    expect((await converse(path, '{"op":"keys.list"}\n')).answers).toEqual([{ ok: true, keys: [expect.objectContaining({ name: 'backup', scope: 'admin' })] }]);
-    expect((await converse(path, '{"op":"keys.revoke","name":"nope"}\n')).answers).toEqual([{ ok: false, code: 'unknown_key', detail: 'No API key is named "nope".' }]);
-    expect((await converse(path, '{"op":"keys.revoke","name":"backup"}\n')).answers).toEqual([{ ok: true, revoked: [expect.objectContaining({ name: 'backup' })] }]);
+    expect((await converse(path, '{"op":"keys.list"}\n')).answers).toEqual([
+      { ok: true, keys: [expect.objectContaining({ name: 'backup', scope: 'admin' })] },
+    ]);
+    expect((await converse(path, '{"op":"keys.revoke","name":"nope"}\n')).answers).toEqual([
+      { ok: false, code: 'unknown_key', detail: 'No API key is named "nope".' },
+    ]);
+    expect((await converse(path, '{"op":"keys.revoke","name":"backup"}\n')).answers).toEqual([
+      { ok: true, revoked: [expect.objectContaining({ name: 'backup' })] },
+    ]);
     expect(await core.keys.list()).toEqual([]);
 
     expect(events).toEqual([
@@ -171,8 +211,13 @@ describe('the control socket', () => {
   it('revokes every key with one event each', async () => {
     const { core, events, socket } = await openOn(tempDataDir());
     for (const name of ['a', 'b']) await core.keys.create({ name, scope: 'read', lifetimeMs: null });
-    const { answers } = await converse(socket?.path ?? '', '{"op":"keys.revoke","all":true}\n{"op":"keys.revoke","all":true}\n', { lines: 2 });
-    expect(answers).toEqual([{ ok: true, revoked: [expect.objectContaining({ name: 'a' }), expect.objectContaining({ name: 'b' })] }, { ok: true, revoked: [] }]);
+    const { answers } = await converse(socket?.path ?? '', '{"op":"keys.revoke","all":true}\n{"op":"keys.revoke","all":true}\n', {
+      lines: 2,
+    });
+    expect(answers).toEqual([
+      { ok: true, revoked: [expect.objectContaining({ name: 'a' }), expect.objectContaining({ name: 'b' })] },
+      { ok: true, revoked: [] },
+    ]);
     expect(events.map((event) => event.event === 'key_revoked' && event.key)).toEqual(['a', 'b']);
   });
 
@@ -181,8 +226,15 @@ describe('the control socket', () => {
     const path = socket?.path ?? '';
     const weak = 'weakweakweak';
     const strong = 'Socket-Token_2024!';
-    const { answers } = await converse(path, `${JSON.stringify({ op: 'token.set', token: weak })}\n${JSON.stringify({ op: 'token.set', token: strong })}\n`, { lines: 2 });
-    expect(answers).toEqual([{ ok: false, code: 'weak_token', detail: expect.stringMatching(/^The new token needs .*uppercase/) }, { ok: true }]);
+    const { answers } = await converse(
+      path,
+      `${JSON.stringify({ op: 'token.set', token: weak })}\n${JSON.stringify({ op: 'token.set', token: strong })}\n`,
+      { lines: 2 },
+    );
+    expect(answers).toEqual([
+      { ok: false, code: 'weak_token', detail: expect.stringMatching(/^The new token needs .*uppercase/) },
+      { ok: true },
+    ]);
     expect(await core.tokens.verify(strong)).toBe(true);
 
     const regenerated = await converse(path, '{"op":"token.regenerate"}\n');
@@ -208,7 +260,10 @@ describe('the control socket', () => {
 
   it('answers a last line without its newline when the client half-closes (nc -U)', async () => {
     const { socket } = await openOn(tempDataDir());
-    expect(await converse(socket?.path ?? '', '{"op":"bans.list"}', { end: true })).toEqual({ answers: [{ ok: true, bans: [], budget: OPEN_BUDGET }], closed: true });
+    expect(await converse(socket?.path ?? '', '{"op":"bans.list"}', { end: true })).toEqual({
+      answers: [{ ok: true, bans: [], budget: OPEN_BUDGET }],
+      closed: true,
+    });
   });
 
   it(`refuses a line over ${MAX_REQUEST_LINE_BYTES} bytes and closes the connection`, async () => {
@@ -232,7 +287,10 @@ describe('the control socket', () => {
     const dataDir = tempDataDir();
     const path = join(dataDir, 'webui.sock');
     // A process killed while listening leaves its socket file behind (a clean close would remove it).
-    spawnSync(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    spawnSync(process.execPath, [
+      '-e',
+      `require('node:net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`,
+    ]);
     expect(lstatSync(path).isSocket()).toBe(true);
     const { socket } = await openOn(dataDir);
     expect(socket).not.toBeNull();
@@ -244,14 +302,18 @@ describe('the control socket', () => {
     writeFileSync(join(dataDir, 'webui.sock'), 'mine');
     const { logger, socket } = await openOn(dataDir);
     expect(socket).toBeNull();
-    expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([expect.objectContaining({ message: expect.stringMatching(/cannot open the control socket/) })]);
+    expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/cannot open the control socket/) }),
+    ]);
   });
 
   it('runs without the socket when its path is too long, with one warning naming the path', async () => {
     const dataDir = join(tempDataDir(), 'd'.repeat(120));
     const { logger, socket } = await openOn(dataDir);
     expect(socket).toBeNull();
-    expect(logger.lines).toEqual([expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ path: join(dataDir, 'webui.sock') }) })]);
+    expect(logger.lines).toEqual([
+      expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ path: join(dataDir, 'webui.sock') }) }),
+    ]);
   });
 
   it('is not offered on Windows', () => {

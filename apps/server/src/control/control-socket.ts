@@ -34,7 +34,13 @@ export interface ControlSocketOptions {
  * only while holding the instance lock: a socket file found then was left by a killed server and is
  * replaced. Null when the platform or the path length rules it out, or it cannot be opened (warned once).
  */
-export async function openControlSocket({ dataDir, core, audit, logger, idleTimeoutMs = CONTROL_IDLE_TIMEOUT_MS }: ControlSocketOptions): Promise<ControlSocket | null> {
+export async function openControlSocket({
+  dataDir,
+  core,
+  audit,
+  logger,
+  idleTimeoutMs = CONTROL_IDLE_TIMEOUT_MS,
+}: ControlSocketOptions): Promise<ControlSocket | null> {
   const place = controlSocketPlace(dataDir);
   if (place.kind === 'unsupported') return null;
   if (place.kind === 'too-long') {
@@ -47,7 +53,9 @@ export async function openControlSocket({ dataDir, core, audit, logger, idleTime
   const { path } = place;
   const connections = new Set<Socket>();
   // Half-open allowed: `nc -U` ends its side after the request and still reads the answer.
-  const server = createServer({ allowHalfOpen: true }, (socket) => serveConnection(socket, connections, { core, audit, logger }, idleTimeoutMs));
+  const server = createServer({ allowHalfOpen: true }, (socket) =>
+    serveConnection(socket, connections, { core, audit, logger }, idleTimeoutMs),
+  );
   server.maxConnections = MAX_CONNECTIONS;
   try {
     await removeLeftoverSocket(path);
@@ -58,7 +66,10 @@ export async function openControlSocket({ dataDir, core, audit, logger, idleTime
     server.on('error', (error) => logger.warn({ path, err: error.message }, 'the control socket failed to accept a connection'));
   } catch (error) {
     server.close();
-    logger.warn({ path, err: error instanceof Error ? error.message : String(error) }, 'cannot open the control socket; running without it, so the CLI cannot reach this server and refuses to change its data');
+    logger.warn(
+      { path, err: error instanceof Error ? error.message : String(error) },
+      'cannot open the control socket; running without it, so the CLI cannot reach this server and refuses to change its data',
+    );
     return null;
   }
   return {

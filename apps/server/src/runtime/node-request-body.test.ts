@@ -11,7 +11,11 @@ afterEach(async () => {
 });
 
 /** Sends `chunks` to a server that reads the body with `maxBytes`; resolves with what the reader gave. */
-async function readThrough(chunks: Buffer[], maxBytes: number, headers: Record<string, string> = {}): Promise<{ text: string | null } | { error: string }> {
+async function readThrough(
+  chunks: Buffer[],
+  maxBytes: number,
+  headers: Record<string, string> = {},
+): Promise<{ text: string | null } | { error: string }> {
   let outcome: Promise<{ text: string | null } | { error: string }> | undefined;
   server = createServer((incoming: IncomingMessage, res) => {
     outcome = readIncomingBody(incoming, maxBytes).then(

@@ -46,7 +46,13 @@ export const isTlsIncoming = (incoming: IncomingMessage): boolean => Boolean((in
  * Request. Null once it grows past maxBytes. A leading BOM is dropped, as Request.text() does.
  */
 export function readIncomingBody(incoming: IncomingMessage, maxBytes: number): Promise<string | null> {
-  if (incoming.complete && !incoming.readableDidRead && !incoming.readableEnded && !incoming.destroyed && incoming.readableFlowing === null) {
+  if (
+    incoming.complete &&
+    !incoming.readableDidRead &&
+    !incoming.readableEnded &&
+    !incoming.destroyed &&
+    incoming.readableFlowing === null
+  ) {
     // The whole body has arrived and waits in the stream's buffer (a small body comes with the headers): take it at once.
     const buffered = incoming.read() as Buffer | null;
     if (buffered === null || buffered.length <= maxBytes) return Promise.resolve(utf8Text(buffered ?? Buffer.alloc(0)));

@@ -33,9 +33,24 @@ const answerTo = async (hostLines: string): Promise<{ status: string; body: stri
 
 // Host values built from the pieces that matter to URL parsing: names, numbers, brackets, ports, case.
 const hostArbitrary = fc.oneof(
-  fc.constantFrom('localhost', 'LOCALHOST', '127.0.0.1', '127.1', '[::1]', '[0::1]', '[::ffff:127.0.0.1]', 'example.org.', 'a.123', 'a.0x1f', 'xn--zz', '::1', ''),
+  fc.constantFrom(
+    'localhost',
+    'LOCALHOST',
+    '127.0.0.1',
+    '127.1',
+    '[::1]',
+    '[0::1]',
+    '[::ffff:127.0.0.1]',
+    'example.org.',
+    'a.123',
+    'a.0x1f',
+    'xn--zz',
+    '::1',
+    '',
+  ),
   fc.stringMatching(/^[a-zA-Z0-9.\-[\]:]{1,24}$/),
-  fc.tuple(fc.stringMatching(/^[a-z0-9.-]{1,12}$/), fc.constantFrom('', ':8001', ':80', ':0', ':65535', ':65536', ':', ':08'))
+  fc
+    .tuple(fc.stringMatching(/^[a-z0-9.-]{1,12}$/), fc.constantFrom('', ':8001', ':80', ':0', ':65535', ':65536', ':', ':08'))
     .map(([name, port]) => `${name}${port}`),
 );
 
@@ -58,7 +73,8 @@ describe('the Node /auth/check shortcut in front of @hono/node-server', () => {
   });
 
   it('answers the canonical Hosts browsers send, and leaves two Host lines or none to node-server', async () => {
-    for (const host of ['127.0.0.1:8001', 'localhost:8001', '[::1]:8001']) expect((await answerTo(`Host: ${host}\r\n`)).body, host).toBe(SHORTCUT_BODY);
+    for (const host of ['127.0.0.1:8001', 'localhost:8001', '[::1]:8001'])
+      expect((await answerTo(`Host: ${host}\r\n`)).body, host).toBe(SHORTCUT_BODY);
     expect(await answerTo('Host: 127.0.0.1:8001\r\nHost: evil.example\r\n')).not.toMatchObject({ body: SHORTCUT_BODY });
     expect((await answerTo('')).status).toBe('400');
   });

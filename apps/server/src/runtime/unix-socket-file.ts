@@ -18,8 +18,10 @@ export async function clearLeftoverSocket(path: string): Promise<void> {
   const where = `unix:${path}`;
   if (!isSocket) throw new StartupError(`cannot listen on ${where}: ${path} exists and is not a socket; move it away or pick another path`);
   const probe = await knock(path);
-  if (probe === 'answered') throw new StartupError(`cannot listen on ${where}: another server answers on it (stop it or pick another path)`);
-  if (probe !== 'refused') throw new StartupError(`cannot listen on ${where}: cannot tell whether a server still uses it (${probe}); remove it if none does`);
+  if (probe === 'answered')
+    throw new StartupError(`cannot listen on ${where}: another server answers on it (stop it or pick another path)`);
+  if (probe !== 'refused')
+    throw new StartupError(`cannot listen on ${where}: cannot tell whether a server still uses it (${probe}); remove it if none does`);
   await unlink(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'ENOENT') throw error;
   });

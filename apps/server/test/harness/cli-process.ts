@@ -26,7 +26,11 @@ export function runWebui(cwd: string, args: string[], options: CliOptions = {}):
   const clock = options.clockAheadMs === undefined ? [] : ['--import', CLOCK_AHEAD];
   if (options.clockAheadMs !== undefined) env['TEST_CLOCK_AHEAD_MS'] = String(options.clockAheadMs);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...clock, SERVER_BUNDLE, ...args], { cwd, env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...clock, SERVER_BUNDLE, ...args], {
+      cwd,
+      env: { ...env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -6,7 +6,9 @@ import type fc from 'fast-check';
  */
 export function shortReport<T>(details: fc.RunDetails<T>): void {
   if (!details.failed) return;
-  const example = JSON.stringify(details.counterexample, (_key, value: unknown) => (value instanceof Uint8Array ? `<${value.length} bytes>` : value)) ?? 'undefined';
+  const example =
+    JSON.stringify(details.counterexample, (_key, value: unknown) => (value instanceof Uint8Array ? `<${value.length} bytes>` : value)) ??
+    'undefined';
   const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
   throw new Error(
     `Property failed after ${details.numRuns} runs (seed ${details.seed}, path ${details.counterexamplePath}).\n` +

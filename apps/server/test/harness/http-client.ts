@@ -146,7 +146,9 @@ export class HttpClient {
       const maxAge = attributes.get('max-age');
       const expires = attributes.get('expires');
       const gone =
-        (typeof maxAge === 'string' && Number(maxAge) <= 0) || (typeof expires === 'string' && Date.parse(expires) <= Date.now()) || value === '';
+        (typeof maxAge === 'string' && Number(maxAge) <= 0) ||
+        (typeof expires === 'string' && Date.parse(expires) <= Date.now()) ||
+        value === '';
       if (gone) this.jar.delete(name);
       else this.jar.set(name, value);
     }

@@ -74,7 +74,12 @@ export async function stopAllNginx(): Promise<void> {
   await Promise.all([...running].map((child) => stopProcess(child)));
 }
 
-function nginxConf(dir: string, upstream: NginxUpstream, ports: { httpPort: number; httpsPort: number; proxyHostPort: number }, forwardedFor: boolean): string {
+function nginxConf(
+  dir: string,
+  upstream: NginxUpstream,
+  ports: { httpPort: number; httpsPort: number; proxyHostPort: number },
+  forwardedFor: boolean,
+): string {
   const socket = typeof upstream === 'object' && 'socket' in upstream ? upstream.socket : undefined;
   const upstreamPorts = typeof upstream === 'number' ? [upstream] : socket === undefined ? (upstream as readonly number[]) : [];
   // One server is named by its address, so $proxy_host stays 127.0.0.1:port; several form the upstream `webui`; a socket is the README's recipe.

@@ -36,7 +36,9 @@ export function parseRawResponses(raw: string, headRequest: boolean): RawRespons
     const [statusLine = '', ...headerLines] = rest.slice(0, end).split('\r\n');
     const status = /^HTTP\/1\.[01] (\d{3}) /.exec(`${statusLine} `)?.[1];
     if (!status) throw new Error(`not a status line: ${JSON.stringify(statusLine)}`);
-    const headers = new Map(headerLines.map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const headers = new Map(
+      headerLines.map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     rest = rest.slice(end + 4);
     let body = '';
     const bodiless = headRequest && (rest === '' || rest.startsWith('HTTP/1.'));

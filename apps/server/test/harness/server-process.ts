@@ -26,7 +26,10 @@ const appEntry = (app: string) => fileURLToPath(new URL(`../../../${app}/src/mai
 /** apps/bun from its TypeScript sources, with the bun binary the `bun` npm package ships. */
 export const bunLauncher: ServerLauncher = {
   name: 'bun',
-  command: (_cwd, args) => ({ cmd: join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe'), args: ['--conditions=source', appEntry('bun'), ...args] }),
+  command: (_cwd, args) => ({
+    cmd: join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe'),
+    args: ['--conditions=source', appEntry('bun'), ...args],
+  }),
 };
 
 const DENO_APP = fileURLToPath(new URL('../../../deno/', import.meta.url));
@@ -251,7 +254,9 @@ function launch(options: ServerOptions): { child: ChildProcess; cwd: string; out
   const launcher = options.launcher ?? defaultLauncher;
   const { cmd, args: argv } = launcher.command(cwd, args, options.env ?? {});
 
-  const env: Record<string, string | undefined> = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_')));
+  const env: Record<string, string | undefined> = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_')),
+  );
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[name];
     else env[name] = value;

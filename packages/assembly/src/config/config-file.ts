@@ -70,30 +70,30 @@ const webuiTableSchema = v.pipe(
       store_prefix: v.optional(storePrefixSchema),
     },
     (issue) =>
-      issue.expected === 'never' ? `unknown key webui.${String(issue.input)}` : `webui must be a table, got ${describeReceived(issue.input)}`,
+      issue.expected === 'never'
+        ? `unknown key webui.${String(issue.input)}`
+        : `webui must be a table, got ${describeReceived(issue.input)}`,
   ),
-  v.transform(
-    (table): Partial<WebuiSettings> => ({
-      enabled: table.enabled,
-      host: table.host,
-      port: table.port,
-      secureCookie: table.secure_cookie,
-      trustedProxies: table.trusted_proxies,
-      allowedIps: table.allowed_ips,
-      secretKey: table.secret_key,
-      sessionExpireDays: table.session_expire,
-      mode: table.mode,
-      allowedOrigins: table.allowed_origins,
-      allowedHosts: table.allowed_hosts,
-      logLevel: table.log_level,
-      banExempt: table.ban_exempt,
-      globalFailureBudget: table.global_failure_budget,
-      auditMaxBytes: table.audit_max_bytes,
-      auditKeep: table.audit_keep,
-      store: table.store,
-      storePrefix: table.store_prefix,
-    }),
-  ),
+  v.transform((table): Partial<WebuiSettings> => ({
+    enabled: table.enabled,
+    host: table.host,
+    port: table.port,
+    secureCookie: table.secure_cookie,
+    trustedProxies: table.trusted_proxies,
+    allowedIps: table.allowed_ips,
+    secretKey: table.secret_key,
+    sessionExpireDays: table.session_expire,
+    mode: table.mode,
+    allowedOrigins: table.allowed_origins,
+    allowedHosts: table.allowed_hosts,
+    logLevel: table.log_level,
+    banExempt: table.ban_exempt,
+    globalFailureBudget: table.global_failure_budget,
+    auditMaxBytes: table.audit_max_bytes,
+    auditKeep: table.audit_keep,
+    store: table.store,
+    storePrefix: table.store_prefix,
+  })),
 );
 
 /** The settings a parsed config file gives in its [webui] table; other tables belong to the bot and are ignored. */

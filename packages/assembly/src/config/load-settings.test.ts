@@ -125,7 +125,7 @@ store_prefix = "bot-a:"
     expect(settings.allowedIps).toEqual(['10.0.0.0/8', '10.1.0.0/16']);
   });
 
-  it('ignores the bot\'s other tables and top-level keys', () => {
+  it("ignores the bot's other tables and top-level keys", () => {
     const cwd = withConfig('name = "bot"\n[bot]\nqq = 123\nnickname = "x"\n[model.chat]\nname = "gpt"\n[webui]\nport = 9001\n');
     expect(load(cwd).settings.port).toBe(9001);
   });
@@ -236,22 +236,41 @@ store_prefix = "bot-a:"
     expect(errorOf(() => load(withConfig('[webui]\nban_exempt = ["10.0.0.1", "10.0.0.0/33"]\n')))).toBe(
       `${FILE}: webui.ban_exempt entry "10.0.0.0/33" is not an IP address or CIDR`,
     );
-    expect(errorOf(() => load(withConfig('[webui]\nglobal_failure_budget = -1\n')))).toBe(`${FILE}: webui.global_failure_budget must be an integer from 0 to 1000000, got -1`);
-    expect(errorOf(() => load(withConfig('[webui]\nglobal_failure_budget = "100"\n')))).toBe(`${FILE}: webui.global_failure_budget must be an integer from 0 to 1000000, got "100"`);
+    expect(errorOf(() => load(withConfig('[webui]\nglobal_failure_budget = -1\n')))).toBe(
+      `${FILE}: webui.global_failure_budget must be an integer from 0 to 1000000, got -1`,
+    );
+    expect(errorOf(() => load(withConfig('[webui]\nglobal_failure_budget = "100"\n')))).toBe(
+      `${FILE}: webui.global_failure_budget must be an integer from 0 to 1000000, got "100"`,
+    );
   });
 
   it('reads audit_max_bytes from 4096 to 1073741824 and audit_keep from 1 to 100, and refuses the rest', () => {
     const lowest = load(withConfig('[webui]\naudit_max_bytes = 4096\naudit_keep = 1\n'));
     expect(lowest.settings).toMatchObject({ auditMaxBytes: 4096, auditKeep: 1 });
     expect(lowest.sources).toMatchObject({ auditMaxBytes: 'file', auditKeep: 'file' });
-    expect(load(withConfig('[webui]\naudit_max_bytes = 1073741824\naudit_keep = 100\n')).settings).toMatchObject({ auditMaxBytes: 1073741824, auditKeep: 100 });
+    expect(load(withConfig('[webui]\naudit_max_bytes = 1073741824\naudit_keep = 100\n')).settings).toMatchObject({
+      auditMaxBytes: 1073741824,
+      auditKeep: 100,
+    });
     const bytesRange = 'must be an integer from 4096 to 1073741824';
-    expect(errorOf(() => load(withConfig('[webui]\naudit_max_bytes = 4095\n')))).toBe(`${FILE}: webui.audit_max_bytes ${bytesRange}, got 4095`);
-    expect(errorOf(() => load(withConfig('[webui]\naudit_max_bytes = 1073741825\n')))).toBe(`${FILE}: webui.audit_max_bytes ${bytesRange}, got 1073741825`);
-    expect(errorOf(() => load(withConfig('[webui]\naudit_max_bytes = "10M"\n')))).toBe(`${FILE}: webui.audit_max_bytes ${bytesRange}, got "10M"`);
-    expect(errorOf(() => load(withConfig('[webui]\naudit_keep = 0\n')))).toBe(`${FILE}: webui.audit_keep must be an integer from 1 to 100, got 0`);
-    expect(errorOf(() => load(withConfig('[webui]\naudit_keep = 101\n')))).toBe(`${FILE}: webui.audit_keep must be an integer from 1 to 100, got 101`);
-    expect(errorOf(() => load(withConfig('[webui]\naudit_keep = 2.5\n')))).toBe(`${FILE}: webui.audit_keep must be an integer from 1 to 100, got 2.5`);
+    expect(errorOf(() => load(withConfig('[webui]\naudit_max_bytes = 4095\n')))).toBe(
+      `${FILE}: webui.audit_max_bytes ${bytesRange}, got 4095`,
+    );
+    expect(errorOf(() => load(withConfig('[webui]\naudit_max_bytes = 1073741825\n')))).toBe(
+      `${FILE}: webui.audit_max_bytes ${bytesRange}, got 1073741825`,
+    );
+    expect(errorOf(() => load(withConfig('[webui]\naudit_max_bytes = "10M"\n')))).toBe(
+      `${FILE}: webui.audit_max_bytes ${bytesRange}, got "10M"`,
+    );
+    expect(errorOf(() => load(withConfig('[webui]\naudit_keep = 0\n')))).toBe(
+      `${FILE}: webui.audit_keep must be an integer from 1 to 100, got 0`,
+    );
+    expect(errorOf(() => load(withConfig('[webui]\naudit_keep = 101\n')))).toBe(
+      `${FILE}: webui.audit_keep must be an integer from 1 to 100, got 101`,
+    );
+    expect(errorOf(() => load(withConfig('[webui]\naudit_keep = 2.5\n')))).toBe(
+      `${FILE}: webui.audit_keep must be an integer from 1 to 100, got 2.5`,
+    );
   });
 
   it('reads store from the file, WEBUI_STORE and --store (flag first), and store_prefix from the file', () => {
@@ -275,7 +294,9 @@ store_prefix = "bot-a:"
     expect(refused[1]).toMatch(/^WEBUI_STORE: must be "file" or a Redis URL: "redis:\/\/\*\*\*@host:99999\/0" is not a URL/);
     expect(refused[2]).toMatch(/^--store: must be "file" or a Redis URL: .*database number/);
     for (const message of refused) expect(message).not.toMatch(/pw-in-/);
-    expect(errorOf(() => load(withConfig('[webui]\nstore_prefix = "has space:"\n')))).toBe(`${FILE}: webui.store_prefix must be 1 to 64 visible ASCII characters without spaces, got "has space:"`);
+    expect(errorOf(() => load(withConfig('[webui]\nstore_prefix = "has space:"\n')))).toBe(
+      `${FILE}: webui.store_prefix must be 1 to 64 visible ASCII characters without spaces, got "has space:"`,
+    );
     expect(errorOf(() => load(withConfig('[webui]\nstore_prefix = ""\n')))).toMatch(/webui\.store_prefix must be 1 to 64/);
   });
 
@@ -295,13 +316,21 @@ store_prefix = "bot-a:"
       );
     }
     // The widest private networks are accepted (the startup banner warns about them).
-    expect(load(withConfig('[webui]\ntrusted_proxies = ["10.0.0.0/8", "fc00::/7"]\n')).settings.trustedProxies).toEqual(['10.0.0.0/8', 'fc00::/7']);
+    expect(load(withConfig('[webui]\ntrusted_proxies = ["10.0.0.0/8", "fc00::/7"]\n')).settings.trustedProxies).toEqual([
+      '10.0.0.0/8',
+      'fc00::/7',
+    ]);
     // Other network lists take any width.
     expect(load(withConfig('[webui]\nallowed_ips = ["0.0.0.0/0", "::/0"]\n')).settings.allowedIps).toEqual(['0.0.0.0/0', '::/0']);
   });
 
   it('accepts IPs and host names as host entries and refuses anything else', () => {
-    expect(load(withConfig('[webui]\nhost = "localhost, 0.0.0.0, ::, fe80::1"\n')).settings.host).toEqual(['localhost', '0.0.0.0', '::', 'fe80::1']);
+    expect(load(withConfig('[webui]\nhost = "localhost, 0.0.0.0, ::, fe80::1"\n')).settings.host).toEqual([
+      'localhost',
+      '0.0.0.0',
+      '::',
+      'fe80::1',
+    ]);
     for (const bad of ['bad host!', '[::1]', '999.1.1.1', 'http://localhost']) {
       expect(errorOf(() => load(withConfig(`[webui]\nhost = ["${bad}"]\n`)))).toBe(
         `${FILE}: webui.host entry ${JSON.stringify(bad)} is not an IP address, host name or unix:/absolute/path`,
@@ -311,7 +340,10 @@ store_prefix = "bot-a:"
   });
 
   it('accepts unix:/absolute/path host entries from the file, WEBUI_HOST and --host, and refuses a relative or empty path', () => {
-    expect(load(withConfig('[webui]\nhost = ["unix:/run/webui/http.sock", "127.0.0.1"]\n')).settings.host).toEqual(['unix:/run/webui/http.sock', '127.0.0.1']);
+    expect(load(withConfig('[webui]\nhost = ["unix:/run/webui/http.sock", "127.0.0.1"]\n')).settings.host).toEqual([
+      'unix:/run/webui/http.sock',
+      '127.0.0.1',
+    ]);
     expect(load(workspace(), { env: { WEBUI_HOST: 'unix:/tmp/a.sock' } }).settings.host).toEqual(['unix:/tmp/a.sock']);
     expect(load(workspace(), { argv: ['--host', 'unix:/tmp/b.sock,::1'] }).settings.host).toEqual(['unix:/tmp/b.sock', '::1']);
     for (const bad of ['unix:', 'unix:run/webui.sock', 'unix:./webui.sock']) {
@@ -324,7 +356,13 @@ store_prefix = "bot-a:"
   it('accepts origins without a path, normalised, and refuses the rest', () => {
     const { settings } = load(withConfig('[webui]\nallowed_origins = "http://localhost:5173, HTTPS://Example.ORG:443/"\n'));
     expect(settings.allowedOrigins).toEqual(['http://localhost:5173', 'https://example.org']);
-    for (const bad of ['http://localhost:5173/app', 'ftp://example.org', 'localhost:5173', 'http://a@example.org', 'http://example.org?x=1']) {
+    for (const bad of [
+      'http://localhost:5173/app',
+      'ftp://example.org',
+      'localhost:5173',
+      'http://a@example.org',
+      'http://example.org?x=1',
+    ]) {
       expect(errorOf(() => load(withConfig(`[webui]\nallowed_origins = ["${bad}"]\n`)))).toContain(
         `${FILE}: webui.allowed_origins entry ${JSON.stringify(bad)} is not an origin`,
       );
@@ -342,25 +380,35 @@ store_prefix = "bot-a:"
   });
 
   it('refuses a port out of range from the file, the environment and a flag', () => {
-    expect(errorOf(() => load(withConfig('[webui]\nport = 65536\n')))).toBe(`${FILE}: webui.port must be an integer from 0 to 65535, got 65536`);
+    expect(errorOf(() => load(withConfig('[webui]\nport = 65536\n')))).toBe(
+      `${FILE}: webui.port must be an integer from 0 to 65535, got 65536`,
+    );
     expect(errorOf(() => load(withConfig('[webui]\nport = -1\n')))).toBe(`${FILE}: webui.port must be an integer from 0 to 65535, got -1`);
     expect(errorOf(() => load(workspace(), { env: { WEBUI_PORT: 'x' } }))).toBe('WEBUI_PORT: must be an integer from 0 to 65535, got "x"');
     expect(errorOf(() => load(workspace(), { argv: ['--port', '70000'] }))).toBe('--port: must be an integer from 0 to 65535, got "70000"');
-    expect(errorOf(() => load(workspace(), { argv: ['--host', 'a b'] }))).toBe('--host: entry "a b" is not an IP address, host name or unix:/absolute/path');
+    expect(errorOf(() => load(workspace(), { argv: ['--host', 'a b'] }))).toBe(
+      '--host: entry "a b" is not an IP address, host name or unix:/absolute/path',
+    );
     expect(load(workspace(), { argv: ['--port=0'] }).settings.port).toBe(0);
     expect(load(withConfig('[webui]\nport = 65535\n')).settings.port).toBe(65535);
   });
 
   it('refuses session_expire of 0 and 366 and accepts 1 and 365', () => {
-    expect(errorOf(() => load(withConfig('[webui]\nsession_expire = 0\n')))).toBe(`${FILE}: webui.session_expire must be an integer from 1 to 365, got 0`);
-    expect(errorOf(() => load(withConfig('[webui]\nsession_expire = 366\n')))).toBe(`${FILE}: webui.session_expire must be an integer from 1 to 365, got 366`);
+    expect(errorOf(() => load(withConfig('[webui]\nsession_expire = 0\n')))).toBe(
+      `${FILE}: webui.session_expire must be an integer from 1 to 365, got 0`,
+    );
+    expect(errorOf(() => load(withConfig('[webui]\nsession_expire = 366\n')))).toBe(
+      `${FILE}: webui.session_expire must be an integer from 1 to 365, got 366`,
+    );
     expect(load(withConfig('[webui]\nsession_expire = 1\n')).settings.sessionExpireDays).toBe(1);
     expect(load(withConfig('[webui]\nsession_expire = 365\n')).settings.sessionExpireDays).toBe(365);
   });
 
   it('never puts the secret_key value in an error message', () => {
     const secret = 'hunter2-very-secret';
-    expect(errorOf(() => load(withConfig(`[webui]\nsecret_key = ["${secret}"]\n`)))).toBe(`${FILE}: webui.secret_key must be a non-empty string`);
+    expect(errorOf(() => load(withConfig(`[webui]\nsecret_key = ["${secret}"]\n`)))).toBe(
+      `${FILE}: webui.secret_key must be a non-empty string`,
+    );
     expect(errorOf(() => load(withConfig(`[webui]\nsecret_key = { value = "${secret}" }\n`)))).not.toContain(secret);
     // The TOML parser's excerpt of the broken line would show it.
     expect(errorOf(() => load(withConfig(`[webui]\nsecret_key = "${secret}\n`)))).not.toContain(secret);
@@ -400,7 +448,9 @@ describe('describeSettings', () => {
     expect(lines).toContain('webui.global_failure_budget = 100 (default)');
     expect(lines).toContain('webui.audit_max_bytes = 10485760 (default)');
     expect(lines).toContain('webui.audit_keep = 5 (default)');
-    expect(describeSettings(load(cwd, { env: { WEBUI_STORE: 'redis://:hunter3@127.0.0.1:6379/0' } }))).toContain('webui.store = "redis://:***@127.0.0.1:6379/0" (env)');
+    expect(describeSettings(load(cwd, { env: { WEBUI_STORE: 'redis://:hunter3@127.0.0.1:6379/0' } }))).toContain(
+      'webui.store = "redis://:***@127.0.0.1:6379/0" (env)',
+    );
     expect(lines.filter((line) => line.startsWith('webui.'))).toHaveLength(18);
   });
 

@@ -46,7 +46,14 @@ export function loadSettings(input: LoadSettingsInput): LoadedSettings {
   }
 
   const layers: Layer[] = [
-    ['flag', { host: readTextSetting(hostListSchema, flags.host, '--host'), port: readTextSetting(portTextSchema, flags.port, '--port'), store: readTextSetting(storeSchema, flags.store, '--store') }],
+    [
+      'flag',
+      {
+        host: readTextSetting(hostListSchema, flags.host, '--host'),
+        port: readTextSetting(portTextSchema, flags.port, '--port'),
+        store: readTextSetting(storeSchema, flags.store, '--store'),
+      },
+    ],
     [
       'env',
       {
@@ -111,4 +118,3 @@ function formatValue(name: SettingName, loaded: LoadedSettings): string {
   if (Array.isArray(value)) return `[${value.map((entry) => JSON.stringify(entry)).join(', ')}]`;
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
-

@@ -27,8 +27,10 @@ function parseOrigin(text: string): string | null {
   return url.origin;
 }
 
-const rangeMessage = (min: number, max: number) => (issue: v.BaseIssue<unknown>): string =>
-  `must be an integer from ${min} to ${max}, got ${describeReceived(issue.input)}`;
+const rangeMessage =
+  (min: number, max: number) =>
+  (issue: v.BaseIssue<unknown>): string =>
+    `must be an integer from ${min} to ${max}, got ${describeReceived(issue.input)}`;
 
 /** A TOML integer within [min, max]. */
 function integerRangeSchema(min: number, max: number) {
@@ -72,11 +74,15 @@ const hostEntrySchema = v.pipe(
 );
 
 // Absolute only: a relative path would depend on the directory the server happens to start in.
-const isAbsoluteSocketPath = (path: string | null): boolean => path !== null && path.length > 1 && path.startsWith('/') && !path.includes('\0');
+const isAbsoluteSocketPath = (path: string | null): boolean =>
+  path !== null && path.length > 1 && path.startsWith('/') && !path.includes('\0');
 
 const networkEntrySchema = v.pipe(
   v.string(),
-  v.check((text) => parseCidr(text) !== null, (issue) => rejectEntry(issue.input, 'an IP address or CIDR')),
+  v.check(
+    (text) => parseCidr(text) !== null,
+    (issue) => rejectEntry(issue.input, 'an IP address or CIDR'),
+  ),
 );
 
 // A trusted proxy's X-Forwarded-For is believed: trusting everyone would let every client pick the address it is counted under.
@@ -120,7 +126,10 @@ export const trustedProxyListSchema = listSchema(trustedProxyEntrySchema);
 
 // The message never shows the input: it is a secret.
 const secretKeyMessage = 'must be a non-empty string';
-export const secretKeySchema = v.pipe(v.string(secretKeyMessage), v.check((text) => text.trim() !== '', secretKeyMessage));
+export const secretKeySchema = v.pipe(
+  v.string(secretKeyMessage),
+  v.check((text) => text.trim() !== '', secretKeyMessage),
+);
 
 export const sessionExpireSchema = integerRangeSchema(1, 365);
 
@@ -158,5 +167,8 @@ export const storeSchema = v.pipe(
 // Under this prefix go every key and channel; one Redis can then serve several independent deployments.
 export const storePrefixSchema = v.pipe(
   v.string((issue) => `must be a string, ${got(issue)}`),
-  v.check((text) => /^[\x21-\x7e]{1,64}$/.test(text), (issue) => `must be 1 to 64 visible ASCII characters without spaces, got ${describeReceived(issue.input)}`),
+  v.check(
+    (text) => /^[\x21-\x7e]{1,64}$/.test(text),
+    (issue) => `must be 1 to 64 visible ASCII characters without spaces, got ${describeReceived(issue.input)}`,
+  ),
 );

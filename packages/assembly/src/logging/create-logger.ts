@@ -11,7 +11,10 @@ export function createLogger(level: LogLevel, feed: LogFeed, destination: NodeJS
       // No pid/hostname noise; children name their module, the feed calls the rest 'webui'.
       base: undefined,
       // Belt and braces: fields that could hold a secret are never written, whatever a caller passes.
-      redact: { paths: ['token', 'accessToken', 'access_token', 'new_token', 'secretKey', 'secret_key', 'cookie', 'headers.cookie'], censor: '[redacted]' },
+      redact: {
+        paths: ['token', 'accessToken', 'access_token', 'new_token', 'secretKey', 'secret_key', 'cookie', 'headers.cookie'],
+        censor: '[redacted]',
+      },
     },
     pino.multistream([
       { stream: destination, level },

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { dashboardLevel, LogFeed } from './log-feed.js';
 
 /** One pino line as the logger writes it. */
-const line = (level: number, msg: string, extra: Record<string, unknown> = {}) => `${JSON.stringify({ level, time: 1_795_000_000_000, module: 'http', msg, ...extra })}\n`;
+const line = (level: number, msg: string, extra: Record<string, unknown> = {}) =>
+  `${JSON.stringify({ level, time: 1_795_000_000_000, module: 'http', msg, ...extra })}\n`;
 
 describe('LogFeed: entries as the existing dashboard reads them (dashboard-contract.md §4)', () => {
   it.each([

@@ -33,7 +33,11 @@ export async function startWebuiServer(timeoutMs = 15_000): Promise<WebuiServer>
   const cwd = mkdtempSync(join(tmpdir(), 'webui-client-'));
   const dataDir = join(cwd, 'data');
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_')));
-  const child = spawn(process.execPath, [BUNDLE, '--port', '0', '--data-dir', dataDir, '--host', '127.0.0.1'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BUNDLE, '--port', '0', '--data-dir', dataDir, '--host', '127.0.0.1'], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   let output = '';
@@ -123,10 +127,14 @@ function verifyFrom(server: WebuiServer, localAddress: string, token: string): P
   const url = new URL('/api/webui/auth/verify', server.baseUrl);
   const body = JSON.stringify({ token });
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      url,
+      { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

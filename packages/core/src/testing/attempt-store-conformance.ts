@@ -10,17 +10,45 @@ export function attemptStoreConformanceCases(makeHarness: () => Promise<PortHarn
       run: run(async ({ store, clock }) => {
         const at = clock.now();
         expectEqual(await store.readAttempts('203.0.113.7'), null, 'attempts of an unknown key');
-        expectEqual(await store.countFailure('203.0.113.7', failureAt(at, { threshold: 3 })), { kind: 'counted', failures: 1 }, 'first failure');
-        expectEqual(await store.countFailure('203.0.113.7', failureAt(at + 1, { threshold: 3, cookie: 'wrong-cookie' })), { kind: 'counted', failures: 2 }, 'second failure');
-        expectEqual(await store.readAttempts('203.0.113.7'), { failures: [{ at }, { at: at + 1, cookie: 'wrong-cookie' }], lastFailureAt: at + 1 }, 'attempts after two failures');
+        expectEqual(
+          await store.countFailure('203.0.113.7', failureAt(at, { threshold: 3 })),
+          { kind: 'counted', failures: 1 },
+          'first failure',
+        );
+        expectEqual(
+          await store.countFailure('203.0.113.7', failureAt(at + 1, { threshold: 3, cookie: 'wrong-cookie' })),
+          { kind: 'counted', failures: 2 },
+          'second failure',
+        );
+        expectEqual(
+          await store.readAttempts('203.0.113.7'),
+          { failures: [{ at }, { at: at + 1, cookie: 'wrong-cookie' }], lastFailureAt: at + 1 },
+          'attempts after two failures',
+        );
         expectEqual(await store.readAttempts('198.51.100.1'), null, 'attempts of another key');
         const third = failureAt(at + 2, { threshold: 3 });
-        expectEqual(await store.countFailure('203.0.113.7', third), { kind: 'banned', bannedUntil: third.banUntil }, 'the failure reaching the threshold');
-        expectEqual(await store.readAttempts('203.0.113.7'), { failures: [], bannedUntil: third.banUntil, lastFailureAt: at + 2 }, 'attempts once banned');
-        expectEqual(await store.countFailure('203.0.113.7', failureAt(at + 3, { threshold: 3 })), { kind: 'already_banned', bannedUntil: third.banUntil }, 'a failure while banned');
+        expectEqual(
+          await store.countFailure('203.0.113.7', third),
+          { kind: 'banned', bannedUntil: third.banUntil },
+          'the failure reaching the threshold',
+        );
+        expectEqual(
+          await store.readAttempts('203.0.113.7'),
+          { failures: [], bannedUntil: third.banUntil, lastFailureAt: at + 2 },
+          'attempts once banned',
+        );
+        expectEqual(
+          await store.countFailure('203.0.113.7', failureAt(at + 3, { threshold: 3 })),
+          { kind: 'already_banned', bannedUntil: third.banUntil },
+          'a failure while banned',
+        );
         const read = await store.readAttempts('203.0.113.7');
         read?.failures.push({ at: 0 });
-        expectEqual(await store.readAttempts('203.0.113.7'), { failures: [], bannedUntil: third.banUntil, lastFailureAt: at + 2 }, 'attempts after mutating the returned object');
+        expectEqual(
+          await store.readAttempts('203.0.113.7'),
+          { failures: [], bannedUntil: third.banUntil, lastFailureAt: at + 2 },
+          'attempts after mutating the returned object',
+        );
       }),
     },
     {
@@ -28,11 +56,30 @@ export function attemptStoreConformanceCases(makeHarness: () => Promise<PortHarn
       run: run(async ({ store, clock }) => {
         const at = clock.now();
         await store.countFailure('k', failureAt(at, { cookie: 'stale' }));
-        expectEqual(await store.countFailure('k', failureAt(at + 10, { cookie: 'stale' })), { kind: 'repeated', failures: 1 }, 'the same cookie inside the window');
-        expectEqual(await store.countFailure('k', failureAt(at + 20, { cookie: 'other' })), { kind: 'counted', failures: 2 }, 'another cookie');
+        expectEqual(
+          await store.countFailure('k', failureAt(at + 10, { cookie: 'stale' })),
+          { kind: 'repeated', failures: 1 },
+          'the same cookie inside the window',
+        );
+        expectEqual(
+          await store.countFailure('k', failureAt(at + 20, { cookie: 'other' })),
+          { kind: 'counted', failures: 2 },
+          'another cookie',
+        );
         // windowStart = at: the failure at `at` has left the window, so its cookie counts again.
-        expectEqual(await store.countFailure('k', { ...failureAt(at + 30, { cookie: 'stale' }), windowStart: at }), { kind: 'counted', failures: 2 }, 'the same cookie once its failure left the window');
-        expectEqual((await store.readAttempts('k'))?.failures, [{ at: at + 20, cookie: 'other' }, { at: at + 30, cookie: 'stale' }], 'failures kept');
+        expectEqual(
+          await store.countFailure('k', { ...failureAt(at + 30, { cookie: 'stale' }), windowStart: at }),
+          { kind: 'counted', failures: 2 },
+          'the same cookie once its failure left the window',
+        );
+        expectEqual(
+          (await store.readAttempts('k'))?.failures,
+          [
+            { at: at + 20, cookie: 'other' },
+            { at: at + 30, cookie: 'stale' },
+          ],
+          'failures kept',
+        );
       }),
     },
     {
@@ -49,7 +96,11 @@ export function attemptStoreConformanceCases(makeHarness: () => Promise<PortHarn
         clock.advance(1_000);
         expectEqual(await store.readAttempts('banned'), null, 'attempts at banUntil');
         // A failure after the ban ended starts a new count.
-        expectEqual(await store.countFailure('banned', failureAt(clock.now(), { threshold: 1 })).then((tally) => tally.kind), 'banned', 'a failure once the ban is over');
+        expectEqual(
+          await store.countFailure('banned', failureAt(clock.now(), { threshold: 1 })).then((tally) => tally.kind),
+          'banned',
+          'a failure once the ban is over',
+        );
       }),
     },
     {
@@ -88,12 +139,26 @@ export function attemptStoreConformanceCases(makeHarness: () => Promise<PortHarn
         await store.deleteAttempts('deleted');
         const banned = { failures: [], bannedUntil: at + 600_000, lastFailureAt: at };
         const counting = { failures: [{ at, cookie: 'wrong-cookie' }], lastFailureAt: at };
-        expectEqual(byKey(await store.listAttempts()), [{ key: '2001:db8::/64', record: counting }, { key: '203.0.113.7', record: banned }], 'attempts listed');
+        expectEqual(
+          byKey(await store.listAttempts()),
+          [
+            { key: '2001:db8::/64', record: counting },
+            { key: '203.0.113.7', record: banned },
+          ],
+          'attempts listed',
+        );
         for (const entry of await store.listAttempts()) {
           entry.record.failures.push({ at: 0 });
           entry.record.bannedUntil = 0;
         }
-        expectEqual(byKey(await store.listAttempts()), [{ key: '2001:db8::/64', record: counting }, { key: '203.0.113.7', record: banned }], 'attempts listed after mutating a listing');
+        expectEqual(
+          byKey(await store.listAttempts()),
+          [
+            { key: '2001:db8::/64', record: counting },
+            { key: '203.0.113.7', record: banned },
+          ],
+          'attempts listed after mutating a listing',
+        );
         clock.advance(999);
         expectEqual((await store.listAttempts()).length, 2, 'attempts listed 1 ms before one expires');
         clock.advance(1);
@@ -126,12 +191,20 @@ export function attemptStoreConformanceCases(makeHarness: () => Promise<PortHarn
         const at = clock.now();
         expectEqual(await store.readClient('203.0.113.7'), { attempts: null, loggedInRecently: false }, 'an unknown key');
         await store.countFailure('203.0.113.7', failureAt(at, { cookie: 'wrong-cookie' }));
-        expectEqual(await store.readClient('203.0.113.7'), { attempts: { failures: [{ at, cookie: 'wrong-cookie' }], lastFailureAt: at }, loggedInRecently: false }, 'a key with a failure');
+        expectEqual(
+          await store.readClient('203.0.113.7'),
+          { attempts: { failures: [{ at, cookie: 'wrong-cookie' }], lastFailureAt: at }, loggedInRecently: false },
+          'a key with a failure',
+        );
         const read = await store.readClient('203.0.113.7');
         read.attempts?.failures.push({ at: 0 });
         expectEqual((await store.readClient('203.0.113.7')).attempts?.failures.length, 1, 'failures after mutating the returned object');
         await store.recordLogin('203.0.113.7', at);
-        expectEqual(await store.readClient('203.0.113.7'), { attempts: null, loggedInRecently: false }, 'a login recorded without rememberUntil clears the failures and is not remembered');
+        expectEqual(
+          await store.readClient('203.0.113.7'),
+          { attempts: null, loggedInRecently: false },
+          'a login recorded without rememberUntil clears the failures and is not remembered',
+        );
         const ban = failureAt(at, { threshold: 1 });
         await store.countFailure('198.51.100.1', ban);
         await store.recordLogin('198.51.100.1', at, at + 1_000);
@@ -148,7 +221,11 @@ export function attemptStoreConformanceCases(makeHarness: () => Promise<PortHarn
         const stores = await clients(5);
         const at = clock.now();
         const race = (key: string, threshold: number): Promise<FailureTally[]> =>
-          Promise.all(Array.from({ length: 50 }, (_, i) => (stores[i % stores.length] as AttemptStore).countFailure(key, failureAt(at, { threshold, cookie: `guess-${i}` }))));
+          Promise.all(
+            Array.from({ length: 50 }, (_, i) =>
+              (stores[i % stores.length] as AttemptStore).countFailure(key, failureAt(at, { threshold, cookie: `guess-${i}` })),
+            ),
+          );
 
         const counted = await race('203.0.113.50', 51);
         expectEqual(
@@ -169,10 +246,18 @@ export function attemptStoreConformanceCases(makeHarness: () => Promise<PortHarn
       run: run(async ({ clock, clients }) => {
         const [first, second] = (await clients(2)) as [AttemptStore, AttemptStore];
         await first.countFailure('203.0.113.9', failureAt(clock.now()));
-        expectEqual((await second.readAttempts('203.0.113.9'))?.failures.length, 1, 'a failure counted by the first client, read by the second');
+        expectEqual(
+          (await second.readAttempts('203.0.113.9'))?.failures.length,
+          1,
+          'a failure counted by the first client, read by the second',
+        );
         await second.recordLogin('203.0.113.9', clock.now(), clock.now() + 1_000);
         expectEqual(await first.readAttempts('203.0.113.9'), null, 'the failure after the second client cleared it');
-        expectEqual((await first.readClient('203.0.113.9')).loggedInRecently, true, 'a login remembered by the second client, read by the first');
+        expectEqual(
+          (await first.readClient('203.0.113.9')).loggedInRecently,
+          true,
+          'a login remembered by the second client, read by the first',
+        );
       }),
     },
   ];
@@ -180,7 +265,14 @@ export function attemptStoreConformanceCases(makeHarness: () => Promise<PortHarn
 
 /** A failure at `at` under a five-minute window, threshold 5 and a ten-minute ban, unless `rule` says otherwise. */
 export function failureAt(at: number, rule: { threshold?: number; cookie?: string } = {}): FailureToCount {
-  return { at, ...(rule.cookie === undefined ? {} : { cookie: rule.cookie }), windowStart: at - 300_000, threshold: rule.threshold ?? 5, banUntil: at + 600_000, keepUntil: at + 300_000 };
+  return {
+    at,
+    ...(rule.cookie === undefined ? {} : { cookie: rule.cookie }),
+    windowStart: at - 300_000,
+    threshold: rule.threshold ?? 5,
+    banUntil: at + 600_000,
+    keepUntil: at + 300_000,
+  };
 }
 
 /** Listings come in no particular order; compare them by key. */

@@ -22,7 +22,10 @@ export interface StoreConformanceCase {
 }
 
 /** A case body run on a fresh harness, cleaned up whatever happens. */
-export function withHarness<Port>(makeHarness: () => Promise<PortHarness<Port>>, body: (harness: PortHarness<Port>) => Promise<void>): () => Promise<void> {
+export function withHarness<Port>(
+  makeHarness: () => Promise<PortHarness<Port>>,
+  body: (harness: PortHarness<Port>) => Promise<void>,
+): () => Promise<void> {
   return async () => {
     const harness = await makeHarness();
     try {

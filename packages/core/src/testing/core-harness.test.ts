@@ -21,7 +21,9 @@ describe('createCoreHarness', () => {
     const b = createCoreHarness({ seed: 11 });
     expect((await a.tokens.bootstrap()).temporaryToken).toBe((await b.tokens.bootstrap()).temporaryToken);
 
-    const withRecord = createCoreHarness({ record: { accessToken: 'Given-Token-1!', tokenSource: 'configured', firstSetupCompleted: true } });
+    const withRecord = createCoreHarness({
+      record: { accessToken: 'Given-Token-1!', tokenSource: 'configured', firstSetupCompleted: true },
+    });
     expect(await withRecord.tokens.verify('Given-Token-1!')).toBe(true);
 
     const strict = createCoreHarness({ banPolicy: { threshold: 1 } });

@@ -6,7 +6,9 @@ import { FakeClock } from './fake-clock.js';
 import { SeededRandom } from './seeded-random.js';
 
 /** The core over one in-memory store, a fake clock and seeded randomness. */
-export function createCoreHarness(options: { record?: TokenRecord; seed?: number; banPolicy?: Partial<BanPolicyOptions>; limits?: Partial<MemoryStoreLimits> } = {}) {
+export function createCoreHarness(
+  options: { record?: TokenRecord; seed?: number; banPolicy?: Partial<BanPolicyOptions>; limits?: Partial<MemoryStoreLimits> } = {},
+) {
   const clock = new FakeClock();
   const random = new SeededRandom(options.seed ?? 1);
   const store = new MemoryStore(clock, { record: options.record ?? null, limits: options.limits ?? {} });

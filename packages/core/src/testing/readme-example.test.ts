@@ -17,7 +17,10 @@ it('keeps a ban for 10 minutes', async () => {
 
 it('the README shows exactly the example above', () => {
   const self = readFileSync(new URL(import.meta.url), 'utf8');
-  const example = self.slice(self.indexOf('// README-EXAMPLE-START\n') + '// README-EXAMPLE-START\n'.length, self.indexOf('// README-EXAMPLE-END'));
+  const example = self.slice(
+    self.indexOf('// README-EXAMPLE-START\n') + '// README-EXAMPLE-START\n'.length,
+    self.indexOf('// README-EXAMPLE-END'),
+  );
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
   expect(block).toBe(example);

@@ -48,7 +48,14 @@ export function recordStoreConformanceCases(makeHarness: () => Promise<PortHarne
         await overwriteRecord(store, MINIMAL_RECORD);
         expectEqual(seen, [[MINIMAL_RECORD, null]], 'changes after the first write');
         await overwriteRecord(store, FULL_RECORD);
-        expectEqual(seen, [[MINIMAL_RECORD, null], [FULL_RECORD, MINIMAL_RECORD]], 'changes after the second write');
+        expectEqual(
+          seen,
+          [
+            [MINIMAL_RECORD, null],
+            [FULL_RECORD, MINIMAL_RECORD],
+          ],
+          'changes after the second write',
+        );
         await overwriteRecord(store, FULL_RECORD);
         expectEqual(seen.length, 2, 'changes heard after writing the same record again');
         unsubscribe();
@@ -93,7 +100,12 @@ export function recordStoreConformanceCases(makeHarness: () => Promise<PortHarne
         await overwriteRecord(store, MINIMAL_RECORD);
         const records: TokenRecord[] = Array.from({ length: 20 }, (_, i) =>
           i % 2 === 0
-            ? { accessToken: `concurrent-token-${i}`, tokenSource: 'configured', firstSetupCompleted: true, secretKeyFingerprint: `${i}`.repeat(8) }
+            ? {
+                accessToken: `concurrent-token-${i}`,
+                tokenSource: 'configured',
+                firstSetupCompleted: true,
+                secretKeyFingerprint: `${i}`.repeat(8),
+              }
             : { accessToken: `concurrent-token-${i}`, firstSetupCompleted: false },
         );
         const swaps = await Promise.all(records.map((record) => store.swapRecord(MINIMAL_RECORD, record)));
@@ -101,14 +113,22 @@ export function recordStoreConformanceCases(makeHarness: () => Promise<PortHarne
         expectEqual(winners.length, 1, 'swaps that won');
         expectEqual(await store.readRecord(), winners[0], 'record after the race');
         for (const swap of swaps) if (!swap.swapped) expectEqual(swap.current, winners[0], 'the current record a losing swap is told');
-        expectEqual(await store.swapRecord(MINIMAL_RECORD, FULL_RECORD), { swapped: false, current: winners[0] }, 'a swap from a record that is no longer current');
+        expectEqual(
+          await store.swapRecord(MINIMAL_RECORD, FULL_RECORD),
+          { swapped: false, current: winners[0] },
+          'a swap from a record that is no longer current',
+        );
       }),
     },
     {
       name: 'swapRecord from null writes only into an empty store',
       run: run(async ({ store }) => {
         expectEqual(await store.swapRecord(null, MINIMAL_RECORD), { swapped: true }, 'a swap from null into an empty store');
-        expectEqual(await store.swapRecord(null, FULL_RECORD), { swapped: false, current: MINIMAL_RECORD }, 'a swap from null once a record exists');
+        expectEqual(
+          await store.swapRecord(null, FULL_RECORD),
+          { swapped: false, current: MINIMAL_RECORD },
+          'a swap from null once a record exists',
+        );
         expectEqual(await store.readRecord(), MINIMAL_RECORD, 'record kept');
       }),
     },
@@ -121,7 +141,10 @@ export function recordStoreConformanceCases(makeHarness: () => Promise<PortHarne
           { ...FULL_RECORD, accessToken: 'update-from-first-client-0123' },
           { accessToken: 'update-from-second-client-456', tokenSource: 'temporary', firstSetupCompleted: true },
         ];
-        const swaps = await Promise.all([first.swapRecord(MINIMAL_RECORD, updates[0] as TokenRecord), second.swapRecord(MINIMAL_RECORD, updates[1] as TokenRecord)]);
+        const swaps = await Promise.all([
+          first.swapRecord(MINIMAL_RECORD, updates[0] as TokenRecord),
+          second.swapRecord(MINIMAL_RECORD, updates[1] as TokenRecord),
+        ]);
         expectEqual(swaps.filter((swap) => swap.swapped).length, 1, 'updates that won');
         const winner = swaps[0]?.swapped ? updates[0] : updates[1];
         expectEqual(await first.readRecord(), winner, 'record read by the first client');
@@ -138,8 +161,22 @@ const FULL_RECORD: TokenRecord = {
   firstSetupCompleted: true,
   secretKeyFingerprint: 'ab'.repeat(32),
   apiKeys: [
-    { name: 'deploy-script', scope: 'admin', keyHash: 'cd'.repeat(32), createdAt: Date.UTC(2026, 0, 2, 3, 4, 5, 678), expiresAt: Date.UTC(2026, 3, 2), lastUsedAt: null },
-    { name: 'monitor', scope: 'read', keyHash: 'ef'.repeat(32), createdAt: Date.UTC(2026, 0, 1), expiresAt: null, lastUsedAt: Date.UTC(2026, 0, 3) },
+    {
+      name: 'deploy-script',
+      scope: 'admin',
+      keyHash: 'cd'.repeat(32),
+      createdAt: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
+      expiresAt: Date.UTC(2026, 3, 2),
+      lastUsedAt: null,
+    },
+    {
+      name: 'monitor',
+      scope: 'read',
+      keyHash: 'ef'.repeat(32),
+      createdAt: Date.UTC(2026, 0, 1),
+      expiresAt: null,
+      lastUsedAt: Date.UTC(2026, 0, 3),
+    },
   ],
 };
 

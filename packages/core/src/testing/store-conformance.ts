@@ -31,7 +31,8 @@ export function storeConformanceCases(makeHarness: () => Promise<StoreConformanc
       const harness = await makeHarness();
       return { ...harness, store: pick(harness.store), clients: async (count) => (await harness.clients(count)).map(pick) };
     };
-  const named = (port: string, cases: StoreConformanceCase[]): StoreConformanceCase[] => cases.map((c) => ({ name: `${port}: ${c.name}`, run: c.run }));
+  const named = (port: string, cases: StoreConformanceCase[]): StoreConformanceCase[] =>
+    cases.map((c) => ({ name: `${port}: ${c.name}`, run: c.run }));
   return [
     ...named('record', recordStoreConformanceCases(portOf((store) => store.record))),
     ...named('attempts', attemptStoreConformanceCases(portOf((store) => store.attempts))),

@@ -46,7 +46,9 @@ export function ticketStoreConformanceCases(makeHarness: () => Promise<PortHarne
         const stores = await clients(5);
         const grant: TicketGrant = { sessionToken: 'session-a', expiresAt: clock.now() + 60_000 };
         await (stores[0] as TicketStore).putTicket('ticket-shared', grant);
-        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (stores[i % stores.length] as TicketStore).consumeTicket('ticket-shared')));
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (stores[i % stores.length] as TicketStore).consumeTicket('ticket-shared')),
+        );
         const grants = results.filter((result) => result !== null);
         expectEqual(grants.length, 1, 'consumes that got the grant');
         expectEqual(grants[0], grant, 'the grant won by the race');

@@ -10,7 +10,9 @@ const cookie = (value: string): PresentedCredentials => ({ ...none, cookies: [{ 
 const bearer = (value: string): PresentedCredentials => ({ ...none, bearer: value });
 
 async function setUp(options: { globalFailureBudget?: number } = {}) {
-  const core = createCoreHarness(options.globalFailureBudget === undefined ? {} : { banPolicy: { globalFailureBudget: options.globalFailureBudget } });
+  const core = createCoreHarness(
+    options.globalFailureBudget === undefined ? {} : { banPolicy: { globalFailureBudget: options.globalFailureBudget } },
+  );
   const boot = await core.tokens.bootstrap();
   const token = boot.temporaryToken as string;
   const sink = new RecordingEventSink();
@@ -52,7 +54,7 @@ describe('login', () => {
     expect(await ops.login(token, CLIENT)).toEqual({ outcome: { kind: 'refused', retryAfterSeconds: 600, scope: 'address' }, events: [] });
   });
 
-  it('waits out the global budget\'s delay through the pause port, and turns clients away past twice the budget', async () => {
+  it("waits out the global budget's delay through the pause port, and turns clients away past twice the budget", async () => {
     const { ops, pauses } = await setUp({ globalFailureBudget: 2 });
     const outcomes = [];
     for (let i = 1; i <= 5; i++) outcomes.push((await ops.login('wrong', { ip: `198.51.100.${i}` })).outcome.kind);
@@ -70,9 +72,16 @@ describe('authenticate', () => {
 
   it('a cookie holding the token is the token principal; a wrong one is counted as a guess', async () => {
     const { ops, token } = await setUp();
-    expect((await ops.authenticate(cookie(token), CLIENT)).outcome).toMatchObject({ kind: 'valid', via: 'cookie', principal: { kind: 'token', session: token } });
+    expect((await ops.authenticate(cookie(token), CLIENT)).outcome).toMatchObject({
+      kind: 'valid',
+      via: 'cookie',
+      principal: { kind: 'token', session: token },
+    });
     const wrong = await ops.authenticate(cookie('guess'), CLIENT);
-    expect(wrong).toEqual({ outcome: { kind: 'invalid', via: 'cookie' }, events: [{ event: 'login_failed', address: CLIENT.ip, via: 'api', how: 'cookie', counted: true, remaining: 4 }] });
+    expect(wrong).toEqual({
+      outcome: { kind: 'invalid', via: 'cookie' },
+      events: [{ event: 'login_failed', address: CLIENT.ip, via: 'api', how: 'cookie', counted: true, remaining: 4 }],
+    });
     // The same wrong value again counts once per window, and is not reported.
     expect(await ops.authenticate(cookie('guess'), CLIENT)).toEqual({ outcome: { kind: 'invalid', via: 'cookie' }, events: [] });
   });
@@ -88,7 +97,18 @@ describe('authenticate', () => {
     core.clock.advance(60_000);
     expect(await ops.authenticate(bearer(created.value.key), CLIENT)).toEqual({
       outcome: { kind: 'invalid', via: 'bearer' },
-      events: [{ event: 'login_failed', address: CLIENT.ip, via: 'api', how: 'bearer', key: 'ci', counted: true, remaining: 4, reason: 'expired_key' }],
+      events: [
+        {
+          event: 'login_failed',
+          address: CLIENT.ip,
+          via: 'api',
+          how: 'bearer',
+          key: 'ci',
+          counted: true,
+          remaining: 4,
+          reason: 'expired_key',
+        },
+      ],
     });
   });
 
@@ -99,9 +119,25 @@ describe('authenticate', () => {
   });
 
   it.each([
-    ['two cookies', { ...none, cookies: [{ raw: 'a', tokens: ['a'] }, { raw: 'a', tokens: ['a'] }] }, 'duplicate_credentials', 'cookie'],
+    [
+      'two cookies',
+      {
+        ...none,
+        cookies: [
+          { raw: 'a', tokens: ['a'] },
+          { raw: 'a', tokens: ['a'] },
+        ],
+      },
+      'duplicate_credentials',
+      'cookie',
+    ],
     ['two Authorization fields', { ...none, bearer: 'a', severalAuthorizations: true }, 'duplicate_credentials', 'bearer'],
-    ['a cookie and a different bearer', { cookies: [{ raw: 'a', tokens: ['a'] }], bearer: 'b', severalAuthorizations: false }, 'conflicting_credentials', 'bearer'],
+    [
+      'a cookie and a different bearer',
+      { cookies: [{ raw: 'a', tokens: ['a'] }], bearer: 'b', severalAuthorizations: false },
+      'conflicting_credentials',
+      'bearer',
+    ],
   ] as const)('%s: refused with none compared, counted as one guess', async (_name, presented, code, how) => {
     const { ops, token } = await setUp();
     const withToken = { ...presented, cookies: presented.cookies.map(() => ({ raw: token, tokens: [token] })) };
@@ -112,25 +148,43 @@ describe('authenticate', () => {
 
   it('a cookie and the same bearer are one credential', async () => {
     const { ops, token } = await setUp();
-    expect((await ops.authenticate({ cookies: [{ raw: token, tokens: [token] }], bearer: token, severalAuthorizations: false }, CLIENT)).outcome).toMatchObject({ kind: 'valid', via: 'bearer' });
+    expect(
+      (await ops.authenticate({ cookies: [{ raw: token, tokens: [token] }], bearer: token, severalAuthorizations: false }, CLIENT)).outcome,
+    ).toMatchObject({ kind: 'valid', via: 'bearer' });
   });
 
   it('the request that bans is refused; a banned client is refused before the rule is applied', async () => {
     const { ops } = await setUp();
-    const twoCookies: PresentedCredentials = { ...none, cookies: [{ raw: 'a', tokens: ['a'] }, { raw: 'b', tokens: ['b'] }] };
+    const twoCookies: PresentedCredentials = {
+      ...none,
+      cookies: [
+        { raw: 'a', tokens: ['a'] },
+        { raw: 'b', tokens: ['b'] },
+      ],
+    };
     for (let i = 0; i < 4; i++) expect((await ops.authenticate(twoCookies, CLIENT)).outcome.kind).toBe('ambiguous');
     expect((await ops.authenticate(twoCookies, CLIENT)).outcome).toEqual({ kind: 'refused', retryAfterSeconds: 600, scope: 'address' });
-    expect(await ops.authenticate(twoCookies, CLIENT)).toEqual({ outcome: { kind: 'refused', retryAfterSeconds: 600, scope: 'address' }, events: [] });
+    expect(await ops.authenticate(twoCookies, CLIENT)).toEqual({
+      outcome: { kind: 'refused', retryAfterSeconds: 600, scope: 'address' },
+      events: [],
+    });
   });
 });
 
 describe('checkSession', () => {
   it('carries the token status for the token and for a key', async () => {
     const { core, ops, token } = await setUp();
-    expect((await ops.checkSession(cookie(token), CLIENT)).outcome).toMatchObject({ kind: 'valid', tokenStatus: { tokenSource: 'temporary' } });
+    expect((await ops.checkSession(cookie(token), CLIENT)).outcome).toMatchObject({
+      kind: 'valid',
+      tokenStatus: { tokenSource: 'temporary' },
+    });
     const created = await core.keys.create({ name: 'ci', scope: 'admin', lifetimeMs: null });
     if (!created.ok) throw new Error('key refused');
-    expect((await ops.checkSession(bearer(created.value.key), CLIENT)).outcome).toMatchObject({ kind: 'valid', principal: { kind: 'key' }, tokenStatus: { tokenSource: 'temporary' } });
+    expect((await ops.checkSession(bearer(created.value.key), CLIENT)).outcome).toMatchObject({
+      kind: 'valid',
+      principal: { kind: 'key' },
+      tokenStatus: { tokenSource: 'temporary' },
+    });
     expect((await ops.checkSession(none, CLIENT)).outcome).toEqual({ kind: 'none' });
   });
 });
@@ -149,7 +203,13 @@ describe('tickets', () => {
     const { ops, core, token } = await setUp();
     expect((await ops.issueTicket(none, CLIENT)).outcome).toEqual({ kind: 'none' });
     // Revoked between the check and the issue: the issuer's own check refuses it.
-    const racing = createAccessOperations({ ...core, tickets: { ...core.tickets, issue: async () => ({ ok: false, error: 'invalid_session' }) } as unknown as typeof core.tickets }, { sink: new RecordingEventSink(), pause: async () => undefined });
+    const racing = createAccessOperations(
+      {
+        ...core,
+        tickets: { ...core.tickets, issue: async () => ({ ok: false, error: 'invalid_session' }) } as unknown as typeof core.tickets,
+      },
+      { sink: new RecordingEventSink(), pause: async () => undefined },
+    );
     expect((await racing.issueTicket(cookie(token), CLIENT)).outcome).toEqual({ kind: 'session_invalid' });
   });
 
@@ -159,7 +219,10 @@ describe('tickets', () => {
     const issued = (await ops.issueTicket(cookie(token), CLIENT)).outcome;
     if (issued.kind !== 'issued') throw new Error('no ticket');
     const twice = await ops.redeemTicket([issued.ticket, issued.ticket], CLIENT);
-    expect(twice).toEqual({ outcome: { kind: 'ambiguous', code: 'duplicate_credentials' }, events: [{ event: 'login_failed', address: CLIENT.ip, via: 'api', how: 'ticket', counted: true, remaining: 4 }] });
+    expect(twice).toEqual({
+      outcome: { kind: 'ambiguous', code: 'duplicate_credentials' },
+      events: [{ event: 'login_failed', address: CLIENT.ip, via: 'api', how: 'ticket', counted: true, remaining: 4 }],
+    });
     expect((await ops.redeemTicket([issued.ticket], CLIENT)).outcome).toEqual({ kind: 'redeemed', sessionToken: token });
     for (let i = 0; i < 4; i++) await ops.redeemTicket(['a', 'b'], CLIENT);
     expect((await ops.redeemTicket(['a', 'b'], CLIENT)).outcome).toEqual({ kind: 'refused', retryAfterSeconds: 600, scope: 'address' });

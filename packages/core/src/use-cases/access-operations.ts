@@ -17,10 +17,12 @@ export type LoginOutcome =
   | { kind: 'invalid'; remainingAttempts: number | null };
 
 /** GET /auth/check: the authentication, and for a valid session the access token's status (a key's request reads it too). */
-export type SessionCheckOutcome = Exclude<AuthenticationOutcome, { kind: 'valid' }> | { kind: 'valid'; principal: Principal; via: CredentialVia; tokenStatus: TokenStatus };
+export type SessionCheckOutcome =
+  Exclude<AuthenticationOutcome, { kind: 'valid' }> | { kind: 'valid'; principal: Principal; via: CredentialVia; tokenStatus: TokenStatus };
 
 /** GET /ws-token: a ticket for a valid session, or why not. */
-export type TicketIssueOutcome = Exclude<AuthenticationOutcome, { kind: 'valid' }> | { kind: 'issued'; ticket: string; expiresIn: number } | { kind: 'session_invalid' };
+export type TicketIssueOutcome =
+  Exclude<AuthenticationOutcome, { kind: 'valid' }> | { kind: 'issued'; ticket: string; expiresIn: number } | { kind: 'session_invalid' };
 
 /** GET /ws?token=: the session a ticket opens, or why not (several tickets are one guess, none compared). */
 export type TicketRedeemOutcome =
@@ -45,7 +47,10 @@ export interface AccessOperations {
   redeemTicket(tickets: readonly string[], client: AttemptClient): Promise<Done<TicketRedeemOutcome>>;
 }
 
-export function createAccessOperations(core: Pick<Core, 'bans' | 'tokens' | 'credentials' | 'setup' | 'tickets'>, options: { sink: OperationEventSink; pause: Pause }): AccessOperations {
+export function createAccessOperations(
+  core: Pick<Core, 'bans' | 'tokens' | 'credentials' | 'setup' | 'tickets'>,
+  options: { sink: OperationEventSink; pause: Pause },
+): AccessOperations {
   const attempts = new Attempts(core.bans, options.pause);
   const parts = { attempts, tokens: core.tokens, credentials: core.credentials };
   const done = <T>(outcome: T, events: readonly OperationEvent[]): Done<T> => {
@@ -80,13 +85,15 @@ export function createAccessOperations(core: Pick<Core, 'bans' | 'tokens' | 'cre
 
     checkSession(presented, client) {
       const events: OperationEvent[] = [];
-      return authenticate(parts, presented, client, events).then((session): Done<SessionCheckOutcome> | Promise<Done<SessionCheckOutcome>> => {
-        if (session.kind !== 'valid') return done(session, events);
-        const { principal } = session;
-        // The token's status came with a cookie's or the token's check; a key's request reads it.
-        if (principal.kind === 'token') return done({ ...session, tokenStatus: principal.status }, events);
-        return core.tokens.status().then((tokenStatus) => done({ ...session, tokenStatus }, events));
-      });
+      return authenticate(parts, presented, client, events).then(
+        (session): Done<SessionCheckOutcome> | Promise<Done<SessionCheckOutcome>> => {
+          if (session.kind !== 'valid') return done(session, events);
+          const { principal } = session;
+          // The token's status came with a cookie's or the token's check; a key's request reads it.
+          if (principal.kind === 'token') return done({ ...session, tokenStatus: principal.status }, events);
+          return core.tokens.status().then((tokenStatus) => done({ ...session, tokenStatus }, events));
+        },
+      );
     },
 
     async issueTicket(presented, client) {

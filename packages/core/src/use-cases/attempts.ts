@@ -58,12 +58,25 @@ export class Attempts {
    * or an uncounted one (exempt, stale session; a repeated cookie is not reported). `expiredKey`: the name of
    * the expired key the value was.
    */
-  async failed(client: AttemptClient, admission: Admission, how: CredentialHow, events: OperationEvent[], presented?: PresentedValue, expiredKey?: string): Promise<FailureOutcome> {
+  async failed(
+    client: AttemptClient,
+    admission: Admission,
+    how: CredentialHow,
+    events: OperationEvent[],
+    presented?: PresentedValue,
+    expiredKey?: string,
+  ): Promise<FailureOutcome> {
     const outcome = await this.bans.recordFailure(client.ip, {
       hold: admission.hold,
       ...(presented ? { cookie: presented.raw, presented: presented.tokens } : {}),
     });
-    const failure = { event: 'login_failed', address: client.ip, via: 'api', how, ...(expiredKey === undefined ? {} : { key: expiredKey }) } as const;
+    const failure = {
+      event: 'login_failed',
+      address: client.ip,
+      via: 'api',
+      how,
+      ...(expiredKey === undefined ? {} : { key: expiredKey }),
+    } as const;
     const expired = expiredKey === undefined ? {} : { reason: 'expired_key' as const };
     if (outcome.banned) {
       if (outcome.justBanned) {

@@ -31,7 +31,12 @@ export interface AuthenticationParts {
  * cookie carries the access token only (a browser session); a bearer may be the token or an API key.
  * A request presenting more than one credential has none compared and counts as one guess.
  */
-export async function authenticate(parts: AuthenticationParts, presented: PresentedCredentials, client: AttemptClient, events: OperationEvent[]): Promise<AuthenticationOutcome> {
+export async function authenticate(
+  parts: AuthenticationParts,
+  presented: PresentedCredentials,
+  client: AttemptClient,
+  events: OperationEvent[],
+): Promise<AuthenticationOutcome> {
   const ambiguity = ambiguityOf(presented);
   if (ambiguity) {
     const refusal = await parts.attempts.ambiguous(client, ambiguity.how, events);
@@ -60,7 +65,12 @@ export async function authenticate(parts: AuthenticationParts, presented: Presen
   return { kind: 'invalid', via: 'cookie' };
 }
 
-async function checkBearer(parts: AuthenticationParts, bearer: string, client: AttemptClient, events: OperationEvent[]): Promise<AuthenticationOutcome> {
+async function checkBearer(
+  parts: AuthenticationParts,
+  bearer: string,
+  client: AttemptClient,
+  events: OperationEvent[],
+): Promise<AuthenticationOutcome> {
   // An empty bearer guesses nothing: refused, not counted.
   if (bearer === '') return { kind: 'invalid', via: 'bearer' };
   // The bearer goes to admission: a live API key is not held to the global budget.
@@ -71,11 +81,19 @@ async function checkBearer(parts: AuthenticationParts, bearer: string, client: A
     const { principal } = authentication;
     if (admission.hold !== null) await parts.attempts.succeeded(client, admission, principal.kind);
     // A key's first request ever: the operator learns the key is in use, and from where.
-    if (principal.kind === 'key' && principal.firstUse) events.push({ event: 'key_first_used', address: client.ip, via: 'api', key: principal.name });
+    if (principal.kind === 'key' && principal.firstUse)
+      events.push({ event: 'key_first_used', address: client.ip, via: 'api', key: principal.name });
     return { kind: 'valid', principal, via: 'bearer' };
   }
   // A wrong bearer is a guess like a wrong cookie, each distinct value once per window (DESIGN D4).
-  const outcome = await parts.attempts.failed(client, admission, 'bearer', events, { raw: bearer, tokens: [bearer] }, authentication.expiredKey);
+  const outcome = await parts.attempts.failed(
+    client,
+    admission,
+    'bearer',
+    events,
+    { raw: bearer, tokens: [bearer] },
+    authentication.expiredKey,
+  );
   if (outcome.banned) return { kind: 'refused', retryAfterSeconds: outcome.retryAfterSeconds, scope: 'address' };
   return { kind: 'invalid', via: 'bearer' };
 }
@@ -85,7 +103,11 @@ async function checkBearer(parts: AuthenticationParts, bearer: string, client: A
  * polls /auth/check and would log its user out on a 503); state changes still fail at the store. A cookie
  * it does not accept could not be counted as a guess, so the request is refused with the store's error (503).
  */
-async function sessionFromLastKnownRecord(cookie: PresentedValue, parts: AuthenticationParts, lost: StoreUnavailableError): Promise<AuthenticationOutcome> {
+async function sessionFromLastKnownRecord(
+  cookie: PresentedValue,
+  parts: AuthenticationParts,
+  lost: StoreUnavailableError,
+): Promise<AuthenticationOutcome> {
   const valid = await validCookieSession(cookie, parts);
   if (valid) return valid;
   throw lost;

@@ -14,10 +14,21 @@ function record(events: OperationEvent[], withLogger = true) {
 
 describe('EventRecorder: the one place events become audit lines and log lines', () => {
   it('a counted failure: an info line named after how the secret came, with what is left', () => {
-    const event = { event: 'login_failed', address: IP, via: 'api', how: 'bearer', key: 'ci', counted: true, remaining: 3, reason: 'expired_key' } as const;
+    const event = {
+      event: 'login_failed',
+      address: IP,
+      via: 'api',
+      how: 'bearer',
+      key: 'ci',
+      counted: true,
+      remaining: 3,
+      reason: 'expired_key',
+    } as const;
     const { audited, logged } = record([event]);
     expect(audited).toEqual([event]);
-    expect(logged).toEqual([{ level: 'info', fields: { ip: IP, via: 'bearer', remaining: 3, key: 'ci' }, message: 'bearer credential rejected' }]);
+    expect(logged).toEqual([
+      { level: 'info', fields: { ip: IP, via: 'bearer', remaining: 3, key: 'ci' }, message: 'bearer credential rejected' },
+    ]);
   });
 
   it('the failure that bans is told by one warn line; both events are audited', () => {
@@ -27,12 +38,16 @@ describe('EventRecorder: the one place events become audit lines and log lines',
     ];
     const { audited, logged } = record(events);
     expect(audited).toEqual(events);
-    expect(logged).toEqual([{ level: 'warn', fields: { ip: IP, via: 'verify', retryAfter: 600 }, message: 'client banned after repeated failed verifications' }]);
+    expect(logged).toEqual([
+      { level: 'warn', fields: { ip: IP, via: 'verify', retryAfter: 600 }, message: 'client banned after repeated failed verifications' },
+    ]);
   });
 
   it('an uncounted failure is logged with its reason', () => {
     const { logged } = record([{ event: 'login_failed', address: IP, via: 'api', how: 'cookie', counted: false, reason: 'stale_session' }]);
-    expect(logged).toEqual([{ level: 'info', fields: { ip: IP, via: 'cookie', counted: false, reason: 'stale_session' }, message: 'session cookie rejected' }]);
+    expect(logged).toEqual([
+      { level: 'info', fields: { ip: IP, via: 'cookie', counted: false, reason: 'stale_session' }, message: 'session cookie rejected' },
+    ]);
   });
 
   it("a login is audited without the token's source, which only the once-a-minute login line names", () => {
@@ -55,7 +70,17 @@ describe('EventRecorder: the one place events become audit lines and log lines',
       { event: 'setup_reset', address: null, via: 'cli' },
       { event: 'request_refused', reason: 'origin_not_allowed', count: 1, address: IP, via: 'api' },
     ]);
-    expect(audited.map((event) => event.event)).toEqual(['ban_lifted', 'budget_reset', 'key_created', 'key_revoked', 'key_first_used', 'token_changed', 'setup_completed', 'setup_reset', 'request_refused']);
+    expect(audited.map((event) => event.event)).toEqual([
+      'ban_lifted',
+      'budget_reset',
+      'key_created',
+      'key_revoked',
+      'key_first_used',
+      'token_changed',
+      'setup_completed',
+      'setup_reset',
+      'request_refused',
+    ]);
     expect(logged).toEqual([
       { level: 'info', fields: { ip: IP, target: 'all', lifted: [IP], via: 'api' }, message: 'bans lifted' },
       { level: 'info', fields: { target: 'all', lifted: [], via: 'cli' }, message: 'ban lift matched nothing' },

@@ -8,7 +8,12 @@ export interface OperationEventSink {
   record(events: readonly OperationEvent[]): void;
 }
 
-const FAILURE_MESSAGE: Record<CredentialHow, string> = { verify: 'login failed', cookie: 'session cookie rejected', bearer: 'bearer credential rejected', ticket: 'WebSocket ticket rejected' };
+const FAILURE_MESSAGE: Record<CredentialHow, string> = {
+  verify: 'login failed',
+  cookie: 'session cookie rejected',
+  bearer: 'bearer credential rejected',
+  ticket: 'WebSocket ticket rejected',
+};
 
 /**
  * The one place an operation's events become the audit trail and the log: every security event is audited
@@ -46,7 +51,11 @@ export class EventRecorder implements OperationEventSink {
       case 'login_failed':
         // The failure that started a ban (none left) is told by its ban_started line.
         if (event.counted && event.remaining === 0) return;
-        if (event.counted) logger.info({ ...ip, via: event.how, remaining: event.remaining, ...(event.key === undefined ? {} : { key: event.key }) }, FAILURE_MESSAGE[event.how]);
+        if (event.counted)
+          logger.info(
+            { ...ip, via: event.how, remaining: event.remaining, ...(event.key === undefined ? {} : { key: event.key }) },
+            FAILURE_MESSAGE[event.how],
+          );
         // Exempt addresses and stale sessions are not counted, but an operator still sees them.
         else logger.info({ ...ip, via: event.how, counted: false, reason: event.reason }, FAILURE_MESSAGE[event.how]);
         return;

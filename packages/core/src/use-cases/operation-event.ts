@@ -4,7 +4,9 @@ import type { TokenSource } from '../ports/store.js';
 type LoginSucceeded = Extract<SecurityEvent, { event: 'login_succeeded' }>;
 
 /** What only the log tells (no security event): a lift that matched nothing, or that an API key tried to lift its own ban. */
-export type OperationNotice = { address: string | null; via: SecurityEventVia; target: string } & ({ event: 'ban_lift_matched_nothing' } | { event: 'ban_lift_refused' });
+export type OperationNotice = { address: string | null; via: SecurityEventVia; target: string } & (
+  { event: 'ban_lift_matched_nothing' } | { event: 'ban_lift_refused' }
+);
 
 /**
  * What an operation did, as the verbs report it: the security events an operator audits (a login also names

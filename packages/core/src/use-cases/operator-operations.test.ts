@@ -37,8 +37,12 @@ describe('bans', () => {
     expect(await core.bans.list()).toHaveLength(1);
     const lifted = await ops.liftBan('all', TOKEN_ACTOR);
     expect(lifted.outcome).toMatchObject({ ok: true, value: [{ key: API_KEY_ACTOR.address }] });
-    expect(lifted.events).toEqual([{ event: 'ban_lifted', target: 'all', lifted: [API_KEY_ACTOR.address], address: TOKEN_ACTOR.address, via: 'api' }]);
-    expect((await ops.liftBan('all', CLI)).events).toEqual([{ event: 'ban_lift_matched_nothing', target: 'all', address: null, via: 'cli' }]);
+    expect(lifted.events).toEqual([
+      { event: 'ban_lifted', target: 'all', lifted: [API_KEY_ACTOR.address], address: TOKEN_ACTOR.address, via: 'api' },
+    ]);
+    expect((await ops.liftBan('all', CLI)).events).toEqual([
+      { event: 'ban_lift_matched_nothing', target: 'all', address: null, via: 'cli' },
+    ]);
   });
 
   it('refuses a target that is no address, CIDR or key, with no event', async () => {
@@ -62,15 +66,30 @@ describe('keys', () => {
     const created = await ops.createKey({ name: 'ci', scope: 'admin', expires: '1d' }, CLI);
     if (!created.outcome.ok) throw new Error(created.outcome.error);
     expect(created.outcome.value.key).toMatch(/^wk_/);
-    expect(created.events).toEqual([{ event: 'key_created', key: 'ci', scope: 'admin', expires_at: new Date(core.clock.now() + 86_400_000).toISOString(), address: null, via: 'cli' }]);
+    expect(created.events).toEqual([
+      {
+        event: 'key_created',
+        key: 'ci',
+        scope: 'admin',
+        expires_at: new Date(core.clock.now() + 86_400_000).toISOString(),
+        address: null,
+        via: 'cli',
+      },
+    ]);
     expect((await ops.listKeys()).outcome.map((entry) => entry.name)).toEqual(['ci']);
   });
 
   it('refuses an expiry it cannot read and a name taken, with no event', async () => {
     const { ops } = await setUp();
-    expect(await ops.createKey({ name: 'ci', scope: 'read', expires: '90 days' }, CLI)).toEqual({ outcome: { ok: false, error: 'invalid_expiry' }, events: [] });
+    expect(await ops.createKey({ name: 'ci', scope: 'read', expires: '90 days' }, CLI)).toEqual({
+      outcome: { ok: false, error: 'invalid_expiry' },
+      events: [],
+    });
     await ops.createKey({ name: 'ci', scope: 'read', expires: null }, CLI);
-    expect(await ops.createKey({ name: 'ci', scope: 'read', expires: null }, CLI)).toEqual({ outcome: { ok: false, error: 'key_name_taken' }, events: [] });
+    expect(await ops.createKey({ name: 'ci', scope: 'read', expires: null }, CLI)).toEqual({
+      outcome: { ok: false, error: 'key_name_taken' },
+      events: [],
+    });
   });
 
   it('revokes one key or all of them, one key_revoked event each; an unknown name is null', async () => {
@@ -89,7 +108,10 @@ describe('token and first setup', () => {
     const { ops, core } = await setUp();
     expect((await ops.changeToken('short', CLI)).outcome).toMatchObject({ ok: false, error: expect.arrayContaining(['too_short']) });
     const changed = await ops.changeToken('Abc;def,ghi!9', CLI);
-    expect(changed).toEqual({ outcome: { ok: true, value: undefined }, events: [{ event: 'token_changed', how: 'update', address: null, via: 'cli' }] });
+    expect(changed).toEqual({
+      outcome: { ok: true, value: undefined },
+      events: [{ event: 'token_changed', how: 'update', address: null, via: 'cli' }],
+    });
     expect(await core.tokens.verify('Abc;def,ghi!9')).toBe(true);
   });
 

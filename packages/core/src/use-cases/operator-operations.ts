@@ -32,7 +32,10 @@ export interface OperatorOperations {
   resetBudget(actor: Actor): Promise<Done<{ cleared: number; budget: BudgetState }>>;
   listKeys(): Promise<Done<ApiKeyEntry[]>>;
   /** `expires` as operators type it (`90d`), null for never; the key itself is in this result and nowhere else. */
-  createKey(request: { name: string; scope: ApiKeyScope; expires: string | null }, actor: Actor): Promise<Done<Result<{ key: string; entry: ApiKeyEntry }, KeyRefusal>>>;
+  createKey(
+    request: { name: string; scope: ApiKeyScope; expires: string | null },
+    actor: Actor,
+  ): Promise<Done<Result<{ key: string; entry: ApiKeyEntry }, KeyRefusal>>>;
   /** Revokes the key named `name`; null when there is none. */
   revokeKey(name: string, actor: Actor): Promise<Done<ApiKeyEntry | null>>;
   revokeAllKeys(actor: Actor): Promise<Done<ApiKeyEntry[]>>;
@@ -48,7 +51,10 @@ export interface OperatorOperations {
 const NO_EVENTS: readonly OperationEvent[] = [];
 const view = <T>(outcome: T): Done<T> => ({ outcome, events: NO_EVENTS });
 
-export function createOperatorOperations(core: Pick<Core, 'bans' | 'keys' | 'tokens' | 'setup'>, options: { sink: OperationEventSink }): OperatorOperations {
+export function createOperatorOperations(
+  core: Pick<Core, 'bans' | 'keys' | 'tokens' | 'setup'>,
+  options: { sink: OperationEventSink },
+): OperatorOperations {
   const done = <T>(outcome: T, events: OperationEvent[]): Done<T> => {
     options.sink.record(events);
     return { outcome, events };
@@ -56,7 +62,10 @@ export function createOperatorOperations(core: Pick<Core, 'bans' | 'keys' | 'tok
   // Who acted and through what, on every event of a change.
   const by = (actor: Actor) => ({ address: actor.address, via: actor.via });
   const revoked = (entries: ApiKeyEntry[], actor: Actor): Done<ApiKeyEntry[]> =>
-    done(entries, entries.map(({ name }): OperationEvent => ({ event: 'key_revoked', key: name, ...by(actor) })));
+    done(
+      entries,
+      entries.map(({ name }): OperationEvent => ({ event: 'key_revoked', key: name, ...by(actor) })),
+    );
 
   return {
     async listBans() {
@@ -71,7 +80,10 @@ export function createOperatorOperations(core: Pick<Core, 'bans' | 'keys' | 'tok
         return done(err('own_ban' as const), [{ event: 'ban_lift_refused', target, ...by(actor) }]);
       }
       const lifted = result.value.map((entry) => entry.key);
-      const event: OperationEvent = lifted.length > 0 ? { event: 'ban_lifted', target, lifted, ...by(actor) } : { event: 'ban_lift_matched_nothing', target, ...by(actor) };
+      const event: OperationEvent =
+        lifted.length > 0
+          ? { event: 'ban_lifted', target, lifted, ...by(actor) }
+          : { event: 'ban_lift_matched_nothing', target, ...by(actor) };
       return done(ok(result.value), [event]);
     },
 
@@ -92,7 +104,9 @@ export function createOperatorOperations(core: Pick<Core, 'bans' | 'keys' | 'tok
       const created = await core.keys.create({ name, scope, lifetimeMs });
       if (!created.ok) return view(err(created.error));
       const { expiresAt } = created.value.entry;
-      return done(ok(created.value), [{ event: 'key_created', key: name, scope, expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(), ...by(actor) }]);
+      return done(ok(created.value), [
+        { event: 'key_created', key: name, scope, expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(), ...by(actor) },
+      ]);
     },
 
     async revokeKey(name, actor) {

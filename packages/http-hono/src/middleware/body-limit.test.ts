@@ -18,7 +18,8 @@ function streamed(chunks: Uint8Array[], breakOff = false): ReadableStream<Uint8A
   });
 }
 
-const post = (body: BodyInit, headers: Record<string, string> = {}) => app.request('/echo', { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
+const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+  app.request('/echo', { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
 
 describe('limitBody (DESIGN D14)', () => {
   it('passes a body up to 16 KiB to the route', async () => {

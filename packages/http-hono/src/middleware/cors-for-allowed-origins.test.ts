@@ -24,7 +24,11 @@ describe('corsForAllowedOrigins (DESIGN D9)', () => {
   });
 
   it('echoes an allowed origin, the listen origins and the Host the request addressed, with credentials', async () => {
-    for (const [origin, host] of [[DEV_SERVER, '127.0.0.1:8001'], [LISTEN_ORIGIN, 'other:1'], ['http://localhost:8001', 'localhost:8001']]) {
+    for (const [origin, host] of [
+      [DEV_SERVER, '127.0.0.1:8001'],
+      [LISTEN_ORIGIN, 'other:1'],
+      ['http://localhost:8001', 'localhost:8001'],
+    ]) {
       const res = await app.request('/open', { headers: { origin: origin as string, host: host as string } });
       expect(res.headers.get('access-control-allow-origin'), origin).toBe(origin);
       expect(res.headers.get('access-control-allow-credentials')).toBe('true');
@@ -39,7 +43,8 @@ describe('corsForAllowedOrigins (DESIGN D9)', () => {
   });
 
   it('answers a preflight: allowed origins get the methods and headers, foreign ones no allowance', async () => {
-    const preflight = (origin: string) => app.request('/open', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+    const preflight = (origin: string) =>
+      app.request('/open', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
     const allowed = await preflight(DEV_SERVER);
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-methods')).toBe('GET,POST,DELETE,OPTIONS');

@@ -8,11 +8,21 @@ import { identifyAndAdmitClient } from './identify-and-admit-client.js';
 import type { RefusalReason } from '../refusal-audit.js';
 import { expectErrorBody, type TestPolicyOptions } from '../testing/test-app.js';
 
-const runtime = (peer: string, extra: Partial<RuntimePort> = {}): RuntimePort => ({ getConnInfo: () => ({ remote: { address: peer } }), ...extra });
+const runtime = (peer: string, extra: Partial<RuntimePort> = {}): RuntimePort => ({
+  getConnInfo: () => ({ remote: { address: peer } }),
+  ...extra,
+});
 
 function appWith(port: RuntimePort, trustedProxies: string[] = [], warned: string[] = []) {
   return new Hono<WebuiEnv>()
-    .use(identifyAndAdmitClient(port, testPolicy({ trustedProxies, loopbackOnly: false }), (proxy) => warned.push(proxy), () => undefined))
+    .use(
+      identifyAndAdmitClient(
+        port,
+        testPolicy({ trustedProxies, loopbackOnly: false }),
+        (proxy) => warned.push(proxy),
+        () => undefined,
+      ),
+    )
     .get('/who', (c) => c.json({ ip: c.get('clientIp'), secure: c.get('secureTransport'), runtime: c.get('runtime') === port }));
 }
 
@@ -26,8 +36,14 @@ describe('identifyAndAdmitClient: the edge', () => {
 
   it('believes X-Forwarded-For and X-Forwarded-Proto from a trusted proxy only (DESIGN D3, D6)', async () => {
     const headers = { 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https' };
-    expect(await (await appWith(runtime('127.0.0.1'), ['127.0.0.1']).request('/who', { headers })).json()).toMatchObject({ ip: '203.0.113.9', secure: true });
-    expect(await (await appWith(runtime('127.0.0.1')).request('/who', { headers })).json()).toMatchObject({ ip: '127.0.0.1', secure: false });
+    expect(await (await appWith(runtime('127.0.0.1'), ['127.0.0.1']).request('/who', { headers })).json()).toMatchObject({
+      ip: '203.0.113.9',
+      secure: true,
+    });
+    expect(await (await appWith(runtime('127.0.0.1')).request('/who', { headers })).json()).toMatchObject({
+      ip: '127.0.0.1',
+      secure: false,
+    });
   });
 
   it('takes TLS from the runtime', async () => {
@@ -43,7 +59,9 @@ describe('identifyAndAdmitClient: the edge', () => {
 
   it("presets no-store on the runtime's own answer when the runtime can", async () => {
     const preset: string[] = [];
-    const port = runtime('127.0.0.1', { presetAnswerHeader: (_c: Context, name: string, value: string) => preset.push(`${name}: ${value}`) > 0 });
+    const port = runtime('127.0.0.1', {
+      presetAnswerHeader: (_c: Context, name: string, value: string) => preset.push(`${name}: ${value}`) > 0,
+    });
     const res = await appWith(port).request('/who');
     expect(preset).toEqual(['Cache-Control: no-store']);
     expect(res.headers.get('cache-control')).toBeNull();
@@ -53,7 +71,14 @@ describe('identifyAndAdmitClient: the edge', () => {
 function admitting(options: TestPolicyOptions, clientIp = '127.0.0.5') {
   const refusals: Array<[string, RefusalReason]> = [];
   const app = new Hono<WebuiEnv>()
-    .use(identifyAndAdmitClient(runtime(clientIp), testPolicy(options), () => undefined, (address, reason) => refusals.push([address, reason])))
+    .use(
+      identifyAndAdmitClient(
+        runtime(clientIp),
+        testPolicy(options),
+        () => undefined,
+        (address, reason) => refusals.push([address, reason]),
+      ),
+    )
     .get('/in', (c) => c.json({ ok: true }));
   return { app, refusals, get: (host?: string) => app.request('/in', host === undefined ? {} : { headers: { host } }) };
 }

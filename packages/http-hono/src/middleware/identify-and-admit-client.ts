@@ -31,7 +31,11 @@ export function identifyAndAdmitClient(
     // Answers carry session state and, once, a fresh token: never cache them, refusals included. Set before the handler
     // runs, so a response is never rebuilt to add it; static assets that choose their own caching overwrite it.
     if (runtime.presetAnswerHeader?.(c, 'Cache-Control', 'no-store') !== true) c.header('Cache-Control', 'no-store');
-    const verdict = edgeVerdict({ peerAddress: runtime.getConnInfo(c).remote.address, isTls: isTls(c), header: (name) => requestHeader(c, name) });
+    const verdict = edgeVerdict({
+      peerAddress: runtime.getConnInfo(c).remote.address,
+      isTls: isTls(c),
+      header: (name) => requestHeader(c, name),
+    });
     c.set('clientIp', verdict.clientIp);
     c.set('secureTransport', verdict.secureTransport);
     const refusal = verdict.refusal;

@@ -8,7 +8,12 @@ describe('Origin check against CSRF (DESIGN D9)', () => {
   it('refuses a cross-origin text/plain POST /auth/regenerate with 403 and keeps the token', async () => {
     const t = await createTestApp({ policy: { allowedOrigins: [DEV_SERVER] } });
     const cookie = await t.login();
-    const res = await t.request('/auth/regenerate', { method: 'POST', cookie, body: 'x', headers: { 'content-type': 'text/plain', origin: FOREIGN } });
+    const res = await t.request('/auth/regenerate', {
+      method: 'POST',
+      cookie,
+      body: 'x',
+      headers: { 'content-type': 'text/plain', origin: FOREIGN },
+    });
     await expectErrorBody(res, 403, 'origin_not_allowed');
     expect(res.headers.getSetCookie()).toEqual([]);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
@@ -19,8 +24,16 @@ describe('Origin check against CSRF (DESIGN D9)', () => {
   it('refuses foreign origins on every state-changing endpoint, before anything happens', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
-    await expectErrorBody(await t.request('/auth/update', { cookie, json: { new_token: 'Abcdefghi!' }, headers: { origin: FOREIGN } }), 403, 'origin_not_allowed');
-    await expectErrorBody(await t.request('/setup/complete', { method: 'POST', cookie, headers: { origin: FOREIGN } }), 403, 'origin_not_allowed');
+    await expectErrorBody(
+      await t.request('/auth/update', { cookie, json: { new_token: 'Abcdefghi!' }, headers: { origin: FOREIGN } }),
+      403,
+      'origin_not_allowed',
+    );
+    await expectErrorBody(
+      await t.request('/setup/complete', { method: 'POST', cookie, headers: { origin: FOREIGN } }),
+      403,
+      'origin_not_allowed',
+    );
     const logout = await t.request('/auth/logout', { method: 'POST', cookie, headers: { origin: FOREIGN } });
     await expectErrorBody(logout, 403, 'origin_not_allowed');
     expect(logout.headers.getSetCookie()).toEqual([]);
@@ -40,10 +53,19 @@ describe('Origin check against CSRF (DESIGN D9)', () => {
   it('allows the same origin: http:// plus the Host header the request addressed', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
-    const res = await t.request('/setup/complete', { method: 'POST', cookie, host: 'localhost:8001', headers: { origin: 'http://localhost:8001' } });
+    const res = await t.request('/setup/complete', {
+      method: 'POST',
+      cookie,
+      host: 'localhost:8001',
+      headers: { origin: 'http://localhost:8001' },
+    });
     expect(res.status).toBe(200);
     // The same origin of another Host is not the same origin.
-    await expectErrorBody(await t.request('/setup/reset', { method: 'POST', cookie, host: 'localhost:8001', headers: { origin: 'http://localhost:8002' } }), 403, 'origin_not_allowed');
+    await expectErrorBody(
+      await t.request('/setup/reset', { method: 'POST', cookie, host: 'localhost:8001', headers: { origin: 'http://localhost:8002' } }),
+      403,
+      'origin_not_allowed',
+    );
   });
 
   it('takes the scheme of the same origin from the transport', async () => {
@@ -51,19 +73,34 @@ describe('Origin check against CSRF (DESIGN D9)', () => {
     const viaProxy = { peer: '127.0.0.1', host: 'localhost:8443' } as const;
     const cookie = await t.login(t.token, viaProxy);
     const https = { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' };
-    expect((await t.request('/setup/complete', { method: 'POST', cookie, ...viaProxy, headers: { ...https, origin: 'https://localhost:8443' } })).status).toBe(200);
+    expect(
+      (await t.request('/setup/complete', { method: 'POST', cookie, ...viaProxy, headers: { ...https, origin: 'https://localhost:8443' } }))
+        .status,
+    ).toBe(200);
     await expectErrorBody(
       await t.request('/setup/reset', { method: 'POST', cookie, ...viaProxy, headers: { ...https, origin: 'http://localhost:8443' } }),
       403,
       'origin_not_allowed',
     );
-    expect((await t.request('/setup/reset', { method: 'POST', cookie, host: 'localhost:8443', tls: true, headers: { origin: 'https://localhost:8443' } })).status).toBe(200);
+    expect(
+      (
+        await t.request('/setup/reset', {
+          method: 'POST',
+          cookie,
+          host: 'localhost:8443',
+          tls: true,
+          headers: { origin: 'https://localhost:8443' },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('allows the listen origins and webui.allowed_origins', async () => {
     const t = await createTestApp({ policy: { allowedOrigins: [DEV_SERVER] } });
     const cookie = await t.login();
-    expect((await t.request('/setup/complete', { method: 'POST', cookie, host: 'localhost:8001', headers: { origin: LISTEN_ORIGIN } })).status).toBe(200);
+    expect(
+      (await t.request('/setup/complete', { method: 'POST', cookie, host: 'localhost:8001', headers: { origin: LISTEN_ORIGIN } })).status,
+    ).toBe(200);
     expect((await t.request('/setup/reset', { method: 'POST', cookie, headers: { origin: DEV_SERVER } })).status).toBe(200);
     expect((await t.request('/setup/reset', { method: 'POST', cookie, headers: { origin: 'HTTP://LOCALHOST:5173' } })).status).toBe(200);
   });
@@ -123,7 +160,11 @@ describe('state changes without Origin: Sec-Fetch-Site decides (defence in depth
     const cookie = await t.login();
     const post = (headers: Record<string, string>) => t.request('/setup/complete', { method: 'POST', cookie, headers });
     await expectErrorBody(await post({ 'sec-fetch-site': 'same-site' }), 403, 'cross_site_request');
-    await expectErrorBody(await post({ 'sec-fetch-site': 'same-site', referer: 'http://other.localhost:8001/page' }), 403, 'cross_site_request');
+    await expectErrorBody(
+      await post({ 'sec-fetch-site': 'same-site', referer: 'http://other.localhost:8001/page' }),
+      403,
+      'cross_site_request',
+    );
     await expectErrorBody(await post({ 'sec-fetch-site': 'same-site', referer: 'not a url' }), 403, 'cross_site_request');
     expect(await t.harness.setup.isFirstSetup()).toBe(true);
     expect((await post({ 'sec-fetch-site': 'same-site', referer: `${LISTEN_ORIGIN}/setup` })).status).toBe(200);
@@ -141,6 +182,9 @@ describe('state changes without Origin: Sec-Fetch-Site decides (defence in depth
   it('keeps the Origin rule first: an allowed Origin passes whatever Sec-Fetch-Site says', async () => {
     const t = await createTestApp({ policy: { allowedOrigins: [DEV_SERVER] } });
     const cookie = await t.login();
-    expect((await t.request('/setup/complete', { method: 'POST', cookie, headers: { origin: DEV_SERVER, 'sec-fetch-site': 'cross-site' } })).status).toBe(200);
+    expect(
+      (await t.request('/setup/complete', { method: 'POST', cookie, headers: { origin: DEV_SERVER, 'sec-fetch-site': 'cross-site' } }))
+        .status,
+    ).toBe(200);
   });
 });

@@ -24,7 +24,12 @@ export function originRefusal(c: Context<WebuiEnv>, policy: HttpPolicy, refused:
   if (origin !== undefined) {
     if (isAllowedOrigin(origin, c, policy)) return undefined;
     refused(c.get('clientIp'), 'origin_not_allowed');
-    return errorBody(c, 403, 'origin_not_allowed', `Requests from origin ${JSON.stringify(origin.slice(0, 200))} are not allowed; add it to webui.allowed_origins.`);
+    return errorBody(
+      c,
+      403,
+      'origin_not_allowed',
+      `Requests from origin ${JSON.stringify(origin.slice(0, 200))} are not allowed; add it to webui.allowed_origins.`,
+    );
   }
   const site = requestHeader(c, 'sec-fetch-site')?.trim().toLowerCase();
   if (site === 'cross-site') return crossSiteRefusal(c, refused);
@@ -37,7 +42,12 @@ export function originRefusal(c: Context<WebuiEnv>, policy: HttpPolicy, refused:
 
 function crossSiteRefusal(c: Context<WebuiEnv>, refused: Refused): Response {
   refused(c.get('clientIp'), 'cross_site_request');
-  return errorBody(c, 403, 'cross_site_request', 'A state change sent by a browser from another site is refused; send it from the dashboard, or from a script without browser headers.');
+  return errorBody(
+    c,
+    403,
+    'cross_site_request',
+    'A state change sent by a browser from another site is refused; send it from the dashboard, or from a script without browser headers.',
+  );
 }
 
 /** The origin of a Referer URL, or null when there is none or it does not parse. */

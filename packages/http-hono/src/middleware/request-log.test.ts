@@ -23,13 +23,17 @@ describe('requestLog', () => {
   it('logs method, path without the query, status, time and address', async () => {
     const logger = new RecordingLogger();
     await appWith(logger).request('/open?token=ticket');
-    expect(logger.calls).toEqual([{ level: 'debug', message: 'request', fields: { method: 'GET', path: '/open', status: 200, ms: 5, ip: '127.0.0.5' } }]);
+    expect(logger.calls).toEqual([
+      { level: 'debug', message: 'request', fields: { method: 'GET', path: '/open', status: 200, ms: 5, ip: '127.0.0.5' } },
+    ]);
   });
 
   it("logs the status of a later step's refusal", async () => {
     const logger = new RecordingLogger();
     await appWith(logger).request('/guarded', { method: 'GET' });
-    expect(logger.calls).toEqual([{ level: 'debug', message: 'request', fields: expect.objectContaining({ path: '/guarded', status: 401 }) }]);
+    expect(logger.calls).toEqual([
+      { level: 'debug', message: 'request', fields: expect.objectContaining({ path: '/guarded', status: 401 }) },
+    ]);
   });
 
   it('is no step when the logger says debug is off', () => {

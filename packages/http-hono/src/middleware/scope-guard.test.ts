@@ -23,7 +23,15 @@ function appAs(principal: Principal | undefined) {
 
 describe('methodScopeRefusal and requires', () => {
   it('needs read for GET, HEAD and OPTIONS, write for anything else', () => {
-    expect(['GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE', 'PUT', 'PATCH'].map(methodPermission)).toEqual(['read', 'read', 'read', 'write', 'write', 'write', 'write']);
+    expect(['GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE', 'PUT', 'PATCH'].map(methodPermission)).toEqual([
+      'read',
+      'read',
+      'read',
+      'write',
+      'write',
+      'write',
+      'write',
+    ]);
   });
 
   it('refuses a read-scoped key a state change with 403 insufficient_scope naming what it needs', async () => {

@@ -22,7 +22,8 @@ export function requires(permission: Permission): MiddlewareHandler<WebuiEnv> {
 
 const SCOPE_REFUSAL_DETAIL: Record<Permission, string> = {
   read: 'This credential may not read this endpoint.',
-  write: 'This API key has the read scope: it may call GET endpoints and open the WebSocket, not change anything. Create an admin key for this.',
+  write:
+    'This API key has the read scope: it may call GET endpoints and open the WebSocket, not change anything. Create an admin key for this.',
   manage_keys: 'Creating and revoking API keys needs the access token (log in, or send the token as the bearer), not an API key.',
   change_token: 'Changing the access token needs the access token itself (log in, or send it as the bearer), not an API key.',
 };

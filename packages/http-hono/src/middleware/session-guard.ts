@@ -15,7 +15,10 @@ export { requires } from './scope-guard.js';
  * (the cookie, or a bearer: the access token or an API key), set as `principal`; unknown paths answer 401 before 404.
  * Then its scope must cover the method (methodScopeRefusal); a route that needs more says so with `requires`.
  */
-export function sessionGuard(operations: Pick<AccessOperations, 'authenticate'>, isPublic: (path: string) => boolean): MiddlewareHandler<WebuiEnv> {
+export function sessionGuard(
+  operations: Pick<AccessOperations, 'authenticate'>,
+  isPublic: (path: string) => boolean,
+): MiddlewareHandler<WebuiEnv> {
   return async (c, next) => {
     if (isPublic(c.req.path)) return next();
     // The core's authenticate verb decides (what counts as a guess, one credential per request, the ban).
@@ -33,10 +36,25 @@ export function sessionGuard(operations: Pick<AccessOperations, 'authenticate'>,
         return ambiguousCredentials(c, session.code);
       case 'invalid':
         return session.via === 'bearer'
-          ? errorBody(c, 401, 'invalid_credentials', 'The bearer credential is not the access token or a valid API key (revoked, expired or mistyped).')
-          : errorBody(c, 401, 'invalid_session', 'The session is not valid (the token was changed or the cookie is wrong); log in again with POST /api/webui/auth/verify.');
+          ? errorBody(
+              c,
+              401,
+              'invalid_credentials',
+              'The bearer credential is not the access token or a valid API key (revoked, expired or mistyped).',
+            )
+          : errorBody(
+              c,
+              401,
+              'invalid_session',
+              'The session is not valid (the token was changed or the cookie is wrong); log in again with POST /api/webui/auth/verify.',
+            );
       case 'none':
-        return errorBody(c, 401, 'not_authenticated', 'Login required: POST /api/webui/auth/verify with the access token first, or send Authorization: Bearer <API key>.');
+        return errorBody(
+          c,
+          401,
+          'not_authenticated',
+          'Login required: POST /api/webui/auth/verify with the access token first, or send Authorization: Bearer <API key>.',
+        );
     }
   };
 }

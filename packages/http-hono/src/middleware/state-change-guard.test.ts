@@ -26,14 +26,23 @@ const big = 'x'.repeat(MAX_BODY_BYTES + 1);
 describe('guardStateChanges: CSRF, then the body limit', () => {
   it('leaves GET, HEAD and OPTIONS alone, whatever their Origin', async () => {
     const { app, refusals } = guarded();
-    for (const method of ['GET', 'HEAD', 'OPTIONS']) expect((await app.request('/state', { method, headers: { origin: FOREIGN } })).status, method).toBe(200);
+    for (const method of ['GET', 'HEAD', 'OPTIONS'])
+      expect((await app.request('/state', { method, headers: { origin: FOREIGN } })).status, method).toBe(200);
     expect(refusals).toEqual([]);
   });
 
   it('refuses a foreign state change before its body is looked at, and audits it', async () => {
     const { app, refusals } = guarded();
-    await expectErrorBody(await app.request('/state', { method: 'POST', body: big, headers: { origin: FOREIGN } }), 403, 'origin_not_allowed');
-    await expectErrorBody(await app.request('/state', { method: 'DELETE', headers: { 'sec-fetch-site': 'cross-site' } }), 403, 'cross_site_request');
+    await expectErrorBody(
+      await app.request('/state', { method: 'POST', body: big, headers: { origin: FOREIGN } }),
+      403,
+      'origin_not_allowed',
+    );
+    await expectErrorBody(
+      await app.request('/state', { method: 'DELETE', headers: { 'sec-fetch-site': 'cross-site' } }),
+      403,
+      'cross_site_request',
+    );
     expect(refusals).toEqual([
       ['127.0.0.5', 'origin_not_allowed'],
       ['127.0.0.5', 'cross_site_request'],
@@ -42,7 +51,11 @@ describe('guardStateChanges: CSRF, then the body limit', () => {
 
   it('limits the body of an allowed state change to 16 KiB', async () => {
     const { app } = guarded();
-    await expectErrorBody(await app.request('/state', { method: 'POST', body: big, headers: { origin: LISTEN_ORIGIN } }), 413, 'payload_too_large');
+    await expectErrorBody(
+      await app.request('/state', { method: 'POST', body: big, headers: { origin: LISTEN_ORIGIN } }),
+      413,
+      'payload_too_large',
+    );
     expect((await app.request('/state', { method: 'POST', body: 'x', headers: { origin: LISTEN_ORIGIN } })).status).toBe(200);
   });
 });

@@ -17,12 +17,25 @@ type Paths = Record<string, Record<string, { responses: Record<string, unknown>;
 function fullApp() {
   const harness = createCoreHarness();
   const logger = new RecordingLogger();
-  const hub = new WsHub({ logs: { recent: () => [], subscribe: () => () => undefined }, progress: new PluginProgressBoard(), logger, now: () => 0, newConnectionId: () => 'c' });
+  const hub = new WsHub({
+    logs: { recent: () => [], subscribe: () => () => undefined },
+    progress: new PluginProgressBoard(),
+    logger,
+    now: () => 0,
+    newConnectionId: () => 'c',
+  });
   // The route table is what matters here; no socket is ever opened.
   const upgrade = (): MiddlewareHandler => async (_c, next) => next();
   const docs: MiddlewareHandler = async (c) => c.text('docs');
   return createWebuiApp({
-    services: { tokens: harness.tokens, keys: harness.keys, credentials: harness.credentials, setup: harness.setup, bans: harness.bans, tickets: harness.tickets },
+    services: {
+      tokens: harness.tokens,
+      keys: harness.keys,
+      credentials: harness.credentials,
+      setup: harness.setup,
+      bans: harness.bans,
+      tickets: harness.tickets,
+    },
     policy: {
       serviceName: 'webui',
       mode: 'development',
@@ -56,42 +69,59 @@ describe('OpenAPI document', () => {
   it('documents every route the app serves, and nothing it does not', () => {
     const served = new Set(
       fullApp()
-        .routes.filter((route) => route.method !== 'ALL' && route.path.startsWith(`${API_PREFIX}/`) && !route.path.startsWith(`${API_PREFIX}/docs`))
+        .routes.filter(
+          (route) => route.method !== 'ALL' && route.path.startsWith(`${API_PREFIX}/`) && !route.path.startsWith(`${API_PREFIX}/docs`),
+        )
         .filter((route) => route.path !== `${API_PREFIX}/openapi.json`)
         // Hono writes path parameters as :name, OpenAPI as {name}.
         .map((route) => `${route.method.toLowerCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`),
     );
     const paths = document.paths as Paths;
-    const documented = new Set(Object.entries(paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`)));
+    const documented = new Set(
+      Object.entries(paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`)),
+    );
     expect([...served].sort()).toEqual([...documented].sort());
   });
 
   it('describes the cookie and bearer security schemes and offers either on login-required endpoints', () => {
-    const components = document.components as { securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string }> };
+    const components = document.components as {
+      securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string }>;
+    };
     expect(components.securitySchemes.botSession).toEqual(expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'bot_session' }));
     expect(components.securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
     const paths = document.paths as Paths;
     for (const path of ['/auth/update', '/auth/regenerate', '/setup/complete', '/setup/reset', '/keys']) {
       expect(paths[`${API_PREFIX}${path}`]?.post?.security).toEqual([{ botSession: [] }, { bearerAuth: [] }]);
-      expect(Object.keys(paths[`${API_PREFIX}${path}`]?.post?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '403', '429']));
+      expect(Object.keys(paths[`${API_PREFIX}${path}`]?.post?.responses ?? {})).toEqual(
+        expect.arrayContaining(['200', '401', '403', '429']),
+      );
     }
     expect(paths[`${API_PREFIX}/auth/verify`]?.post?.security).toEqual([]);
   });
 
   it('lists every error answer of a body-taking endpoint with the D1 body', () => {
     type JsonSchema = { $ref?: string; required?: string[] };
-    const responses = (document.paths as Paths)[`${API_PREFIX}/auth/verify`]?.post?.responses as Record<string, { content?: { 'application/json': { schema: JsonSchema } } }>;
+    const responses = (document.paths as Paths)[`${API_PREFIX}/auth/verify`]?.post?.responses as Record<
+      string,
+      { content?: { 'application/json': { schema: JsonSchema } } }
+    >;
     // The bodies are components, referenced by name.
     const components = (document.components as { schemas: Record<string, JsonSchema> }).schemas;
-    const resolved = (schema: JsonSchema | undefined) => (schema?.$ref ? components[schema.$ref.replace('#/components/schemas/', '')] : schema);
+    const resolved = (schema: JsonSchema | undefined) =>
+      schema?.$ref ? components[schema.$ref.replace('#/components/schemas/', '')] : schema;
     for (const status of ['400', '403', '413', '415', '422', '429']) {
-      expect(resolved(responses[status]?.content?.['application/json'].schema)?.required).toEqual(expect.arrayContaining(['detail', 'code']));
+      expect(resolved(responses[status]?.content?.['application/json'].schema)?.required).toEqual(
+        expect.arrayContaining(['detail', 'code']),
+      );
     }
   });
 
   it('names every wire shape once, as a component, and documents the API key of /auth/check', () => {
-    const components = (document.components as { schemas: Record<string, { oneOf?: Array<{ properties: Record<string, unknown> }> }> }).schemas;
-    expect(Object.keys(components)).toEqual(expect.arrayContaining(['ErrorBody', 'CheckResponse', 'VerifyResponse', 'ServerEnvelope', 'LogEntry', 'PluginProgress']));
+    const components = (document.components as { schemas: Record<string, { oneOf?: Array<{ properties: Record<string, unknown> }> }> })
+      .schemas;
+    expect(Object.keys(components)).toEqual(
+      expect.arrayContaining(['ErrorBody', 'CheckResponse', 'VerifyResponse', 'ServerEnvelope', 'LogEntry', 'PluginProgress']),
+    );
     expect(components['CheckResponse']?.oneOf?.[0]?.properties).toHaveProperty('key');
     const check = (document.paths as Paths)[`${API_PREFIX}/auth/check`]?.get?.responses['200'];
     expect(check).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/CheckResponse' } } } });

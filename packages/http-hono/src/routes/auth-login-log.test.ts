@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { LOGIN_LOG_WINDOW_MS } from '@webui/core';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 
-const loginLines = (t: TestApp, level: 'info' | 'debug') => t.logger.at(level).filter((call) => call.message === 'login succeeded').map((call) => call.fields);
+const loginLines = (t: TestApp, level: 'info' | 'debug') =>
+  t.logger
+    .at(level)
+    .filter((call) => call.message === 'login succeeded')
+    .map((call) => call.fields);
 
 // The LoginLog itself (its window, its bound) is tested in the core, beside it.
 describe('successful logins in the log', () => {

@@ -4,7 +4,11 @@ import { createTestApp, expectErrorBody, json, sessionCookieValue, sessionSetCoo
 const CLEARED = 'bot_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax';
 const STRONG = 'Abc;def,ghi!9';
 
-async function failVerify(t: TestApp, times: number, peer?: string): Promise<Array<{ status: number; body: Record<string, unknown>; retryAfter: string | null }>> {
+async function failVerify(
+  t: TestApp,
+  times: number,
+  peer?: string,
+): Promise<Array<{ status: number; body: Record<string, unknown>; retryAfter: string | null }>> {
   const results = [];
   for (let i = 0; i < times; i++) {
     const res = await t.verify(`wrong-token-${i}`, peer ? { peer } : {});
@@ -206,7 +210,8 @@ describe('POST /auth/update', () => {
   it('names each rule on its own, and the current token too', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
-    const rules = async (newToken: string) => (await json(await t.request('/auth/update', { cookie, json: { new_token: newToken } }))).violations;
+    const rules = async (newToken: string) =>
+      (await json(await t.request('/auth/update', { cookie, json: { new_token: newToken } }))).violations;
     expect(await rules('Abcdefgh!')).toEqual(['too_short']);
     expect(await rules('abcdefghi!')).toEqual(['missing_uppercase']);
     expect(await rules('ABCDEFGHI!')).toEqual(['missing_lowercase']);
@@ -235,7 +240,11 @@ describe('POST /auth/update', () => {
     const cookie = await t.login();
     await expectErrorBody(await t.request('/auth/update', { cookie, json: {} }), 422, 'invalid_body');
     await expectErrorBody(await t.request('/auth/update', { cookie, json: { new_token: 12345678901 } }), 422, 'invalid_body');
-    await expectErrorBody(await t.request('/auth/update', { cookie, body: '{', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    await expectErrorBody(
+      await t.request('/auth/update', { cookie, body: '{', headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_json',
+    );
     await expectErrorBody(await t.request('/auth/update', { cookie, body: STRONG }), 415, 'unsupported_media_type');
     expect((await json(await t.verify(t.token))).valid).toBe(true);
   });

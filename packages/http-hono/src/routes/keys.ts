@@ -24,7 +24,12 @@ export function keysRoutes(operations: Pick<OperatorOperations, 'listKeys' | 'cr
       const { outcome } = await operations.createKey(body.value, apiActor(c));
       if (!outcome.ok) return errorBody(c, REFUSAL_STATUS[outcome.error], outcome.error, KEY_REFUSAL_DETAIL[outcome.error]);
       const message = 'Key created. It is shown only in this answer; send it as Authorization: Bearer <key>.';
-      const created: WireBody<'KeyCreatedResponse'> = { success: true, key: outcome.value.key, message, ...apiKeyJson(outcome.value.entry) };
+      const created: WireBody<'KeyCreatedResponse'> = {
+        success: true,
+        key: outcome.value.key,
+        message,
+        ...apiKeyJson(outcome.value.entry),
+      };
       return c.json(created);
     })
     .delete('/keys/:name', requires('manage_keys'), async (c) => {

@@ -24,7 +24,12 @@ describe('GET /security/bans', () => {
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({
       bans: [
-        { key: '203.0.113.7', failures: 0, banned_until: new Date(start + 11 * MINUTE).toISOString(), last_attempt: new Date(start + MINUTE).toISOString() },
+        {
+          key: '203.0.113.7',
+          failures: 0,
+          banned_until: new Date(start + 11 * MINUTE).toISOString(),
+          last_attempt: new Date(start + MINUTE).toISOString(),
+        },
         { key: '203.0.113.9', failures: 2, banned_until: null, last_attempt: new Date(start).toISOString() },
       ],
     });
@@ -50,7 +55,10 @@ describe('DELETE /security/bans/{key}', () => {
     expect(await json(res)).toEqual({ success: true, lifted: [expect.objectContaining({ key: '203.0.113.7', failures: 0 })] });
     expect((await json(await t.request('/security/bans', { cookie }))).bans).toEqual([expect.objectContaining({ key: '203.0.113.9' })]);
     expect(await json(await t.verify(t.token, { peer: '203.0.113.7' }))).toMatchObject({ valid: true });
-    expect(t.logger.at('info').find((call) => call.message === 'bans lifted')?.fields).toMatchObject({ lifted: ['203.0.113.7'], via: 'api' });
+    expect(t.logger.at('info').find((call) => call.message === 'bans lifted')?.fields).toMatchObject({
+      lifted: ['203.0.113.7'],
+      via: 'api',
+    });
   });
 
   it('an API key may not lift or clear its own address (403 own_ban, nothing lifted); the access token session may (issue 31)', async () => {
@@ -58,10 +66,15 @@ describe('DELETE /security/bans/{key}', () => {
     const key = await t.createKey('deploy', 'admin');
     const own = await t.login();
     await failFrom(t, '127.0.0.5', 3);
-    for (const target of ['127.0.0.5', 'all', '127.0.0.0%2F8']) await expectErrorBody(await t.request(`/security/bans/${target}`, { method: 'DELETE', bearer: key }), 403, 'own_ban');
+    for (const target of ['127.0.0.5', 'all', '127.0.0.0%2F8'])
+      await expectErrorBody(await t.request(`/security/bans/${target}`, { method: 'DELETE', bearer: key }), 403, 'own_ban');
     const refusals = t.logger.at('warn').filter((call) => call.message === 'ban lift refused: an API key may not lift its own ban');
-    expect(refusals.map((call) => call.fields)).toEqual(['127.0.0.5', 'all', '127.0.0.0/8'].map((target) => ({ ip: '127.0.0.5', target, via: 'api' })));
-    expect((await json(await t.request('/security/bans', { cookie: own }))).bans).toEqual([expect.objectContaining({ key: '127.0.0.5', failures: 3 })]);
+    expect(refusals.map((call) => call.fields)).toEqual(
+      ['127.0.0.5', 'all', '127.0.0.0/8'].map((target) => ({ ip: '127.0.0.5', target, via: 'api' })),
+    );
+    expect((await json(await t.request('/security/bans', { cookie: own }))).bans).toEqual([
+      expect.objectContaining({ key: '127.0.0.5', failures: 3 }),
+    ]);
     // The token's holder has the token already: its session lifts its own address like any other.
     const res = await t.request('/security/bans/all', { method: 'DELETE', cookie: own });
     expect(res.status).toBe(200);
@@ -96,14 +109,25 @@ describe('DELETE /security/bans/{key}', () => {
     await failFrom(t, '203.0.113.7', 5);
     const cookie = await t.login();
     await expectErrorBody(await t.request('/security/bans/all', { method: 'DELETE' }), 401, 'not_authenticated');
-    await expectErrorBody(await t.request('/security/bans/all', { method: 'DELETE', cookie, headers: { origin: 'http://evil.example' } }), 403, 'origin_not_allowed');
-    await expectErrorBody(await t.request('/security/bans/all', { method: 'DELETE', cookie, headers: { 'sec-fetch-site': 'cross-site' } }), 403, 'cross_site_request');
+    await expectErrorBody(
+      await t.request('/security/bans/all', { method: 'DELETE', cookie, headers: { origin: 'http://evil.example' } }),
+      403,
+      'origin_not_allowed',
+    );
+    await expectErrorBody(
+      await t.request('/security/bans/all', { method: 'DELETE', cookie, headers: { 'sec-fetch-site': 'cross-site' } }),
+      403,
+      'cross_site_request',
+    );
     expect((await json(await t.request('/security/bans', { cookie }))).bans).toEqual([expect.objectContaining({ key: '203.0.113.7' })]);
   });
 
   it('answers a preflight from an allowed origin with DELETE among the methods', async () => {
     const t = await createTestApp({ policy: { allowedOrigins: ['http://localhost:5173'] } });
-    const res = await t.request('/security/bans/all', { method: 'OPTIONS', headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'DELETE' } });
+    const res = await t.request('/security/bans/all', {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'DELETE' },
+    });
     expect(res.headers.get('access-control-allow-methods')).toContain('DELETE');
   });
 });

@@ -16,7 +16,13 @@ export function securityRoutes(operations: Pick<OperatorOperations, 'listBans' |
       // Hono hands the path parameter over percent-decoded: `2001%3Adb8%3A%3A%2F64` arrives as `2001:db8::/64`.
       const { outcome } = await operations.liftBan(c.req.param('key'), apiActor(c));
       if (!outcome.ok && outcome.error === 'own_ban') return errorBody(c, 403, 'own_ban', OWN_BAN_DETAIL);
-      if (!outcome.ok) return errorBody(c, 400, 'invalid_ban_target', 'The key must be `all`, an IP address, a CIDR, or a key as GET /security/bans lists it.');
+      if (!outcome.ok)
+        return errorBody(
+          c,
+          400,
+          'invalid_ban_target',
+          'The key must be `all`, an IP address, a CIDR, or a key as GET /security/bans lists it.',
+        );
       return c.json({ success: true, lifted: outcome.value.map(banEntryJson) } satisfies WireBody<'BanLiftResponse'>);
     });
 }

@@ -15,7 +15,12 @@ describe('/setup/*', () => {
     const t = await createTestApp();
     const res = await t.request('/setup/status', { cookie: await t.login() });
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({ is_first_setup: true, token_source: 'temporary', requires_custom_token: true, message: expect.any(String) });
+    expect(await json(res)).toEqual({
+      is_first_setup: true,
+      token_source: 'temporary',
+      requires_custom_token: true,
+      message: expect.any(String),
+    });
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
 
@@ -28,7 +33,10 @@ describe('/setup/*', () => {
     expect(await json(await t.request('/setup/status', { cookie }))).toMatchObject({ is_first_setup: false });
     expect(await json(await t.verify(t.token))).toMatchObject({ valid: true, is_first_setup: false });
     // Completing twice is harmless.
-    expect(await json(await t.request('/setup/complete', { method: 'POST', cookie }))).toMatchObject({ success: true, is_first_setup: false });
+    expect(await json(await t.request('/setup/complete', { method: 'POST', cookie }))).toMatchObject({
+      success: true,
+      is_first_setup: false,
+    });
   });
 
   it('POST /setup/reset opens first setup again', async () => {
@@ -46,6 +54,9 @@ describe('/setup/*', () => {
     const t = await createTestApp();
     await t.request('/auth/update', { cookie: await t.login(), json: { new_token: 'Configured!Token1' } });
     const cookie = await t.login('Configured!Token1');
-    expect(await json(await t.request('/setup/status', { cookie }))).toMatchObject({ token_source: 'configured', requires_custom_token: false });
+    expect(await json(await t.request('/setup/status', { cookie }))).toMatchObject({
+      token_source: 'configured',
+      requires_custom_token: false,
+    });
   });
 });

@@ -15,7 +15,12 @@ export function wsTokenRoutes(operations: Pick<AccessOperations, 'issueTicket'>)
       case 'ambiguous':
         return ambiguousCredentials(c, outcome.code, { success: false, message: 'Send exactly one credential.' });
       case 'refused':
-        return tooManyAttempts(c, outcome.retryAfterSeconds, { success: false, message: 'Too many failed attempts; try again later.' }, outcome.scope);
+        return tooManyAttempts(
+          c,
+          outcome.retryAfterSeconds,
+          { success: false, message: 'Too many failed attempts; try again later.' },
+          outcome.scope,
+        );
       case 'session_invalid':
         return c.json({ success: false, message: 'The session is no longer valid; log in again.' });
       default:

@@ -44,7 +44,14 @@ async function createWsApp(options: { maxPerSession?: number; allowedOrigins?: s
     allowedIps: cidrs([]),
   };
   const app = createWebuiApp({
-    services: { tokens: harness.tokens, keys: harness.keys, credentials: harness.credentials, setup: harness.setup, bans: harness.bans, tickets: harness.tickets },
+    services: {
+      tokens: harness.tokens,
+      keys: harness.keys,
+      credentials: harness.credentials,
+      setup: harness.setup,
+      bans: harness.bans,
+      tickets: harness.tickets,
+    },
     policy,
     runtime: { getConnInfo: () => ({ remote: { address: '127.0.0.5' } }) },
     logger,
@@ -54,14 +61,24 @@ async function createWsApp(options: { maxPerSession?: number; allowedOrigins?: s
 
   const request = (path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) => {
     const headers = new Headers({ host: '127.0.0.1:8001', ...init.headers });
-    return Promise.resolve(app.request(`http://127.0.0.1:8001${API_PREFIX}${path}`, { method: init.method ?? 'GET', headers, ...(init.body ? { body: init.body } : {}) }, {}));
+    return Promise.resolve(
+      app.request(
+        `http://127.0.0.1:8001${API_PREFIX}${path}`,
+        { method: init.method ?? 'GET', headers, ...(init.body ? { body: init.body } : {}) },
+        {},
+      ),
+    );
   };
   /** A WebSocket handshake request for `ticket` (none when undefined). */
   const handshake = (ticket: string | undefined, headers: Record<string, string> = {}) =>
     request(ticket === undefined ? '/ws' : `/ws?token=${encodeURIComponent(ticket)}`, { headers: { ...VALID_HANDSHAKE, ...headers } });
 
   const login = async (): Promise<string> => {
-    const res = await request('/auth/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    const res = await request('/auth/verify', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
     const cookie = sessionCookieValue(res);
     if (!cookie) throw new Error('no cookie');
     return cookie;
@@ -77,7 +94,12 @@ async function createWsApp(options: { maxPerSession?: number; allowedOrigins?: s
 }
 
 /** The headers a browser's WebSocket handshake carries (RFC 6455 §4.1). */
-const VALID_HANDSHAKE = { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' };
+const VALID_HANDSHAKE = {
+  upgrade: 'websocket',
+  connection: 'Upgrade',
+  'sec-websocket-version': '13',
+  'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+};
 
 const isUpgraded = (res: Response) => res.headers.get('x-upgraded') === '1';
 
@@ -118,7 +140,9 @@ describe('GET /ws: accepted handshake', () => {
     await t.handshake(ticket);
     await t.handshake(ticket);
     expect(t.logger.text()).not.toContain(ticket);
-    expect(t.logger.calls.filter((call) => call.message === 'request' && (call.fields as { path?: string }).path === `${API_PREFIX}/ws`)).toHaveLength(2);
+    expect(
+      t.logger.calls.filter((call) => call.message === 'request' && (call.fields as { path?: string }).path === `${API_PREFIX}/ws`),
+    ).toHaveLength(2);
   });
 });
 
@@ -179,7 +203,8 @@ describe('GET /ws: more than one token parameter', () => {
   it('is refused 400 before any ticket is redeemed, counted as one guess; the ticket then works alone', async () => {
     const t = await createWsApp();
     const ticket = await t.ticket();
-    const twice = (first: string, second: string) => t.request(`/ws?token=${encodeURIComponent(first)}&token=${encodeURIComponent(second)}`, { headers: VALID_HANDSHAKE });
+    const twice = (first: string, second: string) =>
+      t.request(`/ws?token=${encodeURIComponent(first)}&token=${encodeURIComponent(second)}`, { headers: VALID_HANDSHAKE });
     await expectErrorBody(await twice('wrong', ticket), 400, 'duplicate_credentials');
     await expectErrorBody(await twice(ticket, ticket), 400, 'duplicate_credentials');
     expect(t.upgraded).toEqual([]);
@@ -189,7 +214,8 @@ describe('GET /ws: more than one token parameter', () => {
 
   it('five such handshakes ban the address: the fifth and later ones answer 429', async () => {
     const t = await createWsApp();
-    for (let i = 0; i < 4; i++) await expectErrorBody(await t.request(`/ws?token=a${i}&token=b${i}`, { headers: VALID_HANDSHAKE }), 400, 'duplicate_credentials');
+    for (let i = 0; i < 4; i++)
+      await expectErrorBody(await t.request(`/ws?token=a${i}&token=b${i}`, { headers: VALID_HANDSHAKE }), 400, 'duplicate_credentials');
     await expectErrorBody(await t.request('/ws?token=a&token=b', { headers: VALID_HANDSHAKE }), 429, 'too_many_attempts');
     await expectErrorBody(await t.request('/ws?token=c&token=d', { headers: VALID_HANDSHAKE }), 429, 'too_many_attempts');
     expect(t.logger.calls.some((call) => call.message === 'client banned after repeated failed verifications')).toBe(true);
@@ -268,7 +294,14 @@ describe('GET /ws: other refusals', () => {
     const harness = createCoreHarness();
     await harness.tokens.bootstrap();
     const app = createWebuiApp({
-      services: { tokens: harness.tokens, keys: harness.keys, credentials: harness.credentials, setup: harness.setup, bans: harness.bans, tickets: harness.tickets },
+      services: {
+        tokens: harness.tokens,
+        keys: harness.keys,
+        credentials: harness.credentials,
+        setup: harness.setup,
+        bans: harness.bans,
+        tickets: harness.tickets,
+      },
       policy: {
         serviceName: 'x',
         mode: 'development',
@@ -284,7 +317,9 @@ describe('GET /ws: other refusals', () => {
       runtime: { getConnInfo: () => ({ remote: { address: '127.0.0.5' } }) },
       logger: new RecordingLogger(),
     });
-    const res = await app.request(`http://127.0.0.1:8001${API_PREFIX}/ws?token=x`, { headers: { host: '127.0.0.1:8001', upgrade: 'websocket' } });
+    const res = await app.request(`http://127.0.0.1:8001${API_PREFIX}/ws?token=x`, {
+      headers: { host: '127.0.0.1:8001', upgrade: 'websocket' },
+    });
     expect(res.status).toBe(404);
   });
 });

@@ -22,7 +22,13 @@ const REFUSALS = {
 export const WS_ROUTE = '/ws';
 
 /** GET /ws?token=<ticket>: the unified channel, opened only with a live one-time ticket (DESIGN D13). */
-export function wsRoutes(operations: Pick<AccessOperations, 'redeemTicket'>, policy: HttpPolicy, hub: WsHub, upgrade: WsUpgrade, originRefused: (address: string) => void = () => undefined) {
+export function wsRoutes(
+  operations: Pick<AccessOperations, 'redeemTicket'>,
+  policy: HttpPolicy,
+  hub: WsHub,
+  upgrade: WsUpgrade,
+  originRefused: (address: string) => void = () => undefined,
+) {
   return new Hono<WebuiEnv>().get(
     WS_ROUTE,
     async (c, next) => {

@@ -100,7 +100,14 @@ const testRuntime: RuntimePort = {
 
 /** The app over a fresh core harness, with a bootstrapped temporary token and a recording logger. */
 export async function createTestApp(
-  options: { policy?: TestPolicyOptions; protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>; logger?: RecordingLogger; banPolicy?: Partial<BanPolicyOptions>; storeAvailable?: () => boolean; audit?: RecordingAudit } = {},
+  options: {
+    policy?: TestPolicyOptions;
+    protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>;
+    logger?: RecordingLogger;
+    banPolicy?: Partial<BanPolicyOptions>;
+    storeAvailable?: () => boolean;
+    audit?: RecordingAudit;
+  } = {},
 ) {
   const harness = createCoreHarness(options.banPolicy ? { banPolicy: options.banPolicy } : {});
   const boot = await harness.tokens.bootstrap();
@@ -146,7 +153,11 @@ export async function createTestApp(
     const url = path.startsWith('//') ? `http://127.0.0.1:8001${path.slice(1)}` : `http://127.0.0.1:8001${API_PREFIX}${path}`;
     const env: TestBindings = { peer: init.peer ?? DEFAULT_PEER, tls: init.tls ?? false };
     return Promise.resolve(
-      app.request(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body === undefined ? {} : { body }) }, env),
+      app.request(
+        url,
+        { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body === undefined ? {} : { body }) },
+        env,
+      ),
     );
   };
 

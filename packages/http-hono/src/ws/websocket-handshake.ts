@@ -48,7 +48,12 @@ export function handshakeRefusal(header: (name: string) => string | undefined): 
   }
   const protocols = header('sec-websocket-protocol');
   if (protocols !== undefined && !isProtocolList(protocols)) {
-    return { status: 400, code: 'bad_websocket_protocol', detail: 'Sec-WebSocket-Protocol must be a list of distinct tokens.', headers: {} };
+    return {
+      status: 400,
+      code: 'bad_websocket_protocol',
+      detail: 'Sec-WebSocket-Protocol must be a list of distinct tokens.',
+      headers: {},
+    };
   }
   return undefined;
 }

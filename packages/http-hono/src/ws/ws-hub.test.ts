@@ -13,7 +13,13 @@ class FakeLogs implements LogSource {
   private nextId = 1;
 
   log(message: string, level: LogLevel = 'INFO', module = 'webui'): LogEntry {
-    const entry: LogEntry = { id: `1700000000000_${String(this.nextId++).padStart(12, '0')}`, timestamp: new Date(1_700_000_000_000 + this.nextId).toISOString(), level, module, message };
+    const entry: LogEntry = {
+      id: `1700000000000_${String(this.nextId++).padStart(12, '0')}`,
+      timestamp: new Date(1_700_000_000_000 + this.nextId).toISOString(),
+      level,
+      module,
+      message,
+    };
     this.entries.push(entry);
     for (const listener of this.listeners) listener(entry);
     return entry;
@@ -96,14 +102,18 @@ describe('WsHub: open', () => {
   it('sends system/ready with connection_id and timestamp first', () => {
     const { open, hub } = makeHub();
     const client = open();
-    expect(client.socket.take()).toEqual([{ op: 'event', domain: 'system', event: 'ready', data: { connection_id: 'conn-1', timestamp: NOW } }]);
+    expect(client.socket.take()).toEqual([
+      { op: 'event', domain: 'system', event: 'ready', data: { connection_id: 'conn-1', timestamp: NOW } },
+    ]);
     expect(client.socket.closed).toBeNull();
     expect(hub.size).toBe(1);
   });
 
   it('every connection gets its own id', () => {
     const { open } = makeHub();
-    const ids = [open(), open(), open()].map((client) => (client.socket.take()[0] as { data: { connection_id: string } }).data.connection_id);
+    const ids = [open(), open(), open()].map(
+      (client) => (client.socket.take()[0] as { data: { connection_id: string } }).data.connection_id,
+    );
     expect(new Set(ids).size).toBe(3);
   });
 });
@@ -151,7 +161,9 @@ describe('WsHub: ping and errors keep the connection', () => {
     const client = open();
     client.socket.take();
     client.send(new ArrayBuffer(4));
-    expect(client.socket.take()).toEqual([{ op: 'response', id: null, ok: false, error: { code: 'unsupported_message', message: expect.any(String) } }]);
+    expect(client.socket.take()).toEqual([
+      { op: 'response', id: null, ok: false, error: { code: 'unsupported_message', message: expect.any(String) } },
+    ]);
     expect(client.socket.closed).toBeNull();
   });
 
@@ -267,7 +279,9 @@ describe('WsHub: domain logs, topic main', () => {
     const { open, logs } = makeHub();
     const client = open();
     client.socket.take();
-    expect(subscribeLogs(client, 9, { replay })).toEqual([{ op: 'response', id: 9, ok: false, error: { code: 'invalid_request', message: expect.any(String) } }]);
+    expect(subscribeLogs(client, 9, { replay })).toEqual([
+      { op: 'response', id: 9, ok: false, error: { code: 'invalid_request', message: expect.any(String) } },
+    ]);
     logs.log('after');
     expect(client.socket.take()).toEqual([]);
     expect(client.socket.closed).toBeNull();
@@ -355,8 +369,23 @@ describe('WsHub: domain plugin_progress, topic main', () => {
     const client = open();
     client.socket.take();
     const [, snapshot] = subscribeProgress(client);
-    expect(snapshot).toEqual({ op: 'event', domain: 'plugin_progress', topic: 'main', event: 'snapshot', data: { progress: IDLE_PROGRESS } });
-    expect(IDLE_PROGRESS).toEqual({ operation: 'idle', stage: 'idle', progress: 0, message: '', error: null, plugin_id: null, total_plugins: 0, loaded_plugins: 0 });
+    expect(snapshot).toEqual({
+      op: 'event',
+      domain: 'plugin_progress',
+      topic: 'main',
+      event: 'snapshot',
+      data: { progress: IDLE_PROGRESS },
+    });
+    expect(IDLE_PROGRESS).toEqual({
+      operation: 'idle',
+      stage: 'idle',
+      progress: 0,
+      message: '',
+      error: null,
+      plugin_id: null,
+      total_plugins: 0,
+      loaded_plugins: 0,
+    });
   });
 
   it('published progress reaches subscribers as update events with data.progress; later subscribers see the latest in the snapshot', () => {
@@ -365,10 +394,19 @@ describe('WsHub: domain plugin_progress, topic main', () => {
     const second = open();
     subscribeProgress(first);
     subscribeProgress(second);
-    const step: PluginProgress = { ...IDLE_PROGRESS, operation: 'install', stage: 'loading', progress: 40, message: 'downloading', plugin_id: 'weather' };
+    const step: PluginProgress = {
+      ...IDLE_PROGRESS,
+      operation: 'install',
+      stage: 'loading',
+      progress: 40,
+      message: 'downloading',
+      plugin_id: 'weather',
+    };
     progress.publish(step);
     for (const client of [first, second]) {
-      expect(client.socket.take()).toEqual([{ op: 'event', domain: 'plugin_progress', topic: 'main', event: 'update', data: { progress: step } }]);
+      expect(client.socket.take()).toEqual([
+        { op: 'event', domain: 'plugin_progress', topic: 'main', event: 'update', data: { progress: step } },
+      ]);
     }
     const done: PluginProgress = { ...step, stage: 'success', progress: 100, message: 'installed' };
     progress.publish(done);

@@ -65,7 +65,12 @@ export class WsHub {
 
   /** The event handlers of one socket opened with a ticket of `sessionToken`. */
   events(sessionToken: string): WSEvents {
-    const connection: Connection = { id: this.options.newConnectionId(), sessionToken, socket: undefined as unknown as WSContext, subscriptions: new Map() };
+    const connection: Connection = {
+      id: this.options.newConnectionId(),
+      sessionToken,
+      socket: undefined as unknown as WSContext,
+      subscriptions: new Map(),
+    };
     return {
       onOpen: (_event, socket) => {
         connection.socket = socket;
@@ -74,14 +79,22 @@ export class WsHub {
           return;
         }
         this.connections.add(connection);
-        this.send(connection, { op: 'event', domain: 'system', event: 'ready', data: { connection_id: connection.id, timestamp: this.options.now() } });
+        this.send(connection, {
+          op: 'event',
+          domain: 'system',
+          event: 'ready',
+          data: { connection_id: connection.id, timestamp: this.options.now() },
+        });
       },
       onMessage: (event) => {
         // No message may escape as an exception: the runtime adapter would drop it unanswered or crash.
         try {
           this.receive(connection, event.data);
         } catch (error) {
-          this.options.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'a WebSocket message could not be handled');
+          this.options.logger.error(
+            { err: error instanceof Error ? error.message : String(error) },
+            'a WebSocket message could not be handled',
+          );
           this.fail(connection, null, 'internal_error', 'The message could not be handled.');
         }
       },
@@ -107,7 +120,8 @@ export class WsHub {
       if (binarySize(data) > this.maxMessageBytes) return this.close(connection, CLOSE_MESSAGE_TOO_BIG, 'message too big');
       return this.fail(connection, null, 'unsupported_message', 'Send JSON text messages.');
     }
-    if (text.length > this.maxMessageBytes || utf8Length(text) > this.maxMessageBytes) return this.close(connection, CLOSE_MESSAGE_TOO_BIG, 'message too big');
+    if (text.length > this.maxMessageBytes || utf8Length(text) > this.maxMessageBytes)
+      return this.close(connection, CLOSE_MESSAGE_TOO_BIG, 'message too big');
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -118,9 +132,16 @@ export class WsHub {
     const parsed = v.safeParse(ClientMessage, raw);
     if (!parsed.success) {
       const op = typeof raw === 'object' && raw !== null ? (raw as { op?: unknown }).op : undefined;
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return this.fail(connection, id, 'invalid_message', 'A message is a JSON object with an "op".');
-      if (op !== 'ping' && op !== 'subscribe' && op !== 'unsubscribe') return this.fail(connection, id, 'unknown_op', `Unknown op ${describeOp(op)}.`);
-      return this.fail(connection, id, 'invalid_message', `Invalid ${String(op)} message: ${parsed.issues[0]?.message ?? 'unexpected shape'}.`);
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+        return this.fail(connection, id, 'invalid_message', 'A message is a JSON object with an "op".');
+      if (op !== 'ping' && op !== 'subscribe' && op !== 'unsubscribe')
+        return this.fail(connection, id, 'unknown_op', `Unknown op ${describeOp(op)}.`);
+      return this.fail(
+        connection,
+        id,
+        'invalid_message',
+        `Invalid ${String(op)} message: ${parsed.issues[0]?.message ?? 'unexpected shape'}.`,
+      );
     }
     const message = parsed.output;
     switch (message.op) {
@@ -145,15 +166,29 @@ export class WsHub {
       if (!data.success) return this.fail(connection, id, 'invalid_request', 'data.replay must be an integer from 0 to 500.');
       connection.subscriptions.get(key)?.();
       this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
-      this.send(connection, { op: 'event', domain, topic, event: 'snapshot', data: { entries: this.options.logs.recent(data.output.replay) } });
-      connection.subscriptions.set(key, this.options.logs.subscribe((entry) => this.send(connection, { op: 'event', domain, topic, event: 'entry', data: { entry } })));
+      this.send(connection, {
+        op: 'event',
+        domain,
+        topic,
+        event: 'snapshot',
+        data: { entries: this.options.logs.recent(data.output.replay) },
+      });
+      connection.subscriptions.set(
+        key,
+        this.options.logs.subscribe((entry) => this.send(connection, { op: 'event', domain, topic, event: 'entry', data: { entry } })),
+      );
       return;
     }
     if (key === 'plugin_progress/main') {
       connection.subscriptions.get(key)?.();
       this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
       this.send(connection, { op: 'event', domain, topic, event: 'snapshot', data: { progress: this.options.progress.snapshot() } });
-      connection.subscriptions.set(key, this.options.progress.subscribe((progress) => this.send(connection, { op: 'event', domain, topic, event: 'update', data: { progress } })));
+      connection.subscriptions.set(
+        key,
+        this.options.progress.subscribe((progress) =>
+          this.send(connection, { op: 'event', domain, topic, event: 'update', data: { progress } }),
+        ),
+      );
       return;
     }
     const security = this.options.security;
@@ -162,10 +197,18 @@ export class WsHub {
       this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
       this.send(connection, { op: 'event', domain, topic, event: 'snapshot', data: { events: security.recent() } });
       // Each event under its own name (login_failed, ban_started, ...), the line as the audit file has it.
-      connection.subscriptions.set(key, security.subscribe((line) => this.send(connection, { op: 'event', domain, topic, event: line.event, data: line })));
+      connection.subscriptions.set(
+        key,
+        security.subscribe((line) => this.send(connection, { op: 'event', domain, topic, event: line.event, data: line })),
+      );
       return;
     }
-    this.fail(connection, id, 'unknown_topic', `No topic ${JSON.stringify(key).slice(0, 100)}; available: logs/main, plugin_progress/main${security ? ', security/main' : ''}.`);
+    this.fail(
+      connection,
+      id,
+      'unknown_topic',
+      `No topic ${JSON.stringify(key).slice(0, 100)}; available: logs/main, plugin_progress/main${security ? ', security/main' : ''}.`,
+    );
   }
 
   private fail(connection: Connection, id: string | number | null, code: string, message: string): void {

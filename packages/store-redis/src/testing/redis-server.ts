@@ -28,10 +28,28 @@ const START_TIMEOUT_MS = 10_000;
  */
 export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServerHandle> {
   const binary = findOnPath('redis-server');
-  if (binary === null) throw new Error('redis-server is not installed: `node scripts/bootstrap.mjs --for-tests` installs it (Debian package redis-server)');
+  if (binary === null)
+    throw new Error('redis-server is not installed: `node scripts/bootstrap.mjs --for-tests` installs it (Debian package redis-server)');
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'webui-redis-'));
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no', '--logfile', ''];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'always',
+    '--daemonize',
+    'no',
+    '--logfile',
+    '',
+  ];
   if (options.password !== undefined) args.push('--requirepass', options.password);
   const auth = options.password === undefined ? '' : `:${encodeURIComponent(options.password)}@`;
 
@@ -73,7 +91,8 @@ async function launch(binary: string, args: readonly string[], port: number, pas
   while (Date.now() < deadline) {
     const failed = await Promise.race([spawnError, delay(50).then(() => null)]);
     if (failed) throw new Error(`redis-server could not be started: ${failed.message}`);
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server exited at start (${child.exitCode ?? child.signalCode}):\n${output}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`redis-server exited at start (${child.exitCode ?? child.signalCode}):\n${output}`);
     if (await answersPing(port, password)) return child;
   }
   child.kill('SIGKILL');
