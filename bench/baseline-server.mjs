@@ -178,7 +178,8 @@ server.on('upgrade', (req, socket, head) => {
   if (!grant || grant.expiresAt <= Date.now() || !isToken(grant.sessionToken)) {
     const body = JSON.stringify({ detail: 'The ticket is unknown or was already used.', code: 'unknown_ticket' });
     socket.end(
-      `HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: ` +
+        `close\r\n\r\n${body}`,
     );
     return;
   }

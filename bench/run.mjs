@@ -79,7 +79,8 @@ async function main() {
   const machine = describeMachine();
   const pinning = pinCpus(options.pin);
   log(
-    `WebUI API benchmark${options.smoke ? ' (smoke)' : ''}: ${options.rounds} round(s) x ${options.duration} s in ${options.slices} alternating slice(s), ${options.connections} connections, HTTP load by ${options.loadName}`,
+    `WebUI API benchmark${options.smoke ? ' (smoke)' : ''}: ${options.rounds} round(s) x ${options.duration} s in ${options.slices} ` +
+      `alternating slice(s), ${options.connections} connections, HTTP load by ${options.loadName}`,
   );
   log(`machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGb} GB, Linux ${machine.kernel}, Node ${machine.node}`);
   log(`CPUs: ${pinning.description}`);
@@ -97,7 +98,8 @@ async function main() {
     }
   }
   log(
-    `startup to first healthy answer: server median ${Math.round(median(startup.server))} ms (${startup.server.map(Math.round).join(', ')}), baseline median ${Math.round(median(startup.baseline))} ms`,
+    `startup to first healthy answer: server median ${Math.round(median(startup.server))} ms ` +
+      `(${startup.server.map(Math.round).join(', ')}), baseline median ${Math.round(median(startup.baseline))} ms`,
   );
 
   const cases = defineCases().filter((c) => options.cases === undefined || options.cases.includes(c.id));
@@ -128,7 +130,8 @@ async function main() {
       await sleep(options.smoke ? 500 : 5_000);
       idle.afterLoad = { server: rssBytes(targets.server.child.pid) ?? NaN, baseline: rssBytes(targets.baseline.child.pid) ?? NaN };
       log(
-        `idle RSS ${options.smoke ? 0.5 : 5} s after the last run: server ${(idle.afterLoad.server / MB).toFixed(1)} MB, baseline ${(idle.afterLoad.baseline / MB).toFixed(1)} MB`,
+        `idle RSS ${options.smoke ? 0.5 : 5} s after the last run: server ${(idle.afterLoad.server / MB).toFixed(1)} MB, baseline ` +
+          `${(idle.afterLoad.baseline / MB).toFixed(1)} MB`,
       );
     },
   });
@@ -139,7 +142,8 @@ async function main() {
   const ratios = Object.fromEntries(cases.map((c) => [c.id, pairedRatio(raw[c.id].server, raw[c.id].baseline)]));
   log();
   log(
-    `Results (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; RSS = highest after a round; ratio = server / baseline req/s in each round, and its median)`,
+    `Results (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; RSS = highest after a ` +
+      `round; ratio = server / baseline req/s in each round, and its median)`,
   );
   log();
   log(resultsTable(cases, summaries, ratios));
@@ -235,7 +239,8 @@ async function compareStores({ cases, pinning, options, log }) {
     const ratios = Object.fromEntries(storeCases.map((c) => [c.id, pairedRatio(raw[c.id].redis, raw[c.id].json)]));
     log();
     log(
-      `Stores (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; ratio = Redis / JSON req/s in each round, and its median; reported, no target)`,
+      `Stores (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; ratio = Redis / JSON ` +
+        `req/s in each round, and its median; reported, no target)`,
     );
     log();
     log(storesTable(storeCases, summaries, ratios));
@@ -307,7 +312,8 @@ function parseOptions() {
   const stores = values.stores.split(',').map((name) => name.trim());
   if (!stores.includes('json') || stores.some((name) => !STORES.includes(name))) {
     process.stderr.write(
-      `bench: --stores is json,redis or json (the JSON file is what Redis is compared with), got ${JSON.stringify(values.stores)}\n${USAGE}\n`,
+      `bench: --stores is json,redis or json (the JSON file is what Redis is compared with), got ` +
+        `${JSON.stringify(values.stores)}\n${USAGE}\n`,
     );
     process.exit(2);
   }

@@ -32,7 +32,8 @@ function check([command, ...args]) {
     child.on('close', (code) => {
       const name = [command.split('/').pop(), ...args.filter((arg) => !arg.startsWith('-'))].join(' ');
       process.stdout.write(
-        `${output}typecheck: ${name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+        `${output}typecheck: ${name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ` +
+          `${((performance.now() - started) / 1000).toFixed(1)} s\n`,
       );
       resolve({ ok: code === 0 });
     });

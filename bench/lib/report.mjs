@@ -180,7 +180,9 @@ export function evaluateTargets({ summaries, ratios, startup, idle, connections,
   const startMedian = median(startup.server);
   results.push({
     target: `startup to first healthy answer < ${t.startupMs} ms (median of ${startup.server.length})`,
-    measured: `median ${num(startMedian, 0)} ms, worst ${num(Math.max(...startup.server), 0)} ms (bare node baseline median ${num(median(startup.baseline), 0)} ms)`,
+    measured:
+      `median ${num(startMedian, 0)} ms, worst ${num(Math.max(...startup.server), 0)} ms (bare node baseline median ` +
+      `${num(median(startup.baseline), 0)} ms)`,
     pass: startMedian < t.startupMs,
   });
   return results;

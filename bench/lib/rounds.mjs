@@ -30,8 +30,10 @@ async function warmUp({ cases, targets, options, log }) {
  * Within a round, each case runs on the targets in `options.slices` alternating slices (A B B A A B ...,
  * each `duration / slices` seconds): this machine's speed drifts over seconds, and short slices side
  * by side see the same machine. A target's round adds up its slices.
- * @param {{ cases: Array<{ id: string, label: string, run: Function }>, startTargets: () => Promise<Record<string, Target & { stop(): Promise<void> }>>,
- *   onStarted?: (targets: Record<string, Target>, round: number) => Promise<void>, onFinished?: (targets: Record<string, Target>, round: number) => Promise<void>,
+ * @param {{ cases: Array<{ id: string, label: string, run: Function }>, startTargets: () => Promise<Record<string, Target & { stop():
+ * Promise<void> }>>,
+ * onStarted?: (targets: Record<string, Target>, round: number) => Promise<void>, onFinished?: (targets: Record<string, Target>, round:
+ * number) => Promise<void>,
  *   options: any, log: (line?: string) => void }} run
  * @returns {Promise<Record<string, Record<string, any[]>>>} per case, per target, one entry per round
  */
@@ -75,7 +77,8 @@ async function runRound({ round, cases, targets, options, log, raw }) {
       const { io, storeCpuUsPerRequest } = entry;
       log(
         `round ${round + 1}/${options.rounds}  ${c.label.padEnd(34)} ${kind.padEnd(8)} ${entry.rps.toFixed(0).padStart(6)} req/s  ` +
-          `p50 ${entry.p50.toFixed(2).padStart(6)} ms  p99 ${entry.p99.toFixed(2).padStart(6)} ms  CPU ${(io?.cpuUsPerRequest ?? NaN).toFixed(0).padStart(4)} us/req  RSS ${((entry.rss ?? NaN) / MB).toFixed(1)} MB` +
+          `p50 ${entry.p50.toFixed(2).padStart(6)} ms  p99 ${entry.p99.toFixed(2).padStart(6)} ms  CPU ` +
+          `${(io?.cpuUsPerRequest ?? NaN).toFixed(0).padStart(4)} us/req  RSS ${((entry.rss ?? NaN) / MB).toFixed(1)} MB` +
           (storeCpuUsPerRequest === undefined ? '' : `  store CPU ${storeCpuUsPerRequest.toFixed(0)} us/req`) +
           (entry.non2xx || entry.errors
             ? `  non-2xx ${entry.non2xx} errors ${entry.errors}${entry.firstError ? ` (${entry.firstError})` : ''}`

@@ -196,8 +196,10 @@ if (result) {
   }
 
   log(
-    `soak: ${total} requests in ${seconds.toFixed(0)} s (${achieved.toFixed(0)}/s), ${fiveXx} 5xx, ${errors} errors, ${writes.lost.length} lost updates, ` +
-      `RSS ${at15.mb.toFixed(0)} MB at 15 s -> ${last.mb.toFixed(0)} MB at the end (${growth >= 0 ? '+' : ''}${growth.toFixed(0)} MB), ${memorySummary}, ${crashSummary}, ` +
+    `soak: ${total} requests in ${seconds.toFixed(0)} s (${achieved.toFixed(0)}/s), ${fiveXx} 5xx, ${errors} errors, ` +
+      `${writes.lost.length} lost updates, ` +
+      `RSS ${at15.mb.toFixed(0)} MB at 15 s -> ${last.mb.toFixed(0)} MB at the end (${growth >= 0 ? '+' : ''}${growth.toFixed(0)} MB), ` +
+      `${memorySummary}, ${crashSummary}, ` +
       `${failures.length === 0 ? 'PASS' : `FAIL: ${failures.join('; ')}`}`,
   );
 } else {

@@ -47,30 +47,34 @@ describe('an admin API key and its own ban', () => {
     key = created.json?.['key'] as string;
   });
 
-  it('four wrong guesses, the key in use, and refused lifts of its own address, `all` and a CIDR holding it: the fifth guess bans', async () => {
-    for (let n = 1; n <= 4; n++) expect((await wrong(GUESSER, n)).json).toMatchObject({ valid: false });
-    // The key works from the guessing address, and using it is no login of the token.
-    expect((await withKey(GUESSER).get('/auth/check')).json).toMatchObject({
-      authenticated: true,
-      key: { name: 'deploy', scope: 'admin' },
-    });
-    expect((await withKey(GUESSER).get('/security/bans')).status).toBe(200);
+  it(
+    'four wrong guesses, the key in use, and refused lifts of its own address, `all` and a CIDR holding it: the fifth ' + 'guess bans',
+    async () => {
+      for (let n = 1; n <= 4; n++) expect((await wrong(GUESSER, n)).json).toMatchObject({ valid: false });
+      // The key works from the guessing address, and using it is no login of the token.
+      expect((await withKey(GUESSER).get('/auth/check')).json).toMatchObject({
+        authenticated: true,
+        key: { name: 'deploy', scope: 'admin' },
+      });
+      expect((await withKey(GUESSER).get('/security/bans')).status).toBe(200);
 
-    for (const target of [GUESSER, 'all', '127.0.0.0/24', '127.0.0.41/32', '0.0.0.0/0']) {
-      const refused: HttpResponse = await withKey(GUESSER).lift(target);
-      expectErrorBody(refused, 403, 'own_ban');
-      expect(refused.json?.['detail']).toMatch(/webui bans lift/);
-    }
-    expect(await listed()).toEqual([{ key: GUESSER, failures: 4, banned_until: null, last_attempt: expect.any(String) }]);
-    await server.waitForLog(
-      (line) => line.msg === 'ban lift refused: an API key may not lift its own ban' && line['ip'] === GUESSER && line['target'] === 'all',
-    );
+      for (const target of [GUESSER, 'all', '127.0.0.0/24', '127.0.0.41/32', '0.0.0.0/0']) {
+        const refused: HttpResponse = await withKey(GUESSER).lift(target);
+        expectErrorBody(refused, 403, 'own_ban');
+        expect(refused.json?.['detail']).toMatch(/webui bans lift/);
+      }
+      expect(await listed()).toEqual([{ key: GUESSER, failures: 4, banned_until: null, last_attempt: expect.any(String) }]);
+      await server.waitForLog(
+        (line) =>
+          line.msg === 'ban lift refused: an API key may not lift its own ban' && line['ip'] === GUESSER && line['target'] === 'all',
+      );
 
-    expectErrorBody(await wrong(GUESSER, 5), 429, 'too_many_attempts');
-    // A banned address stays banned, with the key too.
-    expectErrorBody(await withKey(GUESSER).lift(GUESSER), 429, 'too_many_attempts');
-    expectErrorBody(await withKey(GUESSER).get('/auth/check'), 429, 'too_many_attempts');
-  });
+      expectErrorBody(await wrong(GUESSER, 5), 429, 'too_many_attempts');
+      // A banned address stays banned, with the key too.
+      expectErrorBody(await withKey(GUESSER).lift(GUESSER), 429, 'too_many_attempts');
+      expectErrorBody(await withKey(GUESSER).get('/auth/check'), 429, 'too_many_attempts');
+    },
+  );
 
   it("the key lifts another address's ban", async () => {
     for (let n = 1; n <= 5; n++) await wrong('127.0.0.42', n);

@@ -109,39 +109,42 @@ describe('API keys, bearer authentication and the audit trail', () => {
     for (const secret of secrets.filter((secret) => secret.startsWith('wk_'))) expect(file).not.toContain(secret.slice(3));
   });
 
-  it('a revoked key is refused at once, its WebSocket closes with 4001 "API key revoked", and the security domain streams it all', async () => {
-    const key = await createKey('temporary-script', 'read');
-    const script = bearer(key, '127.0.0.22');
-    const keySocket = await openChannel(() => script.get('/ws-token'));
-    const dashboard = await openChannel(() => operator.get('/ws-token'));
-    const subscribed = await dashboard.request({ op: 'subscribe', domain: 'security', topic: 'main' });
-    expect(subscribed).toMatchObject({ ok: true });
-    await dashboard.waitFor((message) => message['domain'] === 'security' && message['event'] === 'snapshot', 3_000, 'security snapshot');
+  it(
+    'a revoked key is refused at once, its WebSocket closes with 4001 "API key revoked", and the security domain ' + 'streams it all',
+    async () => {
+      const key = await createKey('temporary-script', 'read');
+      const script = bearer(key, '127.0.0.22');
+      const keySocket = await openChannel(() => script.get('/ws-token'));
+      const dashboard = await openChannel(() => operator.get('/ws-token'));
+      const subscribed = await dashboard.request({ op: 'subscribe', domain: 'security', topic: 'main' });
+      expect(subscribed).toMatchObject({ ok: true });
+      await dashboard.waitFor((message) => message['domain'] === 'security' && message['event'] === 'snapshot', 3_000, 'security snapshot');
 
-    const revoked = await operator.request('DELETE', '/keys/temporary-script');
-    expect(revoked.json).toMatchObject({ success: true, revoked: { name: 'temporary-script' } });
-    expectErrorBody(await script.get('/setup/status'), 401, 'invalid_credentials');
-    // The key's own reason, not the token's: the token did not change.
-    expect(await keySocket.closedWithin(3_000)).toEqual({ code: 4001, reason: 'API key revoked' });
+      const revoked = await operator.request('DELETE', '/keys/temporary-script');
+      expect(revoked.json).toMatchObject({ success: true, revoked: { name: 'temporary-script' } });
+      expectErrorBody(await script.get('/setup/status'), 401, 'invalid_credentials');
+      // The key's own reason, not the token's: the token did not change.
+      expect(await keySocket.closedWithin(3_000)).toEqual({ code: 4001, reason: 'API key revoked' });
 
-    await new HttpClient(server.baseUrl, { localAddress: '127.0.0.23' }).post('/auth/verify', {
-      body: { token: 'not-the-token-1' },
-      cookie: null,
-    });
-    const live = await dashboard.waitFor(
-      (message) => message['event'] === 'login_failed' && (message['data'] as AuditLine).address === '127.0.0.23',
-      3_000,
-      'live login_failed',
-    );
-    expect(live).toMatchObject({
-      op: 'event',
-      domain: 'security',
-      topic: 'main',
-      data: { event: 'login_failed', address: '127.0.0.23', via: 'api', how: 'verify', counted: true },
-    });
-    expect(dashboard.messages.some((message) => message['event'] === 'key_revoked')).toBe(true);
-    dashboard.close();
-  });
+      await new HttpClient(server.baseUrl, { localAddress: '127.0.0.23' }).post('/auth/verify', {
+        body: { token: 'not-the-token-1' },
+        cookie: null,
+      });
+      const live = await dashboard.waitFor(
+        (message) => message['event'] === 'login_failed' && (message['data'] as AuditLine).address === '127.0.0.23',
+        3_000,
+        'live login_failed',
+      );
+      expect(live).toMatchObject({
+        op: 'event',
+        domain: 'security',
+        topic: 'main',
+        data: { event: 'login_failed', address: '127.0.0.23', via: 'api', how: 'verify', counted: true },
+      });
+      expect(dashboard.messages.some((message) => message['event'] === 'key_revoked')).toBe(true);
+      dashboard.close();
+    },
+  );
 
   it('data/audit.log (0600) has every event with its address, and no token, key, cookie or ticket', async () => {
     const path = join(server.dataDir, 'audit.log');

@@ -22,10 +22,13 @@ beforeAll(async () => {
     `
         import { AuditLogFile } from '@webui/store-json';
         const [dataDir, writer, maxBytes, keep] = process.argv.slice(2);
-        const audit = new AuditLogFile({ dataDir, maxBytes: Number(maxBytes), keep: Number(keep), onError: (error) => process.stderr.write(String(error) + '\\n') });
+        const onError = (error) => process.stderr.write(String(error) + '\\n');
+        const audit = new AuditLogFile({ dataDir, maxBytes: Number(maxBytes), keep: Number(keep), onError });
         process.stdout.write('recording\\n');
         for (let n = 0; ; n++) {
-          audit.record({ event: 'login_failed', address: '10.0.' + (n % 250) + '.' + writer, via: 'api', how: 'verify', key: 'writer-' + writer + '-' + n, counted: true, remaining: n % 5 });
+          const address = '10.0.' + (n % 250) + '.' + writer;
+          const key = 'writer-' + writer + '-' + n;
+          audit.record({ event: 'login_failed', address, via: 'api', how: 'verify', key, counted: true, remaining: n % 5 });
         }
       `,
     writerScript,
@@ -51,7 +54,9 @@ function startWriter(dataDir: string, writer: number): Promise<Writer> {
   });
 }
 
-/** Waits until the writers have rotated the files KEEP times: the kill then lands among writes and rotations, with lines enough to check. */
+/**
+ * Waits until the writers have rotated the files KEEP times: the kill then lands among writes and rotations, with lines enough to check.
+ */
 async function rotatedKeepTimes(dataDir: string): Promise<void> {
   const files = () => (existsSync(dataDir) ? readdirSync(dataDir).filter((name) => name.startsWith('audit.log')).length : 0);
   await eventually(() => files() > KEEP, 10_000, 'the writers rotated the audit log');
@@ -116,15 +121,19 @@ describe('the audit log under SIGKILL', () => {
     },
   );
 
-  it('two processes appending and rotating the same files at once, both killed: no error, every line whole, at most one skipped per kill', async () => {
-    const dataDir = join(makeTempDir('webui-audit-crash-two-'), 'data');
-    const writers = await Promise.all([startWriter(dataDir, 1), startWriter(dataDir, 2)]);
-    await rotatedKeepTimes(dataDir);
-    await Promise.all(writers.map(kill));
-    // Rotating at the same moment is no error: a file the other moved first is where it put it.
-    expect(writers.map((writer) => writer.errors())).toEqual(['', '']);
+  it(
+    'two processes appending and rotating the same files at once, both killed: no error, every line whole, at most one ' +
+      'skipped per kill',
+    async () => {
+      const dataDir = join(makeTempDir('webui-audit-crash-two-'), 'data');
+      const writers = await Promise.all([startWriter(dataDir, 1), startWriter(dataDir, 2)]);
+      await rotatedKeepTimes(dataDir);
+      await Promise.all(writers.map(kill));
+      // Rotating at the same moment is no error: a file the other moved first is where it put it.
+      expect(writers.map((writer) => writer.errors())).toEqual(['', '']);
 
-    expect(expectWholeLines(dataDir, [1, 2])).toBeLessThanOrEqual(2);
-    expectBoundedPrivateFiles(dataDir);
-  });
+      expect(expectWholeLines(dataDir, [1, 2])).toBeLessThanOrEqual(2);
+      expectBoundedPrivateFiles(dataDir);
+    },
+  );
 });

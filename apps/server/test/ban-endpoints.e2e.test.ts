@@ -83,20 +83,24 @@ describe('GET /api/webui/security/bans and DELETE /api/webui/security/bans/{key}
     expect(response.json).not.toHaveProperty('bans');
   });
 
-  it('lists the banned address first, then the address with 2 failures, with exact failures, banned_until (~10 min ahead) and last_attempt', async () => {
-    const bans = await list();
-    expect(bans.map((entry) => entry.key)).toEqual([banned.key, twice.key]);
-    const [ban, counted] = bans as [BanEntryJson, BanEntryJson];
+  it(
+    'lists the banned address first, then the address with 2 failures, with exact failures, banned_until (~10 min ahead) and ' +
+      'last_attempt',
+    async () => {
+      const bans = await list();
+      expect(bans.map((entry) => entry.key)).toEqual([banned.key, twice.key]);
+      const [ban, counted] = bans as [BanEntryJson, BanEntryJson];
 
-    // A ban starts a new count: the banned address shows 0 failures and the ban's end.
-    expect(ban.failures).toBe(0);
-    expectWithin(ban.banned_until, banned.span, BAN_MS);
-    expectWithin(ban.last_attempt, banned.span);
-    expect(iso(ban.banned_until) - iso(ban.last_attempt)).toBe(BAN_MS);
+      // A ban starts a new count: the banned address shows 0 failures and the ban's end.
+      expect(ban.failures).toBe(0);
+      expectWithin(ban.banned_until, banned.span, BAN_MS);
+      expectWithin(ban.last_attempt, banned.span);
+      expect(iso(ban.banned_until) - iso(ban.last_attempt)).toBe(BAN_MS);
 
-    expect(counted).toEqual({ key: twice.key, failures: 2, banned_until: null, last_attempt: expect.any(String) });
-    expectWithin(counted.last_attempt, twice.span);
-  });
+      expect(counted).toEqual({ key: twice.key, failures: 2, banned_until: null, last_attempt: expect.any(String) });
+      expectWithin(counted.last_attempt, twice.span);
+    },
+  );
 
   it('a DELETE from a foreign Origin, or sent cross-site without Origin, or without a login, is refused and lifts nothing', async () => {
     const before = await list();

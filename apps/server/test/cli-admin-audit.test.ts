@@ -209,31 +209,35 @@ describe('admin commands with no server running', () => {
 });
 
 describe('a running server the CLI cannot reach', () => {
-  it('token set, token regenerate and setup refuse with exit 1, changing neither webui.json nor audit.log, and never echo the token', async () => {
-    const server = await startServer();
-    rmSync(join(server.dataDir, 'webui.sock'));
-    const record = readFileSync(webuiFilePath(server.dataDir), 'utf8');
-    const trail = readFileSync(auditPath(server.dataDir), 'utf8');
-    const runs = [
-      await runWebui(server.cwd, ['token', 'set'], { input: OTHER_STRONG_TOKEN }),
-      await runWebui(server.cwd, ['token', 'regenerate']),
-      await runWebui(server.cwd, ['setup', 'complete']),
-      await runWebui(server.cwd, ['setup', 'reset']),
-      await runWebui(server.cwd, ['setup', 'status']),
-    ];
-    for (const run of runs) {
-      expect(run).toMatchObject({ code: 1, stdout: '' });
-      expect(run.stderr).toMatch(
-        new RegExp(
-          `^webui (token|setup) \\w+: the server \\(pid ${server.pid}\\) holds the data directory but does not listen on .*nothing was changed\\n$`,
-        ),
-      );
-      expect(run.stderr).not.toContain(OTHER_STRONG_TOKEN);
-    }
-    expect(readFileSync(webuiFilePath(server.dataDir), 'utf8')).toBe(record);
-    expect(readFileSync(auditPath(server.dataDir), 'utf8')).toBe(trail);
-    // Reading the token needs no server: token show reads webui.json either way.
-    expect((await runWebui(server.cwd, ['token', 'show'])).stdout).toBe(`${readWebuiFile(server.dataDir).access_token}\n`);
-    expect(await server.stop()).toBe(0);
-  });
+  it(
+    'token set, token regenerate and setup refuse with exit 1, changing neither webui.json nor audit.log, and never ' + 'echo the token',
+    async () => {
+      const server = await startServer();
+      rmSync(join(server.dataDir, 'webui.sock'));
+      const record = readFileSync(webuiFilePath(server.dataDir), 'utf8');
+      const trail = readFileSync(auditPath(server.dataDir), 'utf8');
+      const runs = [
+        await runWebui(server.cwd, ['token', 'set'], { input: OTHER_STRONG_TOKEN }),
+        await runWebui(server.cwd, ['token', 'regenerate']),
+        await runWebui(server.cwd, ['setup', 'complete']),
+        await runWebui(server.cwd, ['setup', 'reset']),
+        await runWebui(server.cwd, ['setup', 'status']),
+      ];
+      for (const run of runs) {
+        expect(run).toMatchObject({ code: 1, stdout: '' });
+        expect(run.stderr).toMatch(
+          new RegExp(
+            `^webui (token|setup) \\w+: the server \\(pid ${server.pid}\\) holds the data directory but does not listen on .*nothing was ` +
+              `changed\\n$`,
+          ),
+        );
+        expect(run.stderr).not.toContain(OTHER_STRONG_TOKEN);
+      }
+      expect(readFileSync(webuiFilePath(server.dataDir), 'utf8')).toBe(record);
+      expect(readFileSync(auditPath(server.dataDir), 'utf8')).toBe(trail);
+      // Reading the token needs no server: token show reads webui.json either way.
+      expect((await runWebui(server.cwd, ['token', 'show'])).stdout).toBe(`${readWebuiFile(server.dataDir).access_token}\n`);
+      expect(await server.stop()).toBe(0);
+    },
+  );
 });

@@ -35,7 +35,10 @@ describe('webui bans list and reset-budget against a server whose budget of 3 is
     const [table, budget] = run.stdout.split('\n\n');
     expect(table?.split('\n')).toHaveLength(1 + 2 * BUDGET);
     expect(budget).toMatch(
-      /^global failure budget: 6 of 3 failures in the last hour; new clients are turned away for (\d+) s \(webui bans reset-budget clears it\)\n$/,
+      new RegExp(
+        String.raw`^global failure budget: 6 of 3 failures in the last hour; ` +
+          String.raw`new clients are turned away for (\d+) s \(webui bans reset-budget clears it\)\n$`,
+      ),
     );
     const seconds = Number(/for (\d+) s/.exec(budget ?? '')?.[1]);
     expect(seconds).toBeGreaterThan(0);
@@ -56,28 +59,32 @@ describe('webui bans list and reset-budget against a server whose budget of 3 is
     });
   });
 
-  it('bans reset-budget forgets the failures, says how many, and a new client logs in at once; the addresses keep their counts', async () => {
-    const run = await bans('reset-budget');
-    expect(run).toEqual({
-      code: 0,
-      stdout:
-        'global failure budget reset: 6 failures forgotten\nglobal failure budget: 0 of 3 failures in the last hour; new clients are let in\n',
-      stderr: '',
-    });
-    expect((await verify('127.0.0.108', token)).json).toMatchObject({ valid: true });
-    const listed = JSON.parse((await bans('list', '--json')).stdout) as { bans: unknown[]; budget: Record<string, unknown> };
-    expect(listed.bans).toHaveLength(2 * BUDGET);
-    expect(listed.budget).toMatchObject({ failures: 0, state: 'open' });
+  it(
+    'bans reset-budget forgets the failures, says how many, and a new client logs in at once; the addresses keep ' + 'their counts',
+    async () => {
+      const run = await bans('reset-budget');
+      expect(run).toEqual({
+        code: 0,
+        stdout:
+          'global failure budget reset: 6 failures forgotten\nglobal failure budget: 0 of 3 failures in the last hour; new clients ' +
+          'are let in\n',
+        stderr: '',
+      });
+      expect((await verify('127.0.0.108', token)).json).toMatchObject({ valid: true });
+      const listed = JSON.parse((await bans('list', '--json')).stdout) as { bans: unknown[]; budget: Record<string, unknown> };
+      expect(listed.bans).toHaveLength(2 * BUDGET);
+      expect(listed.budget).toMatchObject({ failures: 0, state: 'open' });
 
-    await server.waitForLog((line) => line.msg === 'global failure budget reset' && line['via'] === 'cli' && line['cleared'] === 6);
-    const audit = readFileSync(join(server.dataDir, 'audit.log'), 'utf8')
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(audit.filter((line) => line['event'] === 'budget_reset')).toEqual([
-      { time: expect.any(String), event: 'budget_reset', address: null, via: 'cli', cleared: 6 },
-    ]);
-  });
+      await server.waitForLog((line) => line.msg === 'global failure budget reset' && line['via'] === 'cli' && line['cleared'] === 6);
+      const audit = readFileSync(join(server.dataDir, 'audit.log'), 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(audit.filter((line) => line['event'] === 'budget_reset')).toEqual([
+        { time: expect.any(String), event: 'budget_reset', address: null, via: 'cli', cleared: 6 },
+      ]);
+    },
+  );
 
   it('with no server on the default store there is nothing to reset: exit 1', async () => {
     const run = await runWebui(makeTempDir(), ['bans', 'reset-budget']);

@@ -37,8 +37,10 @@ function webui(cwd: string, args: string[]): Promise<CliRun> {
 }
 
 const LOCAL_TIME = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`;
-const STOPPED =
-  /no server is running on .*, so no bans are in force: bans and failure counts live in the running server's memory and ended when it stopped/;
+const STOPPED = new RegExp(
+  'no server is running on .*, so no bans are in force: ' +
+    "bans and failure counts live in the running server's memory and ended when it stopped",
+);
 
 /** The table's rows by key: cells are separated by two or more spaces; a blank line ends the table (the budget follows). */
 function tableRows(stdout: string): Map<string, string[]> {
@@ -185,24 +187,27 @@ describe('webui bans against a running server', () => {
     expect(printed['budget']).toEqual({ limit: 100, failures: 7, state: 'open', delay_ms: null, retry_after: null });
   });
 
-  it('bans lift 127.0.0.2 prints what it lifted, and the very next verify with the right token from there answers 200 valid:true', async () => {
-    expect((await from('127.0.0.2').post('/auth/verify', { body: { token } })).status).toBe(429);
-    const run = await bans('lift', '127.0.0.2');
-    expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`^lifted 127\\.0\\.0\\.2 \\(banned until ${LOCAL_TIME}, \\d+ s left\\)\\n$`));
-    expect(run.stderr).toBe('');
+  it(
+    'bans lift 127.0.0.2 prints what it lifted, and the very next verify with the right token from there answers 200 ' + 'valid:true',
+    async () => {
+      expect((await from('127.0.0.2').post('/auth/verify', { body: { token } })).status).toBe(429);
+      const run = await bans('lift', '127.0.0.2');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(new RegExp(`^lifted 127\\.0\\.0\\.2 \\(banned until ${LOCAL_TIME}, \\d+ s left\\)\\n$`));
+      expect(run.stderr).toBe('');
 
-    const verify = await from('127.0.0.2').post('/auth/verify', { body: { token } });
-    expect(verify.status).toBe(200);
-    expect(verify.json).toMatchObject({ valid: true });
-    await server.waitForLog((line) => line['via'] === 'cli' && line.msg === 'bans lifted');
-    expect(server.logs().find((line) => line['via'] === 'cli')).toMatchObject({
-      level: 30,
-      module: 'control',
-      target: '127.0.0.2',
-      lifted: ['127.0.0.2'],
-    });
-  });
+      const verify = await from('127.0.0.2').post('/auth/verify', { body: { token } });
+      expect(verify.status).toBe(200);
+      expect(verify.json).toMatchObject({ valid: true });
+      await server.waitForLog((line) => line['via'] === 'cli' && line.msg === 'bans lifted');
+      expect(server.logs().find((line) => line['via'] === 'cli')).toMatchObject({
+        level: 30,
+        module: 'control',
+        target: '127.0.0.2',
+        lifted: ['127.0.0.2'],
+      });
+    },
+  );
 
   it('bans lift with a CIDR lifts every address inside it and nothing outside', async () => {
     await failFrom('127.0.0.4', 1);

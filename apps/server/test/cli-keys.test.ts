@@ -49,25 +49,28 @@ function expectOnlyHashesKept(dataDir: string, keys: readonly string[]): void {
 }
 
 describe('webui keys with no server running', () => {
-  it('keys create prints the key alone on stdout, once; stderr says so with its scope and expiry; webui.json keeps only its hash', async () => {
-    const cwd = await stoppedDataDir();
-    const run = await runWebui(cwd, ['keys', 'create', 'backup-script']);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^wk_[A-Za-z0-9_-]{43}\n$/);
-    expect(run.stderr).toMatch(
-      /^API key backup-script created: scope read, never expires\. It is shown only now; send it as Authorization: Bearer <key>\n$/,
-    );
-    const key = run.stdout.trim();
-    expectOnlyHashesKept(join(cwd, 'data'), [key]);
-    expect(modeOf(webuiFilePath(join(cwd, 'data')))).toBe(0o600);
+  it(
+    'keys create prints the key alone on stdout, once; stderr says so with its scope and expiry; webui.json keeps ' + 'only its hash',
+    async () => {
+      const cwd = await stoppedDataDir();
+      const run = await runWebui(cwd, ['keys', 'create', 'backup-script']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^wk_[A-Za-z0-9_-]{43}\n$/);
+      expect(run.stderr).toMatch(
+        /^API key backup-script created: scope read, never expires\. It is shown only now; send it as Authorization: Bearer <key>\n$/,
+      );
+      const key = run.stdout.trim();
+      expectOnlyHashesKept(join(cwd, 'data'), [key]);
+      expect(modeOf(webuiFilePath(join(cwd, 'data')))).toBe(0o600);
 
-    const listed = await runWebui(cwd, ['keys', 'list']);
-    expect(listed).toMatchObject({ code: 0, stderr: '' });
-    expect(listed.stdout).not.toContain(key);
-    const [scope, created, expires, lastUsed] = tableRows(listed.stdout).get('backup-script') ?? [];
-    expect([scope, expires, lastUsed]).toEqual(['read', 'never', 'never']);
-    expect(created).toMatch(new RegExp(`^${LOCAL_TIME}$`));
-  });
+      const listed = await runWebui(cwd, ['keys', 'list']);
+      expect(listed).toMatchObject({ code: 0, stderr: '' });
+      expect(listed.stdout).not.toContain(key);
+      const [scope, created, expires, lastUsed] = tableRows(listed.stdout).get('backup-script') ?? [];
+      expect([scope, expires, lastUsed]).toEqual(['read', 'never', 'never']);
+      expect(created).toMatch(new RegExp(`^${LOCAL_TIME}$`));
+    },
+  );
 
   it('--scope admin --expires 90d: listed with that scope and an expiry 90 days after creation; --json never holds a key', async () => {
     const cwd = await stoppedDataDir();
@@ -173,24 +176,28 @@ describe('webui keys against a running server', () => {
     server = await startServer();
   });
 
-  it('keys create goes through the server: listed at once with its scope and expiry, only its hash in webui.json, logged by the server without the key', async () => {
-    const created = await keys('create', 'nightly', '--scope', 'admin', '--expires', '7d');
-    expect(created.code).toBe(0);
-    const key = created.stdout.trim();
-    expect(key).toMatch(KEY);
-    expect(created.stderr).toMatch(/^API key nightly created: scope admin, expires /);
+  it(
+    'keys create goes through the server: listed at once with its scope and expiry, only its hash in webui.json, logged by the server ' +
+      'without the key',
+    async () => {
+      const created = await keys('create', 'nightly', '--scope', 'admin', '--expires', '7d');
+      expect(created.code).toBe(0);
+      const key = created.stdout.trim();
+      expect(key).toMatch(KEY);
+      expect(created.stderr).toMatch(/^API key nightly created: scope admin, expires /);
 
-    const [entry] = await listedKeys(server.cwd);
-    expect(entry).toMatchObject({ name: 'nightly', scope: 'admin', expired: false, last_used_at: null });
-    expect(Date.parse(entry?.expires_at ?? '') - Date.parse(entry?.created_at ?? '')).toBe(7 * DAY_MS);
-    expectOnlyHashesKept(server.dataDir, [key]);
+      const [entry] = await listedKeys(server.cwd);
+      expect(entry).toMatchObject({ name: 'nightly', scope: 'admin', expired: false, last_used_at: null });
+      expect(Date.parse(entry?.expires_at ?? '') - Date.parse(entry?.created_at ?? '')).toBe(7 * DAY_MS);
+      expectOnlyHashesKept(server.dataDir, [key]);
 
-    const logged = await server.waitForLog((line) => line.msg === 'API key created');
-    expect(logged).toMatchObject({ module: 'control', key: 'nightly', scope: 'admin', via: 'cli' });
-    // Written by the server itself, not picked up as a hand edit of the file.
-    expect(server.logs().some((line) => line.msg === 'webui.json was edited by hand; the change is in force')).toBe(false);
-    expect(server.stdout()).not.toContain(key);
-  });
+      const logged = await server.waitForLog((line) => line.msg === 'API key created');
+      expect(logged).toMatchObject({ module: 'control', key: 'nightly', scope: 'admin', via: 'cli' });
+      // Written by the server itself, not picked up as a hand edit of the file.
+      expect(server.logs().some((line) => line.msg === 'webui.json was edited by hand; the change is in force')).toBe(false);
+      expect(server.stdout()).not.toContain(key);
+    },
+  );
 
   it('keys revoke takes effect at once: the next list no longer shows it, webui.json no longer keeps it', async () => {
     expect((await keys('create', 'temporary-job')).code).toBe(0);
@@ -248,7 +255,8 @@ describe('a running server the CLI cannot reach', () => {
       expect(run).toMatchObject({ code: 1, stdout: '' });
       expect(run.stderr).toMatch(
         new RegExp(
-          `^webui keys \\w+: the server \\(pid ${server.pid}\\) holds the data directory but does not listen on .*webui\\.sock .*stop it and run this command again, or use the HTTP API; nothing was changed\\n$`,
+          `^webui keys \\w+: the server \\(pid ${server.pid}\\) holds the data directory but does not listen on .*webui\\.sock .*stop it ` +
+            `and run this command again, or use the HTTP API; nothing was changed\\n$`,
         ),
       );
     }

@@ -44,15 +44,19 @@ describe('state changes without Origin: Sec-Fetch-Site decides (DESIGN D9, defen
     expect(setupCompleted()).toBe(true);
   });
 
-  it('the case from the issue: POST /setup/reset with the cookie, no Origin, Sec-Fetch-Site: cross-site -> 403 cross_site_request, data file unchanged', async () => {
-    expectRefused(await reset({ 'sec-fetch-site': 'cross-site' }));
-    // Neither a form post with a Referer from elsewhere, nor another state change, gets through.
-    expectRefused(await reset({ 'sec-fetch-site': 'cross-site', referer: `${server.baseUrl}/` }));
-    expectErrorBody(await browser.post('/auth/regenerate', { headers: { 'sec-fetch-site': 'cross-site' } }), 403, 'cross_site_request');
-    expect(readWebuiFile(server.dataDir).access_token).toBe(token);
-    // The session is still good: the refusal cleared nothing.
-    expect((await browser.get('/setup/status')).json).toMatchObject({ is_first_setup: false });
-  });
+  it(
+    'the case from the issue: POST /setup/reset with the cookie, no Origin, Sec-Fetch-Site: cross-site -> 403 cross_site_request, data ' +
+      'file unchanged',
+    async () => {
+      expectRefused(await reset({ 'sec-fetch-site': 'cross-site' }));
+      // Neither a form post with a Referer from elsewhere, nor another state change, gets through.
+      expectRefused(await reset({ 'sec-fetch-site': 'cross-site', referer: `${server.baseUrl}/` }));
+      expectErrorBody(await browser.post('/auth/regenerate', { headers: { 'sec-fetch-site': 'cross-site' } }), 403, 'cross_site_request');
+      expect(readWebuiFile(server.dataDir).access_token).toBe(token);
+      // The session is still good: the refusal cleared nothing.
+      expect((await browser.get('/setup/status')).json).toMatchObject({ is_first_setup: false });
+    },
+  );
 
   it('Sec-Fetch-Site: same-site with a Referer from a foreign origin, or without a Referer, -> 403', async () => {
     expectRefused(await reset({ 'sec-fetch-site': 'same-site', referer: 'http://evil.example/attack.html' }));

@@ -67,60 +67,68 @@ describe(`the unified channel as the dashboard uses it (${defaultLauncher.name})
     socket.terminate();
   });
 
-  it('logs/main subscribed as the dashboard does, twice on one socket (a reconnect): both ACKed with the exact string id and boolean ok, each followed by a snapshot', async () => {
-    const { socket, messages } = await openLikeTheDashboard(server, http);
-    const ids = [dashboardId(), dashboardId()];
-    for (const id of ids) socket.send(JSON.stringify({ op: 'subscribe', id, domain: 'logs', topic: 'main', data: { replay: 100 } }));
-    await eventually(() => ids.every((id) => responseTo(messages, id)), 3_000, 'both responses');
-    for (const id of ids) {
-      const response = responseTo(messages, id) as Message;
-      expect(response['ok']).toBe(true);
-      const snapshot = messages[messages.indexOf(response) + 1];
-      expect(snapshot).toMatchObject({ op: 'event', domain: 'logs', event: 'snapshot', data: { entries: expect.any(Array) } });
-      const entries = (snapshot?.['data'] as { entries: unknown[] }).entries;
-      expect(entries.length).toBeGreaterThan(0);
-      for (const entry of entries) expect(entry).toEqual(DASHBOARD_ENTRY);
-    }
-    socket.terminate();
-  });
+  it(
+    'logs/main subscribed as the dashboard does, twice on one socket (a reconnect): both ACKed with the exact string id and boolean ok, ' +
+      'each followed by a snapshot',
+    async () => {
+      const { socket, messages } = await openLikeTheDashboard(server, http);
+      const ids = [dashboardId(), dashboardId()];
+      for (const id of ids) socket.send(JSON.stringify({ op: 'subscribe', id, domain: 'logs', topic: 'main', data: { replay: 100 } }));
+      await eventually(() => ids.every((id) => responseTo(messages, id)), 3_000, 'both responses');
+      for (const id of ids) {
+        const response = responseTo(messages, id) as Message;
+        expect(response['ok']).toBe(true);
+        const snapshot = messages[messages.indexOf(response) + 1];
+        expect(snapshot).toMatchObject({ op: 'event', domain: 'logs', event: 'snapshot', data: { entries: expect.any(Array) } });
+        const entries = (snapshot?.['data'] as { entries: unknown[] }).entries;
+        expect(entries.length).toBeGreaterThan(0);
+        for (const entry of entries) expect(entry).toEqual(DASHBOARD_ENTRY);
+      }
+      socket.terminate();
+    },
+  );
 
-  it('a line logged while subscribed arrives as event "entry" with data.entry, after the snapshot, with a dashboard level and a string id; the next snapshot has it under the same id', async () => {
-    const { socket, messages } = await openLikeTheDashboard(server, http);
-    const id = dashboardId();
-    socket.send(JSON.stringify({ op: 'subscribe', id, domain: 'logs', topic: 'main', data: { replay: 100 } }));
-    await eventually(() => messages.some((message) => message['event'] === 'snapshot'), 3_000, 'snapshot');
-    // A failed login is always logged.
-    expect(
-      (await new HttpClient(server.baseUrl).post('/auth/verify', { body: { token: 'not-the-token' }, cookie: null })).json,
-    ).toMatchObject({ valid: false });
-    const isFailure = (message: Message) =>
-      message['event'] === 'entry' && (message['data'] as { entry?: { message?: string } }).entry?.message === 'login failed';
-    await eventually(() => messages.some(isFailure), 3_000, 'the failed login as a live entry');
-    const live = messages.find(isFailure) as Message;
-    expect(live).toEqual({
-      op: 'event',
-      domain: 'logs',
-      topic: 'main',
-      event: 'entry',
-      data: { entry: { ...DASHBOARD_ENTRY, level: 'INFO', message: 'login failed' } },
-    });
-    const snapshotAt = messages.findIndex((message) => message['event'] === 'snapshot');
-    expect(messages.indexOf(live)).toBeGreaterThan(snapshotAt);
-    // The dashboard re-subscribes after a reconnect and de-duplicates by id: the same line, under the same id, in the next snapshot.
-    const again = dashboardId();
-    socket.send(JSON.stringify({ op: 'subscribe', id: again, domain: 'logs', topic: 'main', data: { replay: 100 } }));
-    await eventually(() => messages.filter((message) => message['event'] === 'snapshot').length === 2, 3_000, 'the second snapshot');
-    const second = messages.filter((message) => message['event'] === 'snapshot')[1] as Message;
-    expect(messages.indexOf(second)).toBe(messages.indexOf(responseTo(messages, again) as Message) + 1);
-    const liveEntry = (live['data'] as { entry: { id: string } }).entry;
-    expect((second['data'] as { entries: Array<{ id: string }> }).entries.filter((entry) => entry.id === liveEntry.id)).toEqual([
-      liveEntry,
-    ]);
-    // Every event carries an object as data (an event without one is dropped by the dashboard).
-    for (const message of messages.filter((m) => m.op === 'event'))
-      expect(typeof message['data'] === 'object' && message['data'] !== null).toBe(true);
-    socket.terminate();
-  });
+  it(
+    'a line logged while subscribed arrives as event "entry" with data.entry, after the snapshot, with a dashboard level and a string ' +
+      'id; the next snapshot has it under the same id',
+    async () => {
+      const { socket, messages } = await openLikeTheDashboard(server, http);
+      const id = dashboardId();
+      socket.send(JSON.stringify({ op: 'subscribe', id, domain: 'logs', topic: 'main', data: { replay: 100 } }));
+      await eventually(() => messages.some((message) => message['event'] === 'snapshot'), 3_000, 'snapshot');
+      // A failed login is always logged.
+      expect(
+        (await new HttpClient(server.baseUrl).post('/auth/verify', { body: { token: 'not-the-token' }, cookie: null })).json,
+      ).toMatchObject({ valid: false });
+      const isFailure = (message: Message) =>
+        message['event'] === 'entry' && (message['data'] as { entry?: { message?: string } }).entry?.message === 'login failed';
+      await eventually(() => messages.some(isFailure), 3_000, 'the failed login as a live entry');
+      const live = messages.find(isFailure) as Message;
+      expect(live).toEqual({
+        op: 'event',
+        domain: 'logs',
+        topic: 'main',
+        event: 'entry',
+        data: { entry: { ...DASHBOARD_ENTRY, level: 'INFO', message: 'login failed' } },
+      });
+      const snapshotAt = messages.findIndex((message) => message['event'] === 'snapshot');
+      expect(messages.indexOf(live)).toBeGreaterThan(snapshotAt);
+      // The dashboard re-subscribes after a reconnect and de-duplicates by id: the same line, under the same id, in the next snapshot.
+      const again = dashboardId();
+      socket.send(JSON.stringify({ op: 'subscribe', id: again, domain: 'logs', topic: 'main', data: { replay: 100 } }));
+      await eventually(() => messages.filter((message) => message['event'] === 'snapshot').length === 2, 3_000, 'the second snapshot');
+      const second = messages.filter((message) => message['event'] === 'snapshot')[1] as Message;
+      expect(messages.indexOf(second)).toBe(messages.indexOf(responseTo(messages, again) as Message) + 1);
+      const liveEntry = (live['data'] as { entry: { id: string } }).entry;
+      expect((second['data'] as { entries: Array<{ id: string }> }).entries.filter((entry) => entry.id === liveEntry.id)).toEqual([
+        liveEntry,
+      ]);
+      // Every event carries an object as data (an event without one is dropped by the dashboard).
+      for (const message of messages.filter((m) => m.op === 'event'))
+        expect(typeof message['data'] === 'object' && message['data'] !== null).toBe(true);
+      socket.terminate();
+    },
+  );
 
   it('plugin_progress/main subscribed with data {} answers a snapshot whose data.progress is one idle progress object', async () => {
     const { socket, messages } = await openLikeTheDashboard(server, http);
@@ -148,22 +156,25 @@ describe(`the unified channel as the dashboard uses it (${defaultLauncher.name})
     socket.terminate();
   });
 
-  it('unsubscribe (sent with data {}) and an unknown domain answer with the exact id: ok true, then ok false with error.message', async () => {
-    const { socket, messages } = await openLikeTheDashboard(server, http);
-    const [subscribe, unsubscribe, unknown] = [dashboardId(), dashboardId(), dashboardId()];
-    socket.send(JSON.stringify({ op: 'subscribe', id: subscribe, domain: 'logs', topic: 'main', data: { replay: 0 } }));
-    socket.send(JSON.stringify({ op: 'unsubscribe', id: unsubscribe, domain: 'logs', topic: 'main', data: {} }));
-    socket.send(JSON.stringify({ op: 'subscribe', id: unknown, domain: 'maisaka_monitor', topic: 'main', data: {} }));
-    await eventually(() => [subscribe, unsubscribe, unknown].every((id) => responseTo(messages, id)), 3_000, 'three responses');
-    expect(responseTo(messages, unsubscribe)).toMatchObject({ ok: true });
-    expect(responseTo(messages, unknown)).toEqual({
-      op: 'response',
-      id: unknown,
-      ok: false,
-      error: { code: expect.any(String), message: expect.any(String) },
-    });
-    socket.terminate();
-  });
+  it(
+    'unsubscribe (sent with data {}) and an unknown domain answer with the exact id: ok true, then ok false with ' + 'error.message',
+    async () => {
+      const { socket, messages } = await openLikeTheDashboard(server, http);
+      const [subscribe, unsubscribe, unknown] = [dashboardId(), dashboardId(), dashboardId()];
+      socket.send(JSON.stringify({ op: 'subscribe', id: subscribe, domain: 'logs', topic: 'main', data: { replay: 0 } }));
+      socket.send(JSON.stringify({ op: 'unsubscribe', id: unsubscribe, domain: 'logs', topic: 'main', data: {} }));
+      socket.send(JSON.stringify({ op: 'subscribe', id: unknown, domain: 'maisaka_monitor', topic: 'main', data: {} }));
+      await eventually(() => [subscribe, unsubscribe, unknown].every((id) => responseTo(messages, id)), 3_000, 'three responses');
+      expect(responseTo(messages, unsubscribe)).toMatchObject({ ok: true });
+      expect(responseTo(messages, unknown)).toEqual({
+        op: 'response',
+        id: unknown,
+        ok: false,
+        error: { code: expect.any(String), message: expect.any(String) },
+      });
+      socket.terminate();
+    },
+  );
 
   it('ws-token without a session: 200 with success false (the dashboard then opens no socket), never a 401', async () => {
     const anonymous = await new HttpClient(server.baseUrl).get('/ws-token', {

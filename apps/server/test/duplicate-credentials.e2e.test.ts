@@ -115,25 +115,28 @@ describe('a request presenting more than one credential is refused unread, as on
     expect(await countedAgainst('127.0.0.27')).toEqual({ failures: 1, banned: false });
   });
 
-  it('the WebSocket with two token parameters is refused before any ticket is spent, as one guess; the ticket then works alone', async () => {
-    const ticketAnswer = await operator.get('/ws-token');
-    const ticket = String(ticketAnswer.json?.['token']);
-    const upgrade = [
-      'Connection: Upgrade',
-      'Upgrade: websocket',
-      'Sec-WebSocket-Version: 13',
-      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
-    ];
-    const refused = await raw('127.0.0.28', `/api/webui/ws?token=wrong-ticket&token=${encodeURIComponent(ticket)}`, upgrade);
-    expectErrorBody(refused, 400, 'duplicate_credentials');
-    expectErrorBody(
-      await raw('127.0.0.28', `/api/webui/ws?token=${encodeURIComponent(ticket)}&token=${encodeURIComponent(ticket)}`, upgrade),
-      400,
-      'duplicate_credentials',
-    );
-    expect(await countedAgainst('127.0.0.28')).toEqual({ failures: 2, banned: false });
-    const opened = await connect(server, ticket);
-    expect(opened.opened).toBe(true);
-    if (opened.opened) opened.client.close();
-  });
+  it(
+    'the WebSocket with two token parameters is refused before any ticket is spent, as one guess; the ticket then ' + 'works alone',
+    async () => {
+      const ticketAnswer = await operator.get('/ws-token');
+      const ticket = String(ticketAnswer.json?.['token']);
+      const upgrade = [
+        'Connection: Upgrade',
+        'Upgrade: websocket',
+        'Sec-WebSocket-Version: 13',
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+      ];
+      const refused = await raw('127.0.0.28', `/api/webui/ws?token=wrong-ticket&token=${encodeURIComponent(ticket)}`, upgrade);
+      expectErrorBody(refused, 400, 'duplicate_credentials');
+      expectErrorBody(
+        await raw('127.0.0.28', `/api/webui/ws?token=${encodeURIComponent(ticket)}&token=${encodeURIComponent(ticket)}`, upgrade),
+        400,
+        'duplicate_credentials',
+      );
+      expect(await countedAgainst('127.0.0.28')).toEqual({ failures: 2, banned: false });
+      const opened = await connect(server, ticket);
+      expect(opened.opened).toBe(true);
+      if (opened.opened) opened.client.close();
+    },
+  );
 });

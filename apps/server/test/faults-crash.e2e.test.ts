@@ -196,7 +196,9 @@ describe('crash safety: SIGKILL at random moments during token and setup writes'
 
       const statuses = Object.fromEntries(tally.statuses);
       console.info(
-        `crash loop: ${KILLS} kills (seed ${SEED}) in ${seconds.toFixed(1)} s, ${tally.acknowledgedUpdates} acknowledged updates, ${tally.killsWithRequestsInFlight} kills with requests in flight, ${tally.tempFilesLeft} temp files cleared, statuses ${JSON.stringify(statuses)}`,
+        `crash loop: ${KILLS} kills (seed ${SEED}) in ${seconds.toFixed(1)} s, ${tally.acknowledgedUpdates} acknowledged updates, ` +
+          `${tally.killsWithRequestsInFlight} kills with requests in flight, ${tally.tempFilesLeft} temp files cleared, ` +
+          `statuses ${JSON.stringify(statuses)}`,
       );
       // No answer was a 5xx; 401/429 are a lane presenting a token the other lane had just replaced.
       expect(Object.keys(statuses).filter((status) => Number(status) >= 500)).toEqual([]);

@@ -14,7 +14,8 @@ const RUNTIME = process.env['WEBUI_E2E_RUNTIME'] ?? 'node';
 
 const OLD = 'Old-Token!Before-Disk-Full';
 const NEW = 'New-Token!Never-Written';
-const OLD_CONTENT = `${JSON.stringify({ access_token: OLD, token_source: 'configured', first_setup_completed: false, operator_note: 'kept' }, null, 2)}\n`;
+const OLD_RECORD = { access_token: OLD, token_source: 'configured', first_setup_completed: false, operator_note: 'kept' };
+const OLD_CONTENT = `${JSON.stringify(OLD_RECORD, null, 2)}\n`;
 
 function failure(code: string): Error {
   return Object.assign(new Error(`${code}: simulated failure`), { code });

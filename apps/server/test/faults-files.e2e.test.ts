@@ -100,13 +100,16 @@ describe('a bad token file at startup', () => {
     });
   });
 
-  it('a data directory that cannot be created (/proc/self/webui): exits 1 at once with one line naming it and why, no spinning', async () => {
-    const run = await runServerToExit({ args: HOST_ARGS, env: { WEBUI_DATA_DIR: '/proc/self/webui' } });
-    expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    // The reason is the runtime's: ENOENT on Node and Bun, a refused permission on Deno.
-    expect(run.stderr).toMatch(/cannot create the data directory \/proc\/self\/webui: \S/);
-  });
+  it(
+    'a data directory that cannot be created (/proc/self/webui): exits 1 at once with one line naming it and why, ' + 'no spinning',
+    async () => {
+      const run = await runServerToExit({ args: HOST_ARGS, env: { WEBUI_DATA_DIR: '/proc/self/webui' } });
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      // The reason is the runtime's: ENOENT on Node and Bun, a refused permission on Deno.
+      expect(run.stderr).toMatch(/cannot create the data directory \/proc\/self\/webui: \S/);
+    },
+  );
 
   it('a directory where the file should be: a one-line startup error naming the path, and the directory is left alone', async () => {
     const cwd = makeTempDir();
@@ -130,7 +133,8 @@ describe('a bad token file at startup', () => {
     'an unreadable file (mode 000): a startup error naming the file and the permission, and the file kept as it was',
     async () => {
       const { launcher, giveAway } = unprivileged as NonNullable<typeof unprivileged>;
-      const content = `${JSON.stringify({ access_token: 'Configured-Token!1', token_source: 'configured', first_setup_completed: true })}\n`;
+      const record = { access_token: 'Configured-Token!1', token_source: 'configured', first_setup_completed: true };
+      const content = `${JSON.stringify(record)}\n`;
       const { cwd, dataDir, file } = workdirWithFile(content);
       giveAway(cwd);
       giveAway(dataDir);

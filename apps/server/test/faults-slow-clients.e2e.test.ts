@@ -124,7 +124,9 @@ describe.skipIf(RUNTIME !== 'node')('slow and oversized clients', () => {
     ['chunked, without Content-Length', false],
   ])('a body over 16 KiB %s answers 413 with the D1 body', async (_label, declared) => {
     const body = JSON.stringify({ token: 'x'.repeat(17 * 1024) });
-    const head = `POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\nConnection: close\r\n`;
+    const head =
+      `POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: ` +
+      `application/json\r\nConnection: close\r\n`;
     const request = declared
       ? `${head}Content-Length: ${body.length}\r\n\r\n${body}`
       : `${head}Transfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;

@@ -101,38 +101,41 @@ function fakeSocket(): { socket: WSContext; sent: string[]; closed: () => { code
 }
 
 describe('fuzzing WebSocket messages in process (the hub)', () => {
-  it(`any message: exactly one JSON answer with an op, or a 1009 close when over 64 KiB; never a throw (${ANY_MESSAGE.numRuns} runs)`, async () => {
-    const logger = new ErrorLogger();
-    const hub = new WsHub({
-      logs: { recent: () => [], subscribe: () => () => undefined },
-      progress: new PluginProgressBoard(),
-      logger,
-      now: () => 1_700_000_000_000,
-      newConnectionId: () => 'c1',
-      maxMessageBytes: MAX_MESSAGE,
-    });
-    await fc.assert(
-      fc.asyncProperty(fc.oneof({ weight: 19, arbitrary: anyMessage }, { weight: 1, arbitrary: oversized }), async (message) => {
-        const { socket, sent, closed } = fakeSocket();
-        const events = hub.events('session-token');
-        events.onOpen?.(new Event('open'), socket);
-        sent.length = 0;
-        const data = typeof message === 'string' ? message : message.buffer;
-        expect(() => events.onMessage?.(new MessageEvent('message', { data }), socket)).not.toThrow();
-        if (typeof message === 'string' && message.length > MAX_MESSAGE) {
-          expect(closed()).toEqual({ code: CLOSE_MESSAGE_TOO_BIG });
-        } else {
-          expect(closed()).toBeNull();
-          const replies = sent.map((reply) => JSON.parse(reply) as { op?: unknown });
-          for (const reply of replies) expect(reply.op).toMatch(/^(response|event|pong)$/);
-          expect(replies.filter((reply) => reply.op === 'response' || reply.op === 'pong')).toHaveLength(1);
-        }
-        events.onClose?.(new Event('close') as CloseEvent, socket);
-        expect(logger.errors).toEqual([]);
-      }),
-      ANY_MESSAGE,
-    );
-  });
+  it(
+    `any message: exactly one JSON answer with an op, or a 1009 close when over 64 KiB; never a throw ` + `(${ANY_MESSAGE.numRuns} runs)`,
+    async () => {
+      const logger = new ErrorLogger();
+      const hub = new WsHub({
+        logs: { recent: () => [], subscribe: () => () => undefined },
+        progress: new PluginProgressBoard(),
+        logger,
+        now: () => 1_700_000_000_000,
+        newConnectionId: () => 'c1',
+        maxMessageBytes: MAX_MESSAGE,
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.oneof({ weight: 19, arbitrary: anyMessage }, { weight: 1, arbitrary: oversized }), async (message) => {
+          const { socket, sent, closed } = fakeSocket();
+          const events = hub.events('session-token');
+          events.onOpen?.(new Event('open'), socket);
+          sent.length = 0;
+          const data = typeof message === 'string' ? message : message.buffer;
+          expect(() => events.onMessage?.(new MessageEvent('message', { data }), socket)).not.toThrow();
+          if (typeof message === 'string' && message.length > MAX_MESSAGE) {
+            expect(closed()).toEqual({ code: CLOSE_MESSAGE_TOO_BIG });
+          } else {
+            expect(closed()).toBeNull();
+            const replies = sent.map((reply) => JSON.parse(reply) as { op?: unknown });
+            for (const reply of replies) expect(reply.op).toMatch(/^(response|event|pong)$/);
+            expect(replies.filter((reply) => reply.op === 'response' || reply.op === 'pong')).toHaveLength(1);
+          }
+          events.onClose?.(new Event('close') as CloseEvent, socket);
+          expect(logger.errors).toEqual([]);
+        }),
+        ANY_MESSAGE,
+      );
+    },
+  );
 });
 
 interface Connection {
@@ -194,7 +197,8 @@ describe('fuzzing WebSocket messages against the real server', () => {
   });
 
   it(
-    `batches of messages: one answer each, JSON with an op, the socket open until a message is over 64 KiB (1009) (${MESSAGE_BATCHES.numRuns} runs)`,
+    `batches of messages: one answer each, JSON with an op, the socket open until a message is over 64 KiB (1009) ` +
+      `(${MESSAGE_BATCHES.numRuns} runs)`,
     { timeout: 120_000 },
     async () => {
       await fc.assert(

@@ -209,7 +209,8 @@ describe('fuzzing raw HTTP against the real server', () => {
     ],
     [
       'Content-Length longer than the body, then the client half-closes',
-      'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"token":"x"}',
+      'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ' +
+        '500\r\n\r\n{"token":"x"}',
     ],
     [
       'two different Content-Length headers',
@@ -217,7 +218,8 @@ describe('fuzzing raw HTTP against the real server', () => {
     ],
     [
       'Content-Length and Transfer-Encoding together (smuggling)',
-      'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api/webui/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+      'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET ' +
+        '/api/webui/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
     ],
     ['no Host at all', 'GET /api/webui/health HTTP/1.1\r\n\r\n'],
     ['two Host headers', 'GET /api/webui/health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n'],
@@ -226,8 +228,10 @@ describe('fuzzing raw HTTP against the real server', () => {
     ['not HTTP at all', '\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc\u0003\u0003'],
     // Counterexamples the fuzzers found, kept as named examples so they stay fixed.
     [
-      'regression (wire fuzzer, 2026-11-23): PUT without an HTTP version, with Connection: upgrade and Upgrade: h2c, was answered 200 with no body',
-      'PUT /api/webui/setup/status\r\nHost: 127.0.0.1\r\nConnection: upgrade\r\nUpgrade: h2c\r\nCookie: bot_session=<TOKEN>\r\nContent-Type: application/json\r\n\r\n',
+      'regression (wire fuzzer, 2026-11-23): PUT without an HTTP version, with Connection: upgrade and Upgrade: h2c, was answered 200 ' +
+        'with no body',
+      'PUT /api/webui/setup/status\r\nHost: 127.0.0.1\r\nConnection: upgrade\r\nUpgrade: h2c\r\nCookie: ' +
+        'bot_session=<TOKEN>\r\nContent-Type: application/json\r\n\r\n',
     ],
     [
       'regression (wire fuzzer, 2026-11-23): GET /health with Connection: upgrade and Upgrade: h2c was answered 200 with an empty body',
@@ -235,7 +239,8 @@ describe('fuzzing raw HTTP against the real server', () => {
     ],
     [
       'regression (wire fuzzer, 2026-11-22): a chunked body that breaks off when the client leaves was a logged 500',
-      'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n20\r\n{"token":"',
+      'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: ' +
+        'chunked\r\n\r\n20\r\n{"token":"',
     ],
   ])('%s: answers below 500 with D1 bodies', async (_label, request) => {
     const raw = await exchange(server.port, Buffer.from(request.replaceAll('<TOKEN>', sessionToken), 'latin1'));
@@ -256,7 +261,9 @@ describe('fuzzing raw HTTP against the real server', () => {
   });
 
   it('regression (wire fuzzer, 2026-11-23): the upgrade counterexample is answered as the plain request, a D1 404', async () => {
-    const request = `PUT /api/webui/setup/status\r\nHost: 127.0.0.1\r\nConnection: upgrade\r\nUpgrade: h2c\r\nCookie: bot_session=${sessionToken}\r\nContent-Type: application/json\r\n\r\n`;
+    const request =
+      `PUT /api/webui/setup/status\r\nHost: 127.0.0.1\r\nConnection: upgrade\r\nUpgrade: h2c\r\nCookie: ` +
+      `bot_session=${sessionToken}\r\nContent-Type: application/json\r\n\r\n`;
     const [response, ...more] = parseRawResponses(await exchange(server.port, Buffer.from(request, 'latin1')), false);
     expect(more).toEqual([]);
     expect(response?.status).toBe(404);

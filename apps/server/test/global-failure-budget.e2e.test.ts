@@ -89,18 +89,22 @@ describe('global_failure_budget (default 100) against guesses from 300 addresses
     }
   });
 
-  it('beyond the budget: every admitted guess waits at least 100 ms, the later ones the full 5 s; at most 200 failures are admitted in all', () => {
-    const admitted = beyondBudget.filter((entry) => entry.response.status === 200);
-    const throttled = beyondBudget.filter((entry) => entry.response.status === 429);
-    expect(admitted.length + throttled.length, 'every answer is 200 or 429').toBe(beyondBudget.length);
-    for (const { response } of admitted) expect(response.json).toMatchObject({ valid: false });
-    // With 25 in flight at once, at most 24 others can push a guess past twice the budget early.
-    expect(admitted.length).toBeGreaterThanOrEqual(BUDGET - CONCURRENCY);
-    expect(admitted.length).toBeLessThanOrEqual(BUDGET);
-    // Lower bounds only: a delay can make an answer late, never early (1 ms for timer rounding).
-    for (const { ms } of admitted) expect(ms).toBeGreaterThanOrEqual(FIRST_DELAY_MS - 1);
-    expect(Math.max(...admitted.map((entry) => entry.ms))).toBeGreaterThanOrEqual(MAX_DELAY_MS - 1);
-  });
+  it(
+    'beyond the budget: every admitted guess waits at least 100 ms, the later ones the full 5 s; at most 200 failures are ' +
+      'admitted in all',
+    () => {
+      const admitted = beyondBudget.filter((entry) => entry.response.status === 200);
+      const throttled = beyondBudget.filter((entry) => entry.response.status === 429);
+      expect(admitted.length + throttled.length, 'every answer is 200 or 429').toBe(beyondBudget.length);
+      for (const { response } of admitted) expect(response.json).toMatchObject({ valid: false });
+      // With 25 in flight at once, at most 24 others can push a guess past twice the budget early.
+      expect(admitted.length).toBeGreaterThanOrEqual(BUDGET - CONCURRENCY);
+      expect(admitted.length).toBeLessThanOrEqual(BUDGET);
+      // Lower bounds only: a delay can make an answer late, never early (1 ms for timer rounding).
+      for (const { ms } of admitted) expect(ms).toBeGreaterThanOrEqual(FIRST_DELAY_MS - 1);
+      expect(Math.max(...admitted.map((entry) => entry.ms))).toBeGreaterThanOrEqual(MAX_DELAY_MS - 1);
+    },
+  );
 
   it('past twice the budget guesses are answered 429 too_many_attempts with Retry-After, naming the server, not the address', () => {
     const throttled = beyondBudget.filter((entry) => entry.response.status === 429);

@@ -103,7 +103,8 @@ describe(`bounded memory (DESIGN D14): ${ADDRESSES} addresses, ${TICKETS} ticket
     );
     const seconds = (performance.now() - started) / 1000;
     console.info(
-      `memory: ${result.requests.total} failed verifications from ${sent} addresses in ${seconds.toFixed(1)} s; RSS idle ${idleMb.toFixed(0)} MB, peak ${peakMb.toFixed(0)} MB, end ${endMb.toFixed(0)} MB`,
+      `memory: ${result.requests.total} failed verifications from ${sent} addresses in ${seconds.toFixed(1)} s; RSS idle ` +
+        `${idleMb.toFixed(0)} MB, peak ${peakMb.toFixed(0)} MB, end ${endMb.toFixed(0)} MB`,
     );
 
     // One failure per address: every answer is the ordinary 200 {valid:false}, none a ban, none lost.
@@ -147,7 +148,8 @@ describe(`bounded memory (DESIGN D14): ${ADDRESSES} addresses, ${TICKETS} ticket
       );
       const seconds = (performance.now() - started) / 1000;
       console.info(
-        `memory: ${result.requests.total} /ws-token calls in ${seconds.toFixed(1)} s; RSS before ${beforeMb.toFixed(0)} MB, peak ${peakMb.toFixed(0)} MB, end ${endMb.toFixed(0)} MB`,
+        `memory: ${result.requests.total} /ws-token calls in ${seconds.toFixed(1)} s; RSS before ${beforeMb.toFixed(0)} MB, peak ` +
+          `${peakMb.toFixed(0)} MB, end ${endMb.toFixed(0)} MB`,
       );
 
       expect(Object.keys(result.statusCodeStats)).toEqual(['200']);

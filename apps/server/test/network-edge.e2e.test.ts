@@ -117,20 +117,23 @@ describe('behind a real nginx: trusted_proxies = 127.0.0.1 (plus CIDRs and ::1)'
       await expectBanned(direct('127.0.0.2'), token, { 'x-forwarded-for': '127.0.0.3', 'x-real-ip': '127.0.0.3' });
     });
 
-    it('a spoofed left-most X-Forwarded-For changes nothing: 127.0.0.4 guessing as "127.0.0.5" is banned itself, 127.0.0.5 is not', async () => {
-      const spoofs: HeaderMap[] = [
-        { 'x-forwarded-for': '127.0.0.5' },
-        { 'x-forwarded-for': '127.0.0.5, 127.0.0.1' },
-        { 'x-forwarded-for': '198.51.100.1' },
-        { 'x-real-ip': '127.0.0.5' },
-        { 'x-forwarded-for': '10.0.0.1' },
-      ];
-      await banWith(viaNginx('127.0.0.4'), (n) => spoofs[n - 1] as HeaderMap);
-      await expectBanned(viaNginx('127.0.0.4'), token);
-      await expectLoginWorks(viaNginx('127.0.0.5'), token);
-      await expectLoginWorks(direct('127.0.0.5'), token);
-      await expectLoginWorks(direct('127.0.0.1'), token, { 'x-forwarded-for': '198.51.100.1' });
-    });
+    it(
+      'a spoofed left-most X-Forwarded-For changes nothing: 127.0.0.4 guessing as "127.0.0.5" is banned itself, ' + '127.0.0.5 is not',
+      async () => {
+        const spoofs: HeaderMap[] = [
+          { 'x-forwarded-for': '127.0.0.5' },
+          { 'x-forwarded-for': '127.0.0.5, 127.0.0.1' },
+          { 'x-forwarded-for': '198.51.100.1' },
+          { 'x-real-ip': '127.0.0.5' },
+          { 'x-forwarded-for': '10.0.0.1' },
+        ];
+        await banWith(viaNginx('127.0.0.4'), (n) => spoofs[n - 1] as HeaderMap);
+        await expectBanned(viaNginx('127.0.0.4'), token);
+        await expectLoginWorks(viaNginx('127.0.0.5'), token);
+        await expectLoginWorks(direct('127.0.0.5'), token);
+        await expectLoginWorks(direct('127.0.0.1'), token, { 'x-forwarded-for': '198.51.100.1' });
+      },
+    );
 
     it('an untrusted peer (127.0.0.6) sending X-Forwarded-For / X-Real-IP straight to the server is banned as itself', async () => {
       const spoofed = { 'x-forwarded-for': '127.0.0.7', 'x-real-ip': '127.0.0.7' };
@@ -215,25 +218,31 @@ describe('behind a real nginx: trusted_proxies = 127.0.0.1 (plus CIDRs and ::1)'
   });
 
   describe('Secure on the cookie (D6) and X-Forwarded-Proto', () => {
-    it('X-Forwarded-Proto: https from the trusted nginx: Secure, HttpOnly, SameSite=Lax, Path=/, Max-Age 7 days; cleared the same way', async () => {
-      const client = viaHttpsNginx('127.0.0.11');
-      const cookie = sessionCookie(await expectLoginWorks(client, token));
-      expect(cookie.attributes.get('secure')).toBe(true);
-      expect(cookie.attributes.get('httponly')).toBe(true);
-      expect(String(cookie.attributes.get('samesite')).toLowerCase()).toBe('lax');
-      expect(cookie.attributes.get('path')).toBe('/');
-      expect(cookie.attributes.get('max-age')).toBe(SEVEN_DAYS);
-      const cleared = sessionCookie(await client.post('/auth/logout', { cookie: null }));
-      expect(cleared.attributes.get('secure')).toBe(true);
-      expect(cleared.attributes.get('max-age')).toBe('0');
-    });
+    it(
+      'X-Forwarded-Proto: https from the trusted nginx: Secure, HttpOnly, SameSite=Lax, Path=/, Max-Age 7 days; cleared ' + 'the same way',
+      async () => {
+        const client = viaHttpsNginx('127.0.0.11');
+        const cookie = sessionCookie(await expectLoginWorks(client, token));
+        expect(cookie.attributes.get('secure')).toBe(true);
+        expect(cookie.attributes.get('httponly')).toBe(true);
+        expect(String(cookie.attributes.get('samesite')).toLowerCase()).toBe('lax');
+        expect(cookie.attributes.get('path')).toBe('/');
+        expect(cookie.attributes.get('max-age')).toBe(SEVEN_DAYS);
+        const cleared = sessionCookie(await client.post('/auth/logout', { cookie: null }));
+        expect(cleared.attributes.get('secure')).toBe(true);
+        expect(cleared.attributes.get('max-age')).toBe('0');
+      },
+    );
 
-    it('plain http through nginx: no Secure, even when the client itself sends X-Forwarded-Proto: https (nginx overwrites it)', async () => {
-      const client = viaNginx('127.0.0.11');
-      expect(sessionCookie(await expectLoginWorks(client, token)).attributes.has('secure')).toBe(false);
-      const spoofed = await expectLoginWorks(client, token, { 'x-forwarded-proto': 'https' });
-      expect(sessionCookie(spoofed).attributes.has('secure')).toBe(false);
-    });
+    it(
+      'plain http through nginx: no Secure, even when the client itself sends X-Forwarded-Proto: https (nginx ' + 'overwrites it)',
+      async () => {
+        const client = viaNginx('127.0.0.11');
+        expect(sessionCookie(await expectLoginWorks(client, token)).attributes.has('secure')).toBe(false);
+        const spoofed = await expectLoginWorks(client, token, { 'x-forwarded-proto': 'https' });
+        expect(sessionCookie(spoofed).attributes.has('secure')).toBe(false);
+      },
+    );
 
     it('X-Forwarded-Proto: https straight from an untrusted peer (127.0.0.12) is ignored', async () => {
       const answer = await expectLoginWorks(direct('127.0.0.12'), token, { 'x-forwarded-proto': 'https' });
@@ -267,22 +276,26 @@ describe('behind a real nginx: trusted_proxies = 127.0.0.1 (plus CIDRs and ::1)'
       expect(after.first_setup_completed).toBe(before.first_setup_completed);
     }
 
-    it('a cross-origin form POST (text/plain) from http://localhost:6666 to /auth/regenerate with the victim cookie: 403, nothing changes', async () => {
-      const before = readWebuiFile(server.dataDir);
-      for (const client of [victim(), viaNginx('127.0.0.13')]) {
-        const answer = await client.post('/auth/regenerate', {
-          cookie: cookieHeader(),
-          rawBody: 'token=whatever',
-          headers: { 'content-type': 'text/plain', origin: 'http://localhost:6666' },
-        });
-        expectErrorBody(answer, 403, 'origin_not_allowed');
-        expect(answer.text).not.toMatch(/[0-9a-f]{64}/);
-        expect(answer.setCookie).toEqual([]);
-      }
-      expectNothingChanged(before);
-      const check = await victim().get('/auth/check', { cookie: cookieHeader() });
-      expect(check.json).toMatchObject({ authenticated: true });
-    });
+    it(
+      'a cross-origin form POST (text/plain) from http://localhost:6666 to /auth/regenerate with the victim cookie: 403, ' +
+        'nothing changes',
+      async () => {
+        const before = readWebuiFile(server.dataDir);
+        for (const client of [victim(), viaNginx('127.0.0.13')]) {
+          const answer = await client.post('/auth/regenerate', {
+            cookie: cookieHeader(),
+            rawBody: 'token=whatever',
+            headers: { 'content-type': 'text/plain', origin: 'http://localhost:6666' },
+          });
+          expectErrorBody(answer, 403, 'origin_not_allowed');
+          expect(answer.text).not.toMatch(/[0-9a-f]{64}/);
+          expect(answer.setCookie).toEqual([]);
+        }
+        expectNothingChanged(before);
+        const check = await victim().get('/auth/check', { cookie: cookieHeader() });
+        expect(check.json).toMatchObject({ authenticated: true });
+      },
+    );
 
     it.each([
       ['/auth/update', 'http://localhost:6666', { new_token: OTHER_STRONG_TOKEN }],
@@ -297,25 +310,31 @@ describe('behind a real nginx: trusted_proxies = 127.0.0.1 (plus CIDRs and ::1)'
       expectNothingChanged(before);
     });
 
-    it('allowed origins are let through: the listen origin, webui.allowed_origins, and the origin addressed through the proxy', async () => {
-      const ok = async (client: HttpClient, origin: string, headers: HeaderMap = {}) => {
-        const answer = await client.post('/auth/logout', { cookie: null, headers: { origin, ...headers } });
-        expect(answer.status, `${origin}: ${answer.text}`).toBe(200);
-      };
-      await ok(victim(), `http://127.0.0.1:${server.port}`);
-      await ok(victim(), 'http://localhost:5173');
-      // A dashboard served at https://bot.example.com through the same nginx (which terminates TLS).
-      await ok(viaHttpsNginx('127.0.0.13'), 'https://bot.example.com', { host: 'bot.example.com' });
-      await ok(viaNginx('127.0.0.13'), 'http://bot.example.com', { host: 'bot.example.com' });
-    });
+    it(
+      'allowed origins are let through: the listen origin, webui.allowed_origins, and the origin addressed ' + 'through the proxy',
+      async () => {
+        const ok = async (client: HttpClient, origin: string, headers: HeaderMap = {}) => {
+          const answer = await client.post('/auth/logout', { cookie: null, headers: { origin, ...headers } });
+          expect(answer.status, `${origin}: ${answer.text}`).toBe(200);
+        };
+        await ok(victim(), `http://127.0.0.1:${server.port}`);
+        await ok(victim(), 'http://localhost:5173');
+        // A dashboard served at https://bot.example.com through the same nginx (which terminates TLS).
+        await ok(viaHttpsNginx('127.0.0.13'), 'https://bot.example.com', { host: 'bot.example.com' });
+        await ok(viaNginx('127.0.0.13'), 'http://bot.example.com', { host: 'bot.example.com' });
+      },
+    );
 
-    it('the addressed origin takes its scheme from D6: http over an https proxy, or https claimed by an untrusted peer, is refused', async () => {
-      const refuse = async (client: HttpClient, origin: string, headers: HeaderMap) => {
-        expectErrorBody(await client.post('/auth/logout', { cookie: null, headers: { origin, ...headers } }), 403, 'origin_not_allowed');
-      };
-      await refuse(viaHttpsNginx('127.0.0.13'), 'http://bot.example.com', { host: 'bot.example.com' });
-      await refuse(victim(), 'https://bot.example.com', { host: 'bot.example.com', 'x-forwarded-proto': 'https' });
-    });
+    it(
+      'the addressed origin takes its scheme from D6: http over an https proxy, or https claimed by an untrusted peer, ' + 'is refused',
+      async () => {
+        const refuse = async (client: HttpClient, origin: string, headers: HeaderMap) => {
+          expectErrorBody(await client.post('/auth/logout', { cookie: null, headers: { origin, ...headers } }), 403, 'origin_not_allowed');
+        };
+        await refuse(viaHttpsNginx('127.0.0.13'), 'http://bot.example.com', { host: 'bot.example.com' });
+        await refuse(victim(), 'https://bot.example.com', { host: 'bot.example.com', 'x-forwarded-proto': 'https' });
+      },
+    );
 
     it('CORS: credentials and Allow-Origin only for allowed origins, never *', async () => {
       const preflight = (origin: string) =>
@@ -526,15 +545,18 @@ describe('cookie lifetime and Secure from the configuration (D6)', () => {
     ]);
   });
 
-  it('session_expire = 30: Max-Age=2592000; in development mode HTTPS from a trusted proxy adds no Secure and nothing is warned', async () => {
-    const client = new HttpClient(development.baseUrl, { localAddress: '127.0.0.1' });
-    const answer = await expectLoginWorks(client, readWebuiFile(development.dataDir).access_token, { 'x-forwarded-proto': 'https' });
-    const cookie = sessionCookie(answer);
-    expect(cookie.attributes.get('max-age')).toBe('2592000');
-    expect(cookie.attributes.has('secure')).toBe(false);
-    expect(sessionCookie(await client.post('/auth/logout')).attributes.get('max-age')).toBe('0');
-    expect(development.logs().some((line) => INSECURE_WARNING.test(String(line.msg)))).toBe(false);
-  });
+  it(
+    'session_expire = 30: Max-Age=2592000; in development mode HTTPS from a trusted proxy adds no Secure and ' + 'nothing is warned',
+    async () => {
+      const client = new HttpClient(development.baseUrl, { localAddress: '127.0.0.1' });
+      const answer = await expectLoginWorks(client, readWebuiFile(development.dataDir).access_token, { 'x-forwarded-proto': 'https' });
+      const cookie = sessionCookie(answer);
+      expect(cookie.attributes.get('max-age')).toBe('2592000');
+      expect(cookie.attributes.has('secure')).toBe(false);
+      expect(sessionCookie(await client.post('/auth/logout')).attributes.get('max-age')).toBe('0');
+      expect(development.logs().some((line) => INSECURE_WARNING.test(String(line.msg)))).toBe(false);
+    },
+  );
 
   it('secure_cookie = true: Secure over plain HTTP from an untrusted client, on issue and on clear', async () => {
     const client = new HttpClient(alwaysSecure.baseUrl, { localAddress: '127.0.0.2' });

@@ -48,28 +48,31 @@ describe('request headers the server does not guess about', () => {
     expect((await answer(open.port, 'GET /api/webui/health HTTP/1.1\r\nHost: webui.example\r\n')).status).toBe(200);
   });
 
-  it('a login body labelled charset=utf-16 is refused 415 and logs nothing in; utf-8, in any case or quoted, and no charset are read', async () => {
-    const client = new HttpClient(server.baseUrl, { localAddress: '127.0.0.31' });
-    const body = JSON.stringify({ token });
-    for (const type of [
-      'application/json; charset=utf-16',
-      'application/json;charset=UTF-16LE',
-      'application/json; charset=iso-8859-1',
-      'application/json; charset=',
-    ]) {
-      const refused = await client.post('/auth/verify', { rawBody: body, headers: { 'content-type': type }, cookie: null });
-      expectErrorBody(refused, 415, 'unsupported_charset');
-      expect(refused.setCookie).toEqual([]);
-    }
-    for (const type of [
-      'application/json',
-      'application/json; charset=utf-8',
-      'Application/JSON; Charset=UTF-8',
-      'application/json; charset="utf-8"',
-    ]) {
-      const read = await client.post('/auth/verify', { rawBody: body, headers: { 'content-type': type }, cookie: null });
-      expect(read.status, `${type}: ${read.text}`).toBe(200);
-      expect(read.json).toMatchObject({ valid: true });
-    }
-  });
+  it(
+    'a login body labelled charset=utf-16 is refused 415 and logs nothing in; utf-8, in any case or quoted, and no ' + 'charset are read',
+    async () => {
+      const client = new HttpClient(server.baseUrl, { localAddress: '127.0.0.31' });
+      const body = JSON.stringify({ token });
+      for (const type of [
+        'application/json; charset=utf-16',
+        'application/json;charset=UTF-16LE',
+        'application/json; charset=iso-8859-1',
+        'application/json; charset=',
+      ]) {
+        const refused = await client.post('/auth/verify', { rawBody: body, headers: { 'content-type': type }, cookie: null });
+        expectErrorBody(refused, 415, 'unsupported_charset');
+        expect(refused.setCookie).toEqual([]);
+      }
+      for (const type of [
+        'application/json',
+        'application/json; charset=utf-8',
+        'Application/JSON; Charset=UTF-8',
+        'application/json; charset="utf-8"',
+      ]) {
+        const read = await client.post('/auth/verify', { rawBody: body, headers: { 'content-type': type }, cookie: null });
+        expect(read.status, `${type}: ${read.text}`).toBe(200);
+        expect(read.json).toMatchObject({ valid: true });
+      }
+    },
+  );
 });

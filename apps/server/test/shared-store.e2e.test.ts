@@ -130,47 +130,51 @@ describe('several instances sharing one Redis', () => {
     expect([...(audited[1] ?? []), ...(audited[2] ?? [])]).toEqual([]);
   });
 
-  it('Redis killed under traffic: only 503s with the D1 body, sessions keep reading; Redis back: the same sessions work again without a restart', async () => {
-    const clients = [0, 1, 2].map((i) => direct(i, '127.0.0.25'));
-    for (const client of clients) await loggedIn(client, STRONG_TOKEN);
-    await redis.kill();
+  it(
+    'Redis killed under traffic: only 503s with the D1 body, sessions keep reading; Redis back: the same sessions work again ' +
+      'without a restart',
+    async () => {
+      const clients = [0, 1, 2].map((i) => direct(i, '127.0.0.25'));
+      for (const client of clients) await loggedIn(client, STRONG_TOKEN);
+      await redis.kill();
 
-    const answers: HttpResponse[] = [];
-    for (const client of clients) {
-      answers.push(await client.post('/auth/verify', { body: { token: STRONG_TOKEN } }));
-      answers.push(await client.post('/auth/verify', { body: { token: 'a-guess-while-down' } }));
-      answers.push(await client.post('/setup/complete'));
-      answers.push(await client.get('/ws-token'));
-      answers.push(await client.get('/health'));
-    }
-    for (const res of answers) {
-      expectErrorBody(res, 503, 'store_unavailable');
-      expect(res.headers['retry-after']).toBe('5');
-    }
-    // Reads of a session already checked go on from the last known record.
-    for (const client of clients) expect((await client.get('/auth/check')).json).toMatchObject({ authenticated: true });
+      const answers: HttpResponse[] = [];
+      for (const client of clients) {
+        answers.push(await client.post('/auth/verify', { body: { token: STRONG_TOKEN } }));
+        answers.push(await client.post('/auth/verify', { body: { token: 'a-guess-while-down' } }));
+        answers.push(await client.post('/setup/complete'));
+        answers.push(await client.get('/ws-token'));
+        answers.push(await client.get('/health'));
+      }
+      for (const res of answers) {
+        expectErrorBody(res, 503, 'store_unavailable');
+        expect(res.headers['retry-after']).toBe('5');
+      }
+      // Reads of a session already checked go on from the last known record.
+      for (const client of clients) expect((await client.get('/auth/check')).json).toMatchObject({ authenticated: true });
 
-    await redis.restart();
-    await eventually(
-      () => instances.every((server) => server.logs().some((line) => line.msg === 'the shared store is reachable again')),
-      10_000,
-      'every instance reconnected',
-    );
-    for (const client of clients) {
-      expect((await client.get('/health')).status).toBe(200);
-      expect((await client.get('/auth/check')).json).toMatchObject({ authenticated: true });
-      expect((await client.get('/ws-token')).status).toBe(200);
-    }
-    for (const server of instances) {
-      expect(
-        server
-          .logs()
-          .filter(
-            (line) =>
-              (line.level ?? 0) >= 50 && line.msg !== 'the shared store is unreachable: logins and changes answer 503 until it is back',
-          ),
-      ).toEqual([]);
-      expect(server.stdout() + server.stderr()).not.toMatch(/unhandled|ECONNREFUSED.*at /i);
-    }
-  });
+      await redis.restart();
+      await eventually(
+        () => instances.every((server) => server.logs().some((line) => line.msg === 'the shared store is reachable again')),
+        10_000,
+        'every instance reconnected',
+      );
+      for (const client of clients) {
+        expect((await client.get('/health')).status).toBe(200);
+        expect((await client.get('/auth/check')).json).toMatchObject({ authenticated: true });
+        expect((await client.get('/ws-token')).status).toBe(200);
+      }
+      for (const server of instances) {
+        expect(
+          server
+            .logs()
+            .filter(
+              (line) =>
+                (line.level ?? 0) >= 50 && line.msg !== 'the shared store is unreachable: logins and changes answer 503 until it is back',
+            ),
+        ).toEqual([]);
+        expect(server.stdout() + server.stderr()).not.toMatch(/unhandled|ECONNREFUSED.*at /i);
+      }
+    },
+  );
 });

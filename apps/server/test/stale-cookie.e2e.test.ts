@@ -73,29 +73,33 @@ describe('stale session cookies after a token change', () => {
     operator = from('127.0.0.72');
   });
 
-  it('log in, rotate the token with /auth/update; 20 requests with the old cookie from that address are never 429, the address is not listed, and the new token logs in there', async () => {
-    const tab = from('127.0.0.71');
-    const login = await tab.post('/auth/verify', { body: { token: current } });
-    expect(login.json).toMatchObject({ valid: true });
-    const oldCookie = `bot_session=${tab.cookie('bot_session') as string}`;
-    expect(oldCookie).toBe(sessionCookie(current));
+  it(
+    'log in, rotate the token with /auth/update; 20 requests with the old cookie from that address are never 429, the address is not ' +
+      'listed, and the new token logs in there',
+    async () => {
+      const tab = from('127.0.0.71');
+      const login = await tab.post('/auth/verify', { body: { token: current } });
+      expect(login.json).toMatchObject({ valid: true });
+      const oldCookie = `bot_session=${tab.cookie('bot_session') as string}`;
+      expect(oldCookie).toBe(sessionCookie(current));
 
-    const update = await tab.post('/auth/update', { body: { new_token: STRONG_TOKEN } });
-    expect(update.status, update.text).toBe(200);
-    expect(update.json).toMatchObject({ success: true });
-    current = STRONG_TOKEN;
+      const update = await tab.post('/auth/update', { body: { new_token: STRONG_TOKEN } });
+      expect(update.status, update.text).toBe(200);
+      expect(update.json).toMatchObject({ success: true });
+      current = STRONG_TOKEN;
 
-    const answers = await staleTabRequests(tab, oldCookie, 20);
-    expect(answers.filter((answer) => answer.status === 429)).toEqual([]);
+      const answers = await staleTabRequests(tab, oldCookie, 20);
+      expect(answers.filter((answer) => answer.status === 429)).toEqual([]);
 
-    await loginOperator();
-    // Not even one failure on record: a stale session is not a guess, not even the first time.
-    expect(await listedKeys()).toEqual([]);
+      await loginOperator();
+      // Not even one failure on record: a stale session is not a guess, not even the first time.
+      expect(await listedKeys()).toEqual([]);
 
-    const relogin = await tab.post('/auth/verify', { body: { token: current }, cookie: oldCookie });
-    expect(relogin.status, relogin.text).toBe(200);
-    expect(relogin.json).toMatchObject({ valid: true });
-  });
+      const relogin = await tab.post('/auth/verify', { body: { token: current }, cookie: oldCookie });
+      expect(relogin.status, relogin.text).toBe(200);
+      expect(relogin.json).toMatchObject({ valid: true });
+    },
+  );
 
   it('tabs left over from five rotations (/auth/regenerate), each polling with its own old token, do not ban their address', async () => {
     const retired: string[] = [current];

@@ -140,23 +140,27 @@ describe.runIf(onNodeProject)('webui.host = "unix:/path" behind a real nginx (is
 describe.runIf(onNodeProject)('the socket file at startup', () => {
   afterAll(cleanupServers);
 
-  it('a socket left by a killed server is replaced; a second server on a live socket stops naming the path, leaving the first one serving', async () => {
-    const cwd = makeTempDir();
-    const socket = join(cwd, 'webui-http.sock');
-    const config = ['[webui]', `host = ["unix:${socket}"]`, ''].join('\n');
-    const killed = await startServer({ cwd, config });
-    killed.kill();
-    await eventually(() => existsSync(socket), 1_000, 'left-over socket');
-    const restarted = await startServer({ cwd, config });
-    expect((await new HttpClient('http://localhost', { socketPath: socket }).get('/health')).status).toBe(200);
+  it(
+    'a socket left by a killed server is replaced; a second server on a live socket stops naming the path, leaving the first ' +
+      'one serving',
+    async () => {
+      const cwd = makeTempDir();
+      const socket = join(cwd, 'webui-http.sock');
+      const config = ['[webui]', `host = ["unix:${socket}"]`, ''].join('\n');
+      const killed = await startServer({ cwd, config });
+      killed.kill();
+      await eventually(() => existsSync(socket), 1_000, 'left-over socket');
+      const restarted = await startServer({ cwd, config });
+      expect((await new HttpClient('http://localhost', { socketPath: socket }).get('/health')).status).toBe(200);
 
-    const other = makeTempDir();
-    const refused = await runServerToExit({ cwd: other, config });
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`cannot listen on unix:${socket}: another server answers on it`);
-    expect((await new HttpClient('http://localhost', { socketPath: socket }).get('/health')).status).toBe(200);
-    expect(await restarted.stop()).toBe(0);
-  });
+      const other = makeTempDir();
+      const refused = await runServerToExit({ cwd: other, config });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`cannot listen on unix:${socket}: another server answers on it`);
+      expect((await new HttpClient('http://localhost', { socketPath: socket }).get('/health')).status).toBe(200);
+      expect(await restarted.stop()).toBe(0);
+    },
+  );
 
   it('a file that is not a socket is never deleted: the start stops naming the path', async () => {
     const cwd = makeTempDir();

@@ -8,7 +8,8 @@ import { readWebuiFile, webuiFilePath } from './harness/webui-file.js';
 import { connect, WsClient, type Envelope } from './harness/ws-client.js';
 
 /**
- * The unified channel GET /api/webui/ws?token=<ticket> (opened only with a live ticket, sockets capped: DESIGN D13, D14) against the real server
+ * The unified channel GET /api/webui/ws?token=<ticket> (opened only with a live ticket, sockets capped: DESIGN D13, D14) against the real
+ * server
  * bundle with a real WebSocket client. Ticket expiry needs a fake clock: it is proven at the core
  * (packages/core/src/ws-ticket-issuer.test.ts) and through the route (packages/http-hono/src/routes/ws.test.ts).
  * A secret-key rotation happens only at startup, so no socket can outlive it: a restart closes them all.
@@ -142,41 +143,44 @@ describe('protocol', () => {
     client.close();
   });
 
-  it('unknown op, unknown domain/topic, non-JSON and non-object messages -> ok:false with error{code,message}; the connection stays', async () => {
-    const client = await open(server, await ticketOf(http));
-    expect(await client.request({ op: 'shout' })).toEqual({
-      op: 'response',
-      id: 'r1',
-      ok: false,
-      error: { code: 'unknown_op', message: expect.any(String) },
-    });
-    expect(await client.request({ op: 'subscribe', domain: 'weather', topic: 'main' })).toMatchObject({
-      ok: false,
-      error: { code: 'unknown_topic' },
-    });
-    expect(await client.request({ op: 'subscribe', domain: 'logs', topic: 'side' })).toMatchObject({
-      ok: false,
-      error: { code: 'unknown_topic' },
-    });
-    expect(await client.request({ op: 'subscribe', domain: 'logs', topic: 'main', data: { replay: 501 } })).toMatchObject({
-      ok: false,
-      error: { code: 'invalid_request' },
-    });
-    const before = client.messages.length;
-    client.send('this is not json');
-    client.send('[1,2,3]');
-    client.send('17');
-    await eventually(() => client.messages.length >= before + 3, 3_000, 'three answers');
-    expect(client.messages.slice(before)).toEqual([
-      { op: 'response', id: null, ok: false, error: { code: 'invalid_json', message: expect.any(String) } },
-      { op: 'response', id: null, ok: false, error: { code: 'invalid_message', message: expect.any(String) } },
-      { op: 'response', id: null, ok: false, error: { code: 'invalid_message', message: expect.any(String) } },
-    ]);
-    client.send({ op: 'ping' });
-    await client.waitFor((message) => message.op === 'pong');
-    expect(client.socket.readyState).toBe(WebSocket.OPEN);
-    client.close();
-  });
+  it(
+    'unknown op, unknown domain/topic, non-JSON and non-object messages -> ok:false with error{code,message}; the ' + 'connection stays',
+    async () => {
+      const client = await open(server, await ticketOf(http));
+      expect(await client.request({ op: 'shout' })).toEqual({
+        op: 'response',
+        id: 'r1',
+        ok: false,
+        error: { code: 'unknown_op', message: expect.any(String) },
+      });
+      expect(await client.request({ op: 'subscribe', domain: 'weather', topic: 'main' })).toMatchObject({
+        ok: false,
+        error: { code: 'unknown_topic' },
+      });
+      expect(await client.request({ op: 'subscribe', domain: 'logs', topic: 'side' })).toMatchObject({
+        ok: false,
+        error: { code: 'unknown_topic' },
+      });
+      expect(await client.request({ op: 'subscribe', domain: 'logs', topic: 'main', data: { replay: 501 } })).toMatchObject({
+        ok: false,
+        error: { code: 'invalid_request' },
+      });
+      const before = client.messages.length;
+      client.send('this is not json');
+      client.send('[1,2,3]');
+      client.send('17');
+      await eventually(() => client.messages.length >= before + 3, 3_000, 'three answers');
+      expect(client.messages.slice(before)).toEqual([
+        { op: 'response', id: null, ok: false, error: { code: 'invalid_json', message: expect.any(String) } },
+        { op: 'response', id: null, ok: false, error: { code: 'invalid_message', message: expect.any(String) } },
+        { op: 'response', id: null, ok: false, error: { code: 'invalid_message', message: expect.any(String) } },
+      ]);
+      client.send({ op: 'ping' });
+      await client.waitFor((message) => message.op === 'pong');
+      expect(client.socket.readyState).toBe(WebSocket.OPEN);
+      client.close();
+    },
+  );
 
   it('a message of exactly 64 KiB is served; one byte more closes the socket with 1009', async () => {
     const fits = await open(server, await ticketOf(http));
@@ -397,7 +401,8 @@ describe('caps (DESIGN D14)', () => {
       const leaving = clients.pop() as WsClient;
       leaving.socket.close(1000);
       await leaving.closedWithin(2_000);
-      // The server drops it when its side of the TCP connection closes, a moment after the client's: until then a newcomer is still refused.
+      // The server drops it when its side of the TCP connection closes, a moment after the client's: until then a newcomer is still
+      // refused.
       let handshake = await connect(server, await ticketOf(http));
       while (!handshake.opened) {
         expect(handshake.status).toBe(429);

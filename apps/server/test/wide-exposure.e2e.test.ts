@@ -20,7 +20,8 @@ afterAll(cleanupServers);
 
 const WARN = 40;
 const WIDE_PROXY_LOG =
-  'webui.trusted_proxies covers more than a /24 (IPv4) or /48 (IPv6): anyone in it can set the X-Forwarded-For address they are counted under';
+  'webui.trusted_proxies covers more than a /24 (IPv4) or /48 (IPv6): anyone in it can set the X-Forwarded-For address they are ' +
+  'counted under';
 const wideProxyBannerLine = (entry: string) => `webui.trusted_proxies ${entry} is wider than a /24 (IPv4) or /48 (IPv6)`;
 const HOST_CHECK_OFF_LOG = 'the Host (DNS-rebinding) check is off: webui.host listens beyond loopback and webui.allowed_hosts is empty';
 

@@ -22,7 +22,9 @@ const PAGE = `<!doctype html>
 `;
 
 // Kept out of the page: the CSP allows scripts from this server only, never inline ones.
-const INIT = `window.ui = SwaggerUIBundle({ url: '/api/webui/openapi.json', dom_id: '#swagger-ui', withCredentials: true, deepLinking: true });\n`;
+const INIT =
+  `window.ui = SwaggerUIBundle({ url: '/api/webui/openapi.json', dom_id: '#swagger-ui', withCredentials: true, deepLinking: ` +
+  `true });\n`;
 
 /** Swagger UI served from the swagger-ui-dist npm package (no CDN), read once at startup. */
 export function createApiDocs(): MiddlewareHandler {
@@ -41,7 +43,8 @@ export function createApiDocs(): MiddlewareHandler {
     // Swagger UI sets inline styles at run time; scripts stay same-origin only.
     c.header(
       'Content-Security-Policy',
-      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+        "frame-ancestors 'none'; base-uri 'none'",
     );
     c.header('Cache-Control', asset.type.startsWith('text/html') ? 'no-store' : 'public, max-age=3600');
     return c.body(typeof asset.body === 'string' ? asset.body : new Uint8Array(asset.body));

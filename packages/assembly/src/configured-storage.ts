@@ -5,7 +5,10 @@ import { FILE_STORE } from './config/setting-schemas.js';
 import { sharedStore } from './shared-store.js';
 import { createFileStore, dataDirectoryStorage, type Storage } from './storage.js';
 
-/** The storage `[webui] store` names: data_dir/webui.json, or a Redis shared by several instances; each keeps its own data directory for audit.log. */
+/**
+ * The storage `[webui] store` names: data_dir/webui.json, or a Redis shared by several instances; each keeps its own data directory for
+ * audit.log.
+ */
 export function configuredStorage(loaded: LoadedSettings, clock: Clock, logger: Logger): Storage {
   const { settings, dataDir } = loaded;
   const options = { audit: { maxBytes: settings.auditMaxBytes, keep: settings.auditKeep }, logger };

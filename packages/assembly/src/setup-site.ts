@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 /** The page may only load its own script, style and API; nothing inline, nothing framed. */
 export const SETUP_PAGE_CSP =
-  "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+  "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri " +
+  "'none'; form-action 'self'";
 
 // From this package's src/ and dist/ alike, ../dist/web is where build-web.mjs puts the page; a server bundle copies it beside itself.
 const DEFAULT_ROOT = fileURLToPath(new URL('../dist/web/', import.meta.url));

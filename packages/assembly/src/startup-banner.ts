@@ -37,7 +37,8 @@ export function bannerAddresses(
     else if (allowedHosts.length > 0)
       for (const entry of allowedHosts) shown.add(`http://${splitHost(entry).port === undefined ? `${entry}:${port}` : entry}`);
     else {
-      // 0.0.0.0 takes IPv4 only; :: takes both families (Node, Bun and Deno bind it dual-stack). Link-local IPv6 needs a zone no URL carries.
+      // 0.0.0.0 takes IPv4 only; :: takes both families (Node, Bun and Deno bind it dual-stack). Link-local IPv6 needs a zone no URL
+      // carries.
       const usable = machine.filter((entry) => (host.includes(':') || entry.family === 4) && !/^fe[89ab]/i.test(entry.address));
       for (const entry of [...usable.filter((one) => !one.internal), ...usable.filter((one) => one.internal)])
         shown.add(originOf(entry.address, port));
@@ -78,7 +79,8 @@ export function printBanner(
         ? `  login URL   <your proxy's address>/?token=${outcome.temporaryToken}`
         : `  login URL   ${origin}/?token=${outcome.temporaryToken}`,
       others > 0
-        ? `              (kept: ${others} other running instance${others === 1 ? '' : 's'} on this store use${others === 1 ? 's' : ''} it; a start with none running makes a new one, until you set your own)`
+        ? `              (kept: ${others} other running instance${others === 1 ? '' : 's'} on this store use${others === 1 ? 's' : ''} ` +
+            `it; a start with none running makes a new one, until you set your own)`
         : '              (a new temporary token is made at every start until you set your own)',
     );
   } else {

@@ -30,18 +30,21 @@ export function settingWarnings(settings: WebuiSettings): SettingWarning[] {
       ),
       logFields: { trustedProxies: wideProxies },
       logMessage:
-        'webui.trusted_proxies covers more than a /24 (IPv4) or /48 (IPv6): anyone in it can set the X-Forwarded-For address they are counted under',
+        'webui.trusted_proxies covers more than a /24 (IPv4) or /48 (IPv6): anyone in it can set the X-Forwarded-For address they are ' +
+        'counted under',
     });
   }
   const exposed = settings.host.filter((host) => !isLocalHost(host));
   if (exposed.length > 0 && settings.allowedHosts.length === 0) {
     warnings.push({
       bannerLines: [
-        `webui.host listens beyond loopback and allowed_hosts is empty: the Host (DNS-rebinding) check is off; set webui.allowed_hosts (and allowed_ips), or keep the server on loopback behind a proxy`,
+        `webui.host listens beyond loopback and allowed_hosts is empty: the Host (DNS-rebinding) check is off; set webui.allowed_hosts ` +
+          `(and allowed_ips), or keep the server on loopback behind a proxy`,
       ],
       logFields: { hosts: exposed },
       logMessage:
-        'the Host (DNS-rebinding) check is off: webui.host listens beyond loopback and webui.allowed_hosts is empty; set allowed_hosts (and allowed_ips), or keep the server on loopback behind a proxy',
+        'the Host (DNS-rebinding) check is off: webui.host listens beyond loopback and webui.allowed_hosts is empty; set allowed_hosts ' +
+        '(and allowed_ips), or keep the server on loopback behind a proxy',
     });
   }
   return warnings;

@@ -15,7 +15,10 @@ import { StartupError } from './startup-error.js';
 /** Where a server keeps its state, with the upkeep the assembly drives. */
 export interface Storage {
   store: Store;
-  /** Takes the data directory for this server (its lock, its audit trail) and makes the store ready; throws a StartupError the operator can act on. */
+  /**
+   * Takes the data directory for this server (its lock, its audit trail) and makes the store ready; throws a StartupError the operator
+   * can act on.
+   */
   open(): Promise<void>;
   /** Makes only the store ready, taking nothing: the CLI's way in when no server runs. */
   openStore(): Promise<void>;
@@ -23,7 +26,10 @@ export interface Storage {
   where: string;
   /** For the banner: where a configured token can be read, never the token. */
   tokenPlace: string;
-  /** Registers this server among the instances on a shared store and answers how many others run now; none for a file (one server per directory) or memory. */
+  /**
+   * Registers this server among the instances on a shared store and answers how many others run now; none for a file (one server per
+   * directory) or memory.
+   */
   joinInstances(): Promise<number>;
   /** Whether the store answers right now: a shared store can be lost while the server runs (DESIGN D16). */
   available(): boolean;
@@ -170,7 +176,8 @@ function describeStoreEvent(event: StoreEvent): string {
       // The file moved aside took the API keys with it (DESIGN D12): say where they are and how to get them back.
       return (
         `webui.json was not valid (${event.reason}); it was moved to ${event.movedTo} and a new temporary token was made. ` +
-        `Any API keys it held are in that file: to restore them and the token, stop the server, fix the JSON in ${event.movedTo} and move it back to ${event.path}`
+        `Any API keys it held are in that file: to restore them and the token, stop the server, fix the JSON in ${event.movedTo} and ` +
+        `move it back to ${event.path}`
       );
     case 'insecure-permissions':
       return 'the data directory or webui.json is readable by others';

@@ -7,7 +7,10 @@ export const systemClock: Clock = { now: () => Date.now() };
 /** Web Crypto: the same cryptographically secure source on Node, Bun and Deno. */
 export const systemRandom: RandomSource = { bytes: (length) => crypto.getRandomValues(new Uint8Array(length)) };
 
-/** This machine's own IP addresses, for a banner that must not show a wildcard; empty where the runtime may not ask (Deno without --allow-sys=networkInterfaces). */
+/**
+ * This machine's own IP addresses, for a banner that must not show a wildcard; empty where the runtime may not ask (Deno without
+ * --allow-sys=networkInterfaces).
+ */
 export function machineAddresses(): MachineAddress[] {
   try {
     return Object.values(networkInterfaces())

@@ -116,7 +116,9 @@ const SERVER = `import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { createNodeWebSocket } from '@hono/node-ws';
 import { Hono } from 'hono';
-import { assembleWebui, createFileStore, createLogger, dataDirectoryStorage, LogFeed, loadSettings, systemClock, systemRandom } from '@webui/assembly';
+import {
+  assembleWebui, createFileStore, createLogger, dataDirectoryStorage, LogFeed, loadSettings, systemClock, systemRandom,
+} from '@webui/assembly';
 import { createCore } from '@webui/core';
 
 const loaded = loadSettings({ argv: ['--data-dir', process.argv[2], '--host', '127.0.0.1', '--port', '0'], env: {}, cwd: process.cwd() });

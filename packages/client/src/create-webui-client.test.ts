@@ -248,22 +248,26 @@ describe('createWebuiClient listing and lifting bans', () => {
     expect(await client.listBans()).toEqual([]);
   });
 
-  it('lifts every entry with `all`, resolves [] when nothing matched, and throws 400 invalid_ban_target for a target the server cannot read', async () => {
-    await failLoginsFrom(server, '127.0.0.34', 1);
-    await failLoginsFrom(server, '127.0.0.33', 1);
-    const client = createWebuiClient({ baseUrl: server.baseUrl });
-    expect((await client.login(server.token())).valid).toBe(true);
-    expect((await client.liftBan('all')).map((entry) => entry.key)).toEqual(['127.0.0.33', '127.0.0.34']);
-    expect(await client.liftBan('all')).toEqual([]);
-    expect(await client.liftBan('10.9.9.9')).toEqual([]);
+  it(
+    'lifts every entry with `all`, resolves [] when nothing matched, and throws 400 invalid_ban_target for a target the server ' +
+      'cannot read',
+    async () => {
+      await failLoginsFrom(server, '127.0.0.34', 1);
+      await failLoginsFrom(server, '127.0.0.33', 1);
+      const client = createWebuiClient({ baseUrl: server.baseUrl });
+      expect((await client.login(server.token())).valid).toBe(true);
+      expect((await client.liftBan('all')).map((entry) => entry.key)).toEqual(['127.0.0.33', '127.0.0.34']);
+      expect(await client.liftBan('all')).toEqual([]);
+      expect(await client.liftBan('10.9.9.9')).toEqual([]);
 
-    for (const target of ['not an address', ' ']) {
-      const refused = await client.liftBan(target).catch((error: unknown) => error);
-      expect(refused).toBeInstanceOf(WebuiError);
-      expect(refused).toMatchObject({ status: 400, code: 'invalid_ban_target' });
-    }
-    await expect(client.liftBan('..')).rejects.toThrow(TypeError);
-  });
+      for (const target of ['not an address', ' ']) {
+        const refused = await client.liftBan(target).catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(WebuiError);
+        expect(refused).toMatchObject({ status: 400, code: 'invalid_ban_target' });
+      }
+      await expect(client.liftBan('..')).rejects.toThrow(TypeError);
+    },
+  );
 });
 
 describe('createWebuiClient with API keys', () => {

@@ -78,7 +78,10 @@ export interface WebuiClient {
   readonly api: WebuiApi;
   /** The token the client logs in with, once known. */
   readonly token: string | undefined;
-  /** Remembers a token for the next re-login (say, read again from webui.json after someone rotated it); does not log in now. A key client throws TypeError. */
+  /**
+   * Remembers a token for the next re-login (say, read again from webui.json after someone rotated it); does not log in now. A key client
+   * throws TypeError.
+   */
   setToken(token: string): void;
   health(): Promise<HealthResult>;
   /** POST /auth/verify; a wrong token resolves with `valid: false`, a ban throws WebuiError 429. A key client throws TypeError. */
@@ -105,7 +108,8 @@ export interface WebuiClient {
   listKeys(): Promise<KeyEntry[]>;
   /**
    * POST /keys (the access token's session only: a key client gets WebuiError 403 `insufficient_scope`); resolves
-   * with the entry and `key`, shown only this once. Refusals: 400 `invalid_key_name`, `invalid_expiry`; 409 `key_name_taken`, `too_many_keys`.
+   * with the entry and `key`, shown only this once. Refusals: 400 `invalid_key_name`, `invalid_expiry`; 409 `key_name_taken`,
+   * `too_many_keys`.
    */
   createKey(options: CreateKeyOptions): Promise<KeyCreatedResult>;
   /**

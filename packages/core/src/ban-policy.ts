@@ -91,7 +91,8 @@ export interface BanEntry {
  */
 export class BanPolicy {
   private readonly options: BanPolicyOptions;
-  // Retirements not yet in the store (callers such as createCore's record listener do not wait for them): a stale cookie checked meanwhile waits too.
+  // Retirements not yet in the store (callers such as createCore's record listener do not wait for them): a stale cookie checked
+  // meanwhile waits too.
   private readonly retiring = new Set<Promise<void>>();
 
   constructor(

@@ -41,7 +41,8 @@ describe('core purity', () => {
 
   it('the specifier scanner sees every import form', () => {
     const sample =
-      "import a from 'x';\nimport { b } from \"./y.js\";\nexport * from 'node:fs';\nimport 'side';\nconst c = import('dyn');\nimport type { D } from './d.js';";
+      "import a from 'x';\nimport { b } from \"./y.js\";\nexport * from 'node:fs';\nimport 'side';\nconst c = import('dyn');\nimport " +
+      "type { D } from './d.js';";
     expect(specifiers(sample)).toEqual(['x', './y.js', 'node:fs', 'side', 'dyn', './d.js']);
   });
 

@@ -44,7 +44,8 @@ export function createCore({ store, clock, random, banPolicy }: CorePorts): Core
   // A revoked key's tickets die the same way, whoever revoked it.
   store.record.onRecordChanged((record, previous) => {
     if (!previous) return;
-    // A store that fails here must not take the process down: tickets still expire within 60 s, and a stale cookie then merely counts as a guess.
+    // A store that fails here must not take the process down: tickets still expire within 60 s, and a stale cookie then merely counts as
+    // a guess.
     for (const session of revokedKeySessions(previous.apiKeys, record?.apiKeys))
       store.tickets.revokeTickets(session).catch(() => undefined);
     if (record?.accessToken === previous.accessToken) return;

@@ -67,26 +67,29 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
     expect((await store.record.readRecord())?.firstSetupCompleted).toBe(true);
   });
 
-  it('temporary record while other instances run on the same store: kept and printed again, so every banner shows the token in force', async () => {
-    const { tokens, store, outcome: first } = await bootedHarness();
-    const write = vi.spyOn(store.record, 'swapRecord');
+  it(
+    'temporary record while other instances run on the same store: kept and printed again, so every banner shows the ' + 'token in force',
+    async () => {
+      const { tokens, store, outcome: first } = await bootedHarness();
+      const write = vi.spyOn(store.record, 'swapRecord');
 
-    const second = await tokens.bootstrap({ liveInstances: 2 });
+      const second = await tokens.bootstrap({ liveInstances: 2 });
 
-    expect(second).toEqual({
-      reason: 'temporary_shared',
-      temporaryToken: first.temporaryToken,
-      sharedWith: 2,
-      tokenSource: 'temporary',
-      requiresCustomToken: true,
-      weakRules: [],
-    });
-    expect(write).not.toHaveBeenCalled();
-    expect(await tokens.verify(first.temporaryToken as string)).toBe(true);
-    // Once no other instance runs, the next start renews it as D11 says.
-    expect((await tokens.bootstrap({ liveInstances: 0 })).reason).toBe('temporary_renewed');
-    expect(await tokens.verify(first.temporaryToken as string)).toBe(false);
-  });
+      expect(second).toEqual({
+        reason: 'temporary_shared',
+        temporaryToken: first.temporaryToken,
+        sharedWith: 2,
+        tokenSource: 'temporary',
+        requiresCustomToken: true,
+        weakRules: [],
+      });
+      expect(write).not.toHaveBeenCalled();
+      expect(await tokens.verify(first.temporaryToken as string)).toBe(true);
+      // Once no other instance runs, the next start renews it as D11 says.
+      expect((await tokens.bootstrap({ liveInstances: 0 })).reason).toBe('temporary_renewed');
+      expect(await tokens.verify(first.temporaryToken as string)).toBe(false);
+    },
+  );
 
   it('a configured token and a changed secret key are not affected by other running instances', async () => {
     const { tokens } = await bootedHarness();

@@ -52,7 +52,8 @@ describe('describeTokenWeakness', () => {
   it('names every broken rule and never the token', () => {
     const line = describeTokenWeakness(tokenWeakness('weakling'));
     expect(line).toBe(
-      'the access token is weak: it needs at least 10 characters; an uppercase letter (A-Z); a special character from !@#$%^&*()_+-=[]{}|;:,.<>?/',
+      'the access token is weak: it needs at least 10 characters; an uppercase letter (A-Z); a special character from ' +
+        '!@#$%^&*()_+-=[]{}|;:,.<>?/',
     );
     expect(line).not.toContain('weakling');
   });

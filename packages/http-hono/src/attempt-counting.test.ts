@@ -7,24 +7,27 @@ const proxyWarnings = (t: Awaited<ReturnType<typeof createTestApp>>) =>
   t.logger.at('warn').filter((call) => call.message.includes('without a usable X-Forwarded-For'));
 
 describe('a trusted proxy that does not say whose request it forwards (issue 31)', () => {
-  it("bad logins through it count against the proxy's own address: the fifth bans it, and a warning names the proxy once a minute", async () => {
-    const t = await createTestApp({ policy: { trustedProxies: [PROXY] } });
-    for (let i = 0; i < 4; i++) expect((await t.verify(`wrong-${i}`, { peer: PROXY })).status).toBe(200);
-    await expectErrorBody(await t.verify('wrong-4', { peer: PROXY }), 429, 'too_many_attempts');
-    // Everyone behind it is banned with it, the right token included.
-    await expectErrorBody(await t.verify(t.token, { peer: PROXY }), 429, 'too_many_attempts');
-    expect(await t.harness.bans.list()).toEqual([expect.objectContaining({ key: PROXY, bannedUntil: expect.any(Number) })]);
-    expect(t.audit.named('ban_started')).toEqual([expect.objectContaining({ address: PROXY })]);
-    expect(proxyWarnings(t).map((call) => call.fields)).toEqual([{ ip: PROXY }]);
-    expect(proxyWarnings(t)[0]?.message).toMatch(/counted against the proxy's own address/);
+  it(
+    "bad logins through it count against the proxy's own address: the fifth bans it, and a warning names the proxy " + 'once a minute',
+    async () => {
+      const t = await createTestApp({ policy: { trustedProxies: [PROXY] } });
+      for (let i = 0; i < 4; i++) expect((await t.verify(`wrong-${i}`, { peer: PROXY })).status).toBe(200);
+      await expectErrorBody(await t.verify('wrong-4', { peer: PROXY }), 429, 'too_many_attempts');
+      // Everyone behind it is banned with it, the right token included.
+      await expectErrorBody(await t.verify(t.token, { peer: PROXY }), 429, 'too_many_attempts');
+      expect(await t.harness.bans.list()).toEqual([expect.objectContaining({ key: PROXY, bannedUntil: expect.any(Number) })]);
+      expect(t.audit.named('ban_started')).toEqual([expect.objectContaining({ address: PROXY })]);
+      expect(proxyWarnings(t).map((call) => call.fields)).toEqual([{ ip: PROXY }]);
+      expect(proxyWarnings(t)[0]?.message).toMatch(/counted against the proxy's own address/);
 
-    t.harness.clock.advance(59_999);
-    await t.request('/health', { peer: PROXY });
-    expect(proxyWarnings(t)).toHaveLength(1);
-    t.harness.clock.advance(1);
-    await t.request('/health', { peer: PROXY });
-    expect(proxyWarnings(t)).toHaveLength(2);
-  });
+      t.harness.clock.advance(59_999);
+      await t.request('/health', { peer: PROXY });
+      expect(proxyWarnings(t)).toHaveLength(1);
+      t.harness.clock.advance(1);
+      await t.request('/health', { peer: PROXY });
+      expect(proxyWarnings(t)).toHaveLength(2);
+    },
+  );
 
   it('still counts the client it names in X-Forwarded-For', async () => {
     const t = await createTestApp({ policy: { trustedProxies: [PROXY] } });

@@ -39,7 +39,8 @@ export function resolveClient(
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
-  // Without a usable X-Forwarded-For the proxy's own address is the client: no way around the count (a socket peer is the local client it is).
+  // Without a usable X-Forwarded-For the proxy's own address is the client: no way around the count (a socket peer is the local client it
+  // is).
   let client = peer;
   let forwarded = false;
   for (let i = chain.length - 1; i >= 0; i--) {

@@ -20,7 +20,8 @@ export function forwardedForWarning(logger: AppLogger, now: () => number): (prox
     if (warnedAt.size > MAX_WARNED_PROXIES) warnedAt.delete(warnedAt.keys().next().value as string);
     logger.warn(
       { ip: proxyIp },
-      "a request came from a trusted proxy without a usable X-Forwarded-For; it is counted against the proxy's own address, so a ban there bans everyone behind it (make the proxy send X-Forwarded-For)",
+      "a request came from a trusted proxy without a usable X-Forwarded-For; it is counted against the proxy's own address, so a ban " +
+        'there bans everyone behind it (make the proxy send X-Forwarded-For)',
     );
   };
 }

@@ -33,7 +33,10 @@ function safeDecode(value: string): string | null {
   }
 }
 
-/** Secure when webui.secure_cookie is set or, in production, over HTTPS (DESIGN D6); in production over plain HTTP it is left off with one warning. */
+/**
+ * Secure when webui.secure_cookie is set or, in production, over HTTPS (DESIGN D6); in production over plain HTTP it is left off with one
+ * warning.
+ */
 export class SessionCookie {
   private warnedInsecure = false;
   /** The attribute part of an issued cookie (`; Max-Age=...; Path=/; ...`), by Secure: the policy never changes. */

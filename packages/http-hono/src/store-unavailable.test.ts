@@ -37,36 +37,40 @@ async function expectStoreUnavailable(res: Response): Promise<void> {
 }
 
 describe('a lost store fails closed (DESIGN D16)', () => {
-  it('logins, wrong cookies, state changes and tickets answer 503 store_unavailable; nothing is accepted, changed or logged as an error', async () => {
-    let available = true;
-    const t = await createTestApp({ storeAvailable: () => available });
-    const cookie = await t.login();
-    const lost = loseStore(t);
-    available = false;
+  it(
+    'logins, wrong cookies, state changes and tickets answer 503 store_unavailable; nothing is accepted, changed or logged ' +
+      'as an error',
+    async () => {
+      let available = true;
+      const t = await createTestApp({ storeAvailable: () => available });
+      const cookie = await t.login();
+      const lost = loseStore(t);
+      available = false;
 
-    // The right token is not accepted while its failure could not have been counted.
-    await expectStoreUnavailable(await t.verify(t.token));
-    await expectStoreUnavailable(await t.verify('wrong-token'));
-    await expectStoreUnavailable(await t.request('/auth/check', { cookie: 'wrong-cookie' }));
-    await expectStoreUnavailable(await t.request('/setup/complete', { method: 'POST', cookie }));
-    await expectStoreUnavailable(
-      await t.request('/auth/update', { method: 'POST', cookie, json: { new_token: 'Another-Strong-Token-9!' } }),
-    );
-    await expectStoreUnavailable(await t.request('/ws-token', { cookie }));
+      // The right token is not accepted while its failure could not have been counted.
+      await expectStoreUnavailable(await t.verify(t.token));
+      await expectStoreUnavailable(await t.verify('wrong-token'));
+      await expectStoreUnavailable(await t.request('/auth/check', { cookie: 'wrong-cookie' }));
+      await expectStoreUnavailable(await t.request('/setup/complete', { method: 'POST', cookie }));
+      await expectStoreUnavailable(
+        await t.request('/auth/update', { method: 'POST', cookie, json: { new_token: 'Another-Strong-Token-9!' } }),
+      );
+      await expectStoreUnavailable(await t.request('/ws-token', { cookie }));
 
-    // A session already checked reads from the last known record.
-    expect(await json(await t.request('/auth/check', { cookie }))).toMatchObject({ authenticated: true });
-    expect((await t.request('/setup/status', { cookie })).status).toBe(200);
+      // A session already checked reads from the last known record.
+      expect(await json(await t.request('/auth/check', { cookie }))).toMatchObject({ authenticated: true });
+      expect((await t.request('/setup/status', { cookie })).status).toBe(200);
 
-    const health = await t.request('/health');
-    expect(health.status).toBe(503);
-    expect(await json(health)).toMatchObject({ status: 'degraded', service: 'webui-test', code: 'store_unavailable' });
-    expect(t.logger.at('error')).toEqual([]);
+      const health = await t.request('/health');
+      expect(health.status).toBe(503);
+      expect(await json(health)).toMatchObject({ status: 'degraded', service: 'webui-test', code: 'store_unavailable' });
+      expect(t.logger.at('error')).toEqual([]);
 
-    lost.restore();
-    available = true;
-    expect((await t.request('/health')).status).toBe(200);
-    expect((await t.verify(t.token)).status).toBe(200);
-    expect((await t.harness.store.record.readRecord())?.firstSetupCompleted).toBe(false);
-  });
+      lost.restore();
+      available = true;
+      expect((await t.request('/health')).status).toBe(200);
+      expect((await t.verify(t.token)).status).toBe(200);
+      expect((await t.harness.store.record.readRecord())?.firstSetupCompleted).toBe(false);
+    },
+  );
 });

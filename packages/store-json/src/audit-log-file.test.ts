@@ -77,7 +77,8 @@ describe('AuditLogFile', () => {
     audit.record(FAILED);
     audit.record({ event: 'ban_lifted', address: null, via: 'cli', target: 'all', lifted: ['203.0.113.7'] });
     expect(readFileSync(livePath(), 'utf8')).toBe(
-      '{"time":"2025-03-01T12:00:00.000Z","event":"login_failed","address":"203.0.113.7","via":"api","how":"verify","counted":true,"remaining":2}\n' +
+      '{"time":"2025-03-01T12:00:00.000Z","event":"login_failed","address":"203.0.113.7",' +
+        '"via":"api","how":"verify","counted":true,"remaining":2}\n' +
         '{"time":"2025-03-01T12:00:00.001Z","event":"ban_lifted","address":null,"via":"cli","target":"all","lifted":["203.0.113.7"]}\n',
     );
     expect(modeOf(livePath())).toBe(0o600);
@@ -109,7 +110,8 @@ describe('AuditLogFile', () => {
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(
       livePath(),
-      `${JSON.stringify({ time: '2025-01-01T00:00:00.000Z', event: 'setup_reset', address: null, via: 'cli' })}\n{"time":"2025-01-01T00:00:01.000Z","ev`,
+      `${JSON.stringify({ time: '2025-01-01T00:00:00.000Z', event: 'setup_reset', address: null, via: 'cli' })}\n` +
+        '{"time":"2025-01-01T00:00:01.000Z","ev',
     );
     const audit = auditFile();
     audit.open();
@@ -194,14 +196,17 @@ describe('AuditLogFile', () => {
     expect(remaining('audit.log')).toEqual([103, 104, 105]);
   });
 
-  it('within the second after another process rotated, lines go to the moved file; none is lost, and the new file is not rotated again', () => {
-    // Lines a millisecond apart: 104 joins the file the server was writing, now audit.log.1; 105 would pass
-    // maxBytes by the server's count, so the name is checked before rotating and the new file is measured instead.
-    rotateUnderTheServer(millisecondsApart);
-    expect(auditFiles()).toEqual(['audit.log', 'audit.log.1']);
-    expect(remaining('audit.log.1')).toEqual([100, 101, 102, 104]);
-    expect(remaining('audit.log')).toEqual([103, 105]);
-  });
+  it(
+    'within the second after another process rotated, lines go to the moved file; none is lost, and the new file is not ' + 'rotated again',
+    () => {
+      // Lines a millisecond apart: 104 joins the file the server was writing, now audit.log.1; 105 would pass
+      // maxBytes by the server's count, so the name is checked before rotating and the new file is measured instead.
+      rotateUnderTheServer(millisecondsApart);
+      expect(auditFiles()).toEqual(['audit.log', 'audit.log.1']);
+      expect(remaining('audit.log.1')).toEqual([100, 101, 102, 104]);
+      expect(remaining('audit.log')).toEqual([103, 105]);
+    },
+  );
 
   it('starts a new file when the live one was deleted or moved away by hand while open, noticed within a second', () => {
     const audit = auditFile({ now: secondsApart() });
@@ -216,21 +221,24 @@ describe('AuditLogFile', () => {
     expect(remaining('moved-by-hand.log')).toEqual([2]);
   });
 
-  it('groupCommit: the lines of one turn are written together once written() resolves, rotating between lines as one at a time would', async () => {
-    const lineBytes = Buffer.byteLength(`${JSON.stringify({ time: new Date(T0).toISOString(), ...failure(100) })}\n`);
-    const audit = auditFile({ maxBytes: lineBytes * 3, keep: 5, groupCommit: true });
-    expect(audit.written()).toBeNull();
-    for (let n = 100; n < 105; n++) audit.record(failure(n));
-    const written = audit.written();
-    expect(written).toBeInstanceOf(Promise);
-    // Nothing is on disk before the turn ends (not even the directory); everything is once written() resolves.
-    expect(existsSync(dataDir)).toBe(false);
-    await written;
-    expect(audit.written()).toBeNull();
-    expect(auditFiles()).toEqual(['audit.log', 'audit.log.1']);
-    expect(remaining('audit.log.1')).toEqual([100, 101, 102]);
-    expect(remaining('audit.log')).toEqual([103, 104]);
-  });
+  it(
+    'groupCommit: the lines of one turn are written together once written() resolves, rotating between lines as one at a ' + 'time would',
+    async () => {
+      const lineBytes = Buffer.byteLength(`${JSON.stringify({ time: new Date(T0).toISOString(), ...failure(100) })}\n`);
+      const audit = auditFile({ maxBytes: lineBytes * 3, keep: 5, groupCommit: true });
+      expect(audit.written()).toBeNull();
+      for (let n = 100; n < 105; n++) audit.record(failure(n));
+      const written = audit.written();
+      expect(written).toBeInstanceOf(Promise);
+      // Nothing is on disk before the turn ends (not even the directory); everything is once written() resolves.
+      expect(existsSync(dataDir)).toBe(false);
+      await written;
+      expect(audit.written()).toBeNull();
+      expect(auditFiles()).toEqual(['audit.log', 'audit.log.1']);
+      expect(remaining('audit.log.1')).toEqual([100, 101, 102]);
+      expect(remaining('audit.log')).toEqual([103, 104]);
+    },
+  );
 
   it('groupCommit: close writes what is pending', () => {
     const audit = auditFile({ groupCommit: true });

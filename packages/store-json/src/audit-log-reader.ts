@@ -35,7 +35,10 @@ const CHUNK_BYTES = 64 * 1024;
 const MAX_LINE_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
 
-/** The audit trail of `dataDir`, rotated files first (audit.log.N ... audit.log.1, then audit.log); throws only when a file exists but cannot be read. */
+/**
+ * The audit trail of `dataDir`, rotated files first (audit.log.N ... audit.log.1, then audit.log); throws only when a file exists but
+ * cannot be read.
+ */
 export function readAuditLog(dataDir: string, filter: AuditLogFilter = {}): AuditLogRead {
   const read: AuditLogRead = { lines: [], skipped: 0, files: [] };
   const events = filter.events === undefined ? null : new Set(filter.events);

@@ -44,7 +44,8 @@ export class InstanceLock {
       if (!seen) continue;
       if (seen.pid !== null && seen.pid !== process.pid && ownerIsRunning(seen.pid, seen.writtenAtMs)) {
         throw new InstanceLockError(
-          `another server (pid ${seen.pid}) is already using the data directory ${dataDir}; stop it first, or remove the lock file ${path} if no server runs there`,
+          `another server (pid ${seen.pid}) is already using the data directory ${dataDir}; stop it first, or remove the lock file ` +
+            `${path} if no server runs there`,
         );
       }
       // Stale: its process is gone (killed, crashed) or its pid now belongs to another program.

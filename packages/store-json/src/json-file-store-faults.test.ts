@@ -9,7 +9,8 @@ import { JsonFileStore } from './json-file-store.js';
 
 const OLD: TokenRecord = { accessToken: 'old-token-123', tokenSource: 'configured', firstSetupCompleted: true };
 const NEW: TokenRecord = { accessToken: 'new-token-456', tokenSource: 'configured', firstSetupCompleted: true };
-const OLD_CONTENT = `${JSON.stringify({ access_token: 'old-token-123', token_source: 'configured', first_setup_completed: true, kept: 1 })}\n`;
+const OLD_RECORD = { access_token: 'old-token-123', token_source: 'configured', first_setup_completed: true, kept: 1 };
+const OLD_CONTENT = `${JSON.stringify(OLD_RECORD)}\n`;
 
 let root: string;
 let dataDir: string;

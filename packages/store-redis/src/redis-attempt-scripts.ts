@@ -76,7 +76,8 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
 `);
 
-// KEYS: record, index, recent logins. ARGV: client key, now. Replies {stored JSON or nil, 1 when a login is remembered}: the admission read.
+// KEYS: record, index, recent logins. ARGV: client key, now. Replies {stored JSON or nil, 1 when a login is remembered}: the admission
+// read.
 export const READ_CLIENT = new LuaScript(`
 local now = tonumber(ARGV[2])
 local stored = false

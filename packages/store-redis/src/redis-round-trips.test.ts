@@ -33,17 +33,20 @@ async function commandsSentDuring(run: () => Promise<unknown>): Promise<string[]
 
 // Once Redis knows the scripts (a first call after a start sends the script itself).
 describe('RedisStore round trips on the request path', () => {
-  it('admitting a client that logged in (GET /auth/check with a cookie) is one round trip: ban state and recent login in one script', async () => {
-    const clock = new FakeClock();
-    const store = await redis.open({ prefix: `round-trips-${randomUUID()}:`, clock });
-    const bans = new BanPolicy(store, clock);
-    await bans.recordSuccess(CLIENT);
-    // Redis learns a script at its first use (EVALSHA, then EVAL once): every later call is one EVALSHA.
-    await bans.admit(CLIENT);
-    let admission: unknown;
-    expect(await commandsSentDuring(async () => (admission = await bans.admit(CLIENT)))).toEqual(['evalsha']);
-    expect(admission).toEqual({ kind: 'open', hold: null });
-  });
+  it(
+    'admitting a client that logged in (GET /auth/check with a cookie) is one round trip: ban state and recent login in ' + 'one script',
+    async () => {
+      const clock = new FakeClock();
+      const store = await redis.open({ prefix: `round-trips-${randomUUID()}:`, clock });
+      const bans = new BanPolicy(store, clock);
+      await bans.recordSuccess(CLIENT);
+      // Redis learns a script at its first use (EVALSHA, then EVAL once): every later call is one EVALSHA.
+      await bans.admit(CLIENT);
+      let admission: unknown;
+      expect(await commandsSentDuring(async () => (admission = await bans.admit(CLIENT)))).toEqual(['evalsha']);
+      expect(admission).toEqual({ kind: 'open', hold: null });
+    },
+  );
 
   it('a banned client is refused after one round trip too', async () => {
     const clock = new FakeClock();
@@ -56,13 +59,17 @@ describe('RedisStore round trips on the request path', () => {
     expect(admission).toMatchObject({ kind: 'banned' });
   });
 
-  it('recording a login (POST /auth/verify with the right token) is one round trip: the failures cleared and the login remembered in one script', async () => {
-    const clock = new FakeClock();
-    const store = await redis.open({ prefix: `round-trips-${randomUUID()}:`, clock });
-    const bans = new BanPolicy(store, clock);
-    await bans.recordSuccess('198.51.100.1');
-    await bans.recordFailure(CLIENT);
-    expect(await commandsSentDuring(() => bans.recordSuccess(CLIENT))).toEqual(['evalsha']);
-    expect(await store.attempts.readClient('203.0.113.7')).toEqual({ attempts: null, loggedInRecently: true });
-  });
+  it(
+    'recording a login (POST /auth/verify with the right token) is one round trip: the failures cleared and the login remembered in ' +
+      'one script',
+    async () => {
+      const clock = new FakeClock();
+      const store = await redis.open({ prefix: `round-trips-${randomUUID()}:`, clock });
+      const bans = new BanPolicy(store, clock);
+      await bans.recordSuccess('198.51.100.1');
+      await bans.recordFailure(CLIENT);
+      expect(await commandsSentDuring(() => bans.recordSuccess(CLIENT))).toEqual(['evalsha']);
+      expect(await store.attempts.readClient('203.0.113.7')).toEqual({ attempts: null, loggedInRecently: true });
+    },
+  );
 });

@@ -61,47 +61,51 @@ async function settle(calls: Array<[string, () => Promise<unknown>]>): Promise<A
 }
 
 describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
-  it('Redis killed: every call but readRecord rejects with StoreUnavailableError within a second, readRecord answers the last record; restarted: all works again', async () => {
-    const events: RedisStoreEvent[] = [];
-    const store = await connected(events);
-    const clock = new FakeClock();
-    await store.record.swapRecord(null, RECORD);
-    await store.attempts.countFailure('198.51.100.1', {
-      at: clock.now(),
-      windowStart: 0,
-      threshold: 5,
-      banUntil: clock.now() + 600_000,
-      keepUntil: clock.now() + 300_000,
-    });
+  it(
+    'Redis killed: every call but readRecord rejects with StoreUnavailableError within a second, readRecord answers the last record; ' +
+      'restarted: all works again',
+    async () => {
+      const events: RedisStoreEvent[] = [];
+      const store = await connected(events);
+      const clock = new FakeClock();
+      await store.record.swapRecord(null, RECORD);
+      await store.attempts.countFailure('198.51.100.1', {
+        at: clock.now(),
+        windowStart: 0,
+        threshold: 5,
+        banUntil: clock.now() + 600_000,
+        keepUntil: clock.now() + 300_000,
+      });
 
-    await redis.server().kill();
-    // Called at once, while the store may not have noticed yet: in flight or refused, none hangs.
-    for (const outcome of await settle(everyCall(store, clock.now()))) {
-      expect(outcome.error, outcome.name).toBeInstanceOf(StoreUnavailableError);
-      expect(outcome.ms, outcome.name).toBeLessThan(1_000);
-    }
-    await eventually(
-      () => !store.available && events.some((event) => event.kind === 'connection-lost'),
-      1_000,
-      'available turning false and the loss told',
-    );
-    for (const outcome of await settle(everyCall(store, clock.now()))) {
-      expect(outcome.error, outcome.name).toBeInstanceOf(StoreUnavailableError);
-      expect((outcome.error as Error).message, outcome.name).toContain(`Redis at ${redis.server().url} is unavailable`);
-      expect(outcome.ms, outcome.name).toBeLessThan(1_000);
-    }
-    expect(await store.record.readRecord()).toEqual(RECORD);
-    expect(events).toContainEqual(expect.objectContaining({ kind: 'connection-lost', address: redis.server().url }));
+      await redis.server().kill();
+      // Called at once, while the store may not have noticed yet: in flight or refused, none hangs.
+      for (const outcome of await settle(everyCall(store, clock.now()))) {
+        expect(outcome.error, outcome.name).toBeInstanceOf(StoreUnavailableError);
+        expect(outcome.ms, outcome.name).toBeLessThan(1_000);
+      }
+      await eventually(
+        () => !store.available && events.some((event) => event.kind === 'connection-lost'),
+        1_000,
+        'available turning false and the loss told',
+      );
+      for (const outcome of await settle(everyCall(store, clock.now()))) {
+        expect(outcome.error, outcome.name).toBeInstanceOf(StoreUnavailableError);
+        expect((outcome.error as Error).message, outcome.name).toContain(`Redis at ${redis.server().url} is unavailable`);
+        expect(outcome.ms, outcome.name).toBeLessThan(1_000);
+      }
+      expect(await store.record.readRecord()).toEqual(RECORD);
+      expect(events).toContainEqual(expect.objectContaining({ kind: 'connection-lost', address: redis.server().url }));
 
-    await redis.server().restart();
-    await eventually(() => store.available, RECONNECT_MS, 'the store reconnecting');
-    expect(events).toContainEqual({ kind: 'connection-restored', address: redis.server().url });
-    // The append-only file kept what was written before the kill.
-    expect((await store.attempts.readAttempts('198.51.100.1'))?.failures.length).toBe(1);
-    for (const outcome of await settle(everyCall(store, clock.now()))) expect(outcome.error, outcome.name).toBeNull();
-    expect(await store.record.readRecord()).toEqual(NEXT);
-    expect(events.filter((event) => event.kind === 'record-restored')).toEqual([]);
-  });
+      await redis.server().restart();
+      await eventually(() => store.available, RECONNECT_MS, 'the store reconnecting');
+      expect(events).toContainEqual({ kind: 'connection-restored', address: redis.server().url });
+      // The append-only file kept what was written before the kill.
+      expect((await store.attempts.readAttempts('198.51.100.1'))?.failures.length).toBe(1);
+      for (const outcome of await settle(everyCall(store, clock.now()))) expect(outcome.error, outcome.name).toBeNull();
+      expect(await store.record.readRecord()).toEqual(NEXT);
+      expect(events.filter((event) => event.kind === 'record-restored')).toEqual([]);
+    },
+  );
 
   it('Redis restarted empty: the last known record is written back (record-restored) and another instance reads it', async () => {
     const events: RedisStoreEvent[] = [];

@@ -29,36 +29,39 @@ function heard(store: RedisStore): Array<[string | undefined, RecordChangeOrigin
 }
 
 describe('RedisStore record sharing', () => {
-  it("a swap through one store reaches another's readRecord and listener within a second; the writer hears 'this_process' once", async () => {
-    const { stores } = await instances(2);
-    const [writer, reader] = stores as [RedisStore, RedisStore];
-    const writerHeard = heard(writer);
-    const readerHeard = heard(reader);
-    expect(await writer.record.swapRecord(null, FIRST)).toEqual({ swapped: true });
-    expect(writerHeard).toEqual([['first-token-0123456789', 'this_process']]);
-    await eventually(
-      async () => (await reader.record.readRecord())?.accessToken === FIRST.accessToken,
-      1_000,
-      'the record at the other store',
-    );
-    expect(await reader.record.readRecord()).toEqual(FIRST);
-    expect(readerHeard).toEqual([['first-token-0123456789', 'another_instance']]);
-    // The writer's own announcement comes back to it too: it must not be heard a second time.
-    await reader.record.swapRecord(FIRST, SECOND);
-    await eventually(
-      async () => (await writer.record.readRecord())?.accessToken === SECOND.accessToken,
-      1_000,
-      'the second record at the writer',
-    );
-    expect(writerHeard).toEqual([
-      ['first-token-0123456789', 'this_process'],
-      ['second-token-0123456789', 'another_instance'],
-    ]);
-    expect(readerHeard).toEqual([
-      ['first-token-0123456789', 'another_instance'],
-      ['second-token-0123456789', 'this_process'],
-    ]);
-  });
+  it(
+    "a swap through one store reaches another's readRecord and listener within a second; the writer hears " + "'this_process' once",
+    async () => {
+      const { stores } = await instances(2);
+      const [writer, reader] = stores as [RedisStore, RedisStore];
+      const writerHeard = heard(writer);
+      const readerHeard = heard(reader);
+      expect(await writer.record.swapRecord(null, FIRST)).toEqual({ swapped: true });
+      expect(writerHeard).toEqual([['first-token-0123456789', 'this_process']]);
+      await eventually(
+        async () => (await reader.record.readRecord())?.accessToken === FIRST.accessToken,
+        1_000,
+        'the record at the other store',
+      );
+      expect(await reader.record.readRecord()).toEqual(FIRST);
+      expect(readerHeard).toEqual([['first-token-0123456789', 'another_instance']]);
+      // The writer's own announcement comes back to it too: it must not be heard a second time.
+      await reader.record.swapRecord(FIRST, SECOND);
+      await eventually(
+        async () => (await writer.record.readRecord())?.accessToken === SECOND.accessToken,
+        1_000,
+        'the second record at the writer',
+      );
+      expect(writerHeard).toEqual([
+        ['first-token-0123456789', 'this_process'],
+        ['second-token-0123456789', 'another_instance'],
+      ]);
+      expect(readerHeard).toEqual([
+        ['first-token-0123456789', 'another_instance'],
+        ['second-token-0123456789', 'this_process'],
+      ]);
+    },
+  );
 
   it('the last known record never moves backwards: an announcement of an older revision is ignored', async () => {
     const { prefix, stores } = await instances(2);

@@ -107,7 +107,9 @@ export class RedisStore implements Store {
     }
   }
 
-  /** Whether the command connection is up and the last call got through: when false, calls but readRecord fail with StoreUnavailableError. */
+  /**
+   * Whether the command connection is up and the last call got through: when false, calls but readRecord fail with StoreUnavailableError.
+   */
   get available(): boolean {
     return this.client?.status === 'ready' && !this.connection.failing;
   }

@@ -73,7 +73,10 @@ export class SharedRecord implements RecordStore {
     return { swapped: false, current: current ? copyTokenRecord(current) : null };
   }
 
-  /** Reads the record from Redis and adopts it when it is not older; writes ours back when Redis has none. Throws on a record that is not one. */
+  /**
+   * Reads the record from Redis and adopts it when it is not older; writes ours back when Redis has none. Throws on a record that is not
+   * one.
+   */
   async sync(): Promise<void> {
     const [json, revision] = await this.connection.send((client) => client.hmget(this.keys.record, 'json', 'revision'));
     if (json === null || json === undefined) return this.restore();

@@ -37,7 +37,8 @@ export function auditCommand(args: readonly string[], loaded: LoadedSettings, io
   io.stdout(read.lines.map((line) => (json ? `${JSON.stringify(line)}\n` : auditText(line))).join(''));
   if (read.skipped > 0) {
     io.stderr(
-      `skipped ${read.skipped} ${read.skipped === 1 ? 'line that is' : 'lines that are'} not a whole audit line (cut short by a crash, or edited by hand)\n`,
+      `skipped ${read.skipped} ${read.skipped === 1 ? 'line that is' : 'lines that are'} not a whole audit line (cut short by a crash, ` +
+        `or edited by hand)\n`,
     );
   }
   return EXIT_OK;

@@ -48,7 +48,8 @@ async function listBans(loaded: LoadedSettings, io: CliIo, { json }: { json: boo
   if (reached.kind === 'stopped') {
     // Not an error: with no server nothing is in force, and an empty list says exactly that.
     io.stderr(
-      `no server is running on ${loaded.dataDir}, so no bans are in force: bans and failure counts live in the running server's memory and ended when it stopped\n`,
+      `no server is running on ${loaded.dataDir}, so no bans are in force: bans and failure counts live in the running server's memory ` +
+        `and ended when it stopped\n`,
     );
     bans = [];
     budget = null;
@@ -107,7 +108,8 @@ async function resetBudget(loaded: LoadedSettings, io: CliIo): Promise<number> {
     return EXIT_REFUSED;
   }
   io.stdout(
-    `global failure budget reset: ${answer.cleared} ${answer.cleared === 1 ? 'failure' : 'failures'} forgotten\n${budgetLine(answer.budget)}`,
+    `global failure budget reset: ${answer.cleared} ${answer.cleared === 1 ? 'failure' : 'failures'} ` +
+      `forgotten\n${budgetLine(answer.budget)}`,
   );
   return EXIT_OK;
 }

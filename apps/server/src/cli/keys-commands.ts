@@ -53,7 +53,8 @@ async function createKey(
   io.stdout(`${answer.key}\n`);
   const expiry = answer.created.expires_at === null ? 'never expires' : `expires ${expiryCell(answer.created)}`;
   io.stderr(
-    `API key ${answer.created.name} created: scope ${answer.created.scope}, ${expiry}. It is shown only now; send it as Authorization: Bearer <key>\n`,
+    `API key ${answer.created.name} created: scope ${answer.created.scope}, ${expiry}. It is shown only now; send it as Authorization: ` +
+      `Bearer <key>\n`,
   );
   return EXIT_OK;
 }

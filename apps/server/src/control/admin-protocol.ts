@@ -40,7 +40,10 @@ const SetupAnswer = v.union([
   Refusal,
 ]);
 
-/** Each request's answer, in the HTTP API's key and ban entry shapes (apiKeyJson, banEntryJson); the CLI checks both paths' answers against these. */
+/**
+ * Each request's answer, in the HTTP API's key and ban entry shapes (apiKeyJson, banEntryJson); the CLI checks both paths' answers
+ * against these.
+ */
 export const ADMIN_ANSWERS = {
   'bans.list': v.union([v.object({ ok: v.literal(true), bans: v.array(schemas.BanEntryBody), budget: BudgetBody }), Refusal]),
   'bans.lift': v.union([v.object({ ok: v.literal(true), lifted: v.array(schemas.BanEntryBody) }), Refusal]),

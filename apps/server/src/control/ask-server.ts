@@ -35,8 +35,14 @@ function whyUnreachable(place: ControlSocketPlace, pid: number, instead: string)
     case 'unsupported':
       return `the server (pid ${pid}) runs, but this platform has no control socket to reach it; ${instead}`;
     case 'too-long':
-      return `the server (pid ${pid}) runs without a control socket: ${place.path} is longer than ${place.maxBytes} bytes; use a shorter data directory, or ${instead}`;
+      return (
+        `the server (pid ${pid}) runs without a control socket: ${place.path} is longer than ${place.maxBytes} bytes; use a shorter ` +
+        `data directory, or ${instead}`
+      );
     case 'usable':
-      return `the server (pid ${pid}) holds the data directory but does not listen on ${place.path} (starting, or its log says why); try again, or ${instead}`;
+      return (
+        `the server (pid ${pid}) holds the data directory but does not listen on ${place.path} (starting, or its log says why); try ` +
+        `again, or ${instead}`
+      );
   }
 }

@@ -17,7 +17,8 @@ export async function answerControlLine(line: string, services: ControlServices)
     // The CLI may read audit.log right after: the answer waits for its line, as the HTTP app's do.
     return await afterAuditWritten(services.audit, await performAdminOperation(parsed.request, { ...services, via: 'cli' }));
   } catch (error) {
-    // A failed write of webui.json (disk full) or a bug; the CLI still gets one line, and the log says which (never the request: it may hold a token).
+    // A failed write of webui.json (disk full) or a bug; the CLI still gets one line, and the log says which (never the request: it may
+    // hold a token).
     services.logger.error(
       { op: parsed.request.op, err: error instanceof Error ? error.message : String(error) },
       'a control request failed',

@@ -143,20 +143,24 @@ describe('the control socket', () => {
     expect(events).toHaveLength(1);
   });
 
-  it('bans.list carries the global budget, and bans.reset_budget empties it, leaving bans alone, logged and audited with via cli (issue 31)', async () => {
-    const { core, logger, events, socket } = await openOn(tempDataDir());
-    for (let n = 1; n <= 201; n++) await core.bans.recordFailure(`198.51.100.${n % 250}`);
-    for (let n = 0; n < 5; n++) await core.bans.recordFailure('203.0.113.7');
-    const path = socket?.path ?? '';
-    const [listed] = (await converse(path, '{"op":"bans.list"}\n')).answers as Array<{ budget: unknown }>;
-    expect(listed?.budget).toEqual({ limit: 100, failures: 206, state: 'throttled', delay_ms: null, retry_after: 3600 });
+  it(
+    'bans.list carries the global budget, and bans.reset_budget empties it, leaving bans alone, logged and audited with via cli ' +
+      '(issue 31)',
+    async () => {
+      const { core, logger, events, socket } = await openOn(tempDataDir());
+      for (let n = 1; n <= 201; n++) await core.bans.recordFailure(`198.51.100.${n % 250}`);
+      for (let n = 0; n < 5; n++) await core.bans.recordFailure('203.0.113.7');
+      const path = socket?.path ?? '';
+      const [listed] = (await converse(path, '{"op":"bans.list"}\n')).answers as Array<{ budget: unknown }>;
+      expect(listed?.budget).toEqual({ limit: 100, failures: 206, state: 'throttled', delay_ms: null, retry_after: 3600 });
 
-    expect((await converse(path, '{"op":"bans.reset_budget"}\n')).answers).toEqual([{ ok: true, cleared: 206, budget: OPEN_BUDGET }]);
-    expect(await core.bans.admit('192.0.2.1')).toMatchObject({ kind: 'open' });
-    expect(await core.bans.status('203.0.113.7')).toMatchObject({ banned: true });
-    expect(logger.lines).toContainEqual({ level: 'info', fields: { cleared: 206, via: 'cli' }, message: 'global failure budget reset' });
-    expect(events).toEqual([{ event: 'budget_reset', address: null, via: 'cli', cleared: 206 }]);
-  });
+      expect((await converse(path, '{"op":"bans.reset_budget"}\n')).answers).toEqual([{ ok: true, cleared: 206, budget: OPEN_BUDGET }]);
+      expect(await core.bans.admit('192.0.2.1')).toMatchObject({ kind: 'open' });
+      expect(await core.bans.status('203.0.113.7')).toMatchObject({ banned: true });
+      expect(logger.lines).toContainEqual({ level: 'info', fields: { cleared: 206, via: 'cli' }, message: 'global failure budget reset' });
+      expect(events).toEqual([{ event: 'budget_reset', address: null, via: 'cli', cleared: 206 }]);
+    },
+  );
 
   it('creates, lists and revokes keys through the core, auditing each change with via cli and never the key', async () => {
     const { core, logger, events, socket } = await openOn(tempDataDir());
@@ -182,7 +186,8 @@ describe('the control socket', () => {
 
     const refused = await converse(
       path,
-      '{"op":"keys.create","name":"backup","scope":"read","expires":null}\n{"op":"keys.create","name":"x","scope":"read","expires":"soon"}\n',
+      '{"op":"keys.create","name":"backup","scope":"read","expires":null}\n' +
+        '{"op":"keys.create","name":"x","scope":"read","expires":"soon"}\n',
       { lines: 2 },
     );
     expect(refused.answers).toEqual([

@@ -46,7 +46,8 @@ export async function openControlSocket({
   if (place.kind === 'too-long') {
     logger.warn(
       { path: place.path, bytes: place.bytes, maxBytes: place.maxBytes },
-      'the control socket path is too long for this platform; running without it, so the CLI cannot reach this server and refuses to change its data (use a shorter data directory)',
+      'the control socket path is too long for this platform; running without it, so the CLI cannot reach this server and refuses to ' +
+        'change its data (use a shorter data directory)',
     );
     return null;
   }

@@ -45,7 +45,8 @@ describe("nodeRuntimePort (the app's runtime port on Node, with its speed-ups)",
     const { body } = parse(
       await rawExchange(
         port,
-        'GET /?names=host,cookie,x-forwarded-for,origin HTTP/1.1\r\nHost: 127.0.0.1:8001\r\nCookie: a=1; bot_session=abc\r\nX-Forwarded-For: 203.0.113.9\r\n',
+        'GET /?names=host,cookie,x-forwarded-for,origin HTTP/1.1\r\nHost: 127.0.0.1:8001\r\nCookie: a=1; ' +
+          'bot_session=abc\r\nX-Forwarded-For: 203.0.113.9\r\n',
       ),
     );
     expect(body).toEqual({
@@ -55,24 +56,29 @@ describe("nodeRuntimePort (the app's runtime port on Node, with its speed-ups)",
     });
   });
 
-  it('joins a repeated Host, Content-Type or Authorization as a web Headers does, where Node itself would keep only the first', async () => {
-    const port = await start();
-    const head =
-      'GET /?names=host,content-type,authorization HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: evil.example\r\nContent-Type: application/json\r\nCONTENT-TYPE: text/plain\r\nAuthorization: Bearer a\r\nauthorization: Bearer b\r\n';
-    const { body } = parse(await rawExchange(port, head));
-    expect(body.headers).toEqual({
-      host: '127.0.0.1, evil.example',
-      'content-type': 'application/json, text/plain',
-      authorization: 'Bearer a, Bearer b',
-    });
-  });
+  it(
+    'joins a repeated Host, Content-Type or Authorization as a web Headers does, where Node itself would keep ' + 'only the first',
+    async () => {
+      const port = await start();
+      const head =
+        'GET /?names=host,content-type,authorization HTTP/1.1\r\nHost: 127.0.0.1\r\nhost: evil.example\r\nContent-Type: ' +
+        'application/json\r\nCONTENT-TYPE: text/plain\r\nAuthorization: Bearer a\r\nauthorization: Bearer b\r\n';
+      const { body } = parse(await rawExchange(port, head));
+      expect(body.headers).toEqual({
+        host: '127.0.0.1, evil.example',
+        'content-type': 'application/json, text/plain',
+        authorization: 'Bearer a, Bearer b',
+      });
+    },
+  );
 
   it('joins repeated forwarded hops with a comma and repeated cookies with a semicolon', async () => {
     const port = await start();
     const { body } = parse(
       await rawExchange(
         port,
-        'GET /?names=x-forwarded-for,cookie HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: 1.1.1.1\r\nX-Forwarded-For: 2.2.2.2\r\nCookie: a=1\r\nCookie: bot_session=abc\r\n',
+        'GET /?names=x-forwarded-for,cookie HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: 1.1.1.1\r\nX-Forwarded-For: ' +
+          '2.2.2.2\r\nCookie: a=1\r\nCookie: bot_session=abc\r\n',
       ),
     );
     expect(body.headers).toEqual({ 'x-forwarded-for': '1.1.1.1, 2.2.2.2', cookie: 'a=1; bot_session=abc' });

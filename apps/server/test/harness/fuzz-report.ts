@@ -12,7 +12,8 @@ export function shortReport<T>(details: fc.RunDetails<T>): void {
   const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
   throw new Error(
     `Property failed after ${details.numRuns} runs (seed ${details.seed}, path ${details.counterexamplePath}).\n` +
-      `Replay it: WEBUI_FUZZ_SEED=${details.seed} WEBUI_FUZZ_PATH=${details.counterexamplePath ?? ''} npm run test:fuzz -- <this test file>\n` +
+      `Replay it: WEBUI_FUZZ_SEED=${details.seed} WEBUI_FUZZ_PATH=${details.counterexamplePath ?? ''} npm run test:fuzz -- <this ` +
+      `test file>\n` +
       `Counterexample (${example.length} chars): ${example.slice(0, 1_500)}${example.length > 1_500 ? '…' : ''}\n${error.slice(0, 1_500)}`,
   );
 }

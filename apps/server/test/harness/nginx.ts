@@ -37,7 +37,10 @@ const running = new Set<ChildProcess>();
 // Debian puts nginx in /usr/sbin, which is not on every user's PATH.
 const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
 
-/** Where nginx proxies to: one server's port, several (taken in turn, round-robin, as a balancer in front of instances sharing one store), or a server's Unix socket. */
+/**
+ * Where nginx proxies to: one server's port, several (taken in turn, round-robin, as a balancer in front of instances sharing one store),
+ * or a server's Unix socket.
+ */
 export type NginxUpstream = number | readonly number[] | { socket: string };
 
 export async function startNginx(upstream: NginxUpstream, options: NginxOptions = {}): Promise<NginxProxy> {
@@ -82,7 +85,8 @@ function nginxConf(
 ): string {
   const socket = typeof upstream === 'object' && 'socket' in upstream ? upstream.socket : undefined;
   const upstreamPorts = typeof upstream === 'number' ? [upstream] : socket === undefined ? (upstream as readonly number[]) : [];
-  // One server is named by its address, so $proxy_host stays 127.0.0.1:port; several form the upstream `webui`; a socket is the README's recipe.
+  // One server is named by its address, so $proxy_host stays 127.0.0.1:port; several form the upstream `webui`; a socket is the README's
+  // recipe.
   const target = socket !== undefined ? `unix:${socket}:` : upstreamPorts.length === 1 ? `127.0.0.1:${upstreamPorts[0]}` : 'webui';
   const location = (host: string, proto: string) => `
     location / {
@@ -110,7 +114,11 @@ http {
   scgi_temp_path ${join(dir, 'scgi')};
   map $http_upgrade $connection_upgrade { default upgrade; '' close; }
   # Round-robin over every instance; an instance that fails is not retried elsewhere, so each answer is that instance's own.
-  ${upstreamPorts.length <= 1 ? '' : `upstream webui {\n    ${upstreamPorts.map((port) => `server 127.0.0.1:${port} max_fails=0;`).join('\n    ')}\n  }`}
+  ${
+    upstreamPorts.length <= 1
+      ? ''
+      : `upstream webui {\n    ` + `${upstreamPorts.map((port) => `server 127.0.0.1:${port} max_fails=0;`).join('\n    ')}\n  }`
+  }
   server {
     listen 127.0.0.1:${ports.httpPort};
     ${location('$host', '$scheme')}

@@ -61,7 +61,10 @@ function denoPermissionFlags(args: string[], env: Record<string, string | undefi
     });
 }
 
-/** apps/deno from its TypeScript sources, with the deno binary the `deno` npm package ships, apps/deno/deno.json and the start script's permissions. */
+/**
+ * apps/deno from its TypeScript sources, with the deno binary the `deno` npm package ships, apps/deno/deno.json and the start script's
+ * permissions.
+ */
 export const denoLauncher: ServerLauncher = {
   name: 'deno',
   command: (_cwd, args, env) => ({

@@ -18,7 +18,10 @@ const flagFields = new Map<string, keyof ConfigFlags>([
   ['--store', 'store'],
 ]);
 
-/** Takes --config, --data-dir, --host, --port and --store (as "--flag value" or "--flag=value"); every other argument is left in rest for the CLI. */
+/**
+ * Takes --config, --data-dir, --host, --port and --store (as "--flag value" or "--flag=value"); every other argument is left in rest for
+ * the CLI.
+ */
 export function parseConfigFlags(argv: readonly string[]): { flags: ConfigFlags; rest: string[] } {
   const flags: ConfigFlags = {};
   const rest: string[] = [];

@@ -312,7 +312,8 @@ store_prefix = "bot-a:"
   it('refuses a trusted_proxies entry wider than a /8 (IPv4) or /7 (IPv6), naming the key, the file and the entry', () => {
     for (const entry of ['0.0.0.0/0', '::/0', '::ffff:0.0.0.0/96', '128.0.0.0/1', '8.0.0.0/7', '2000::/3', 'fc00::/6']) {
       expect(errorOf(() => load(withConfig(`[webui]\ntrusted_proxies = ["127.0.0.1", "${entry}"]\n`)))).toBe(
-        `${FILE}: webui.trusted_proxies entry ${JSON.stringify(entry)} trusts more than any network of proxies (wider than a /8 for IPv4 or a /7 for IPv6): anyone in it could choose the address they are counted under`,
+        `${FILE}: webui.trusted_proxies entry ${JSON.stringify(entry)} trusts more than any network of proxies (wider than a /8 for IPv4 ` +
+          `or a /7 for IPv6): anyone in it could choose the address they are counted under`,
       );
     }
     // The widest private networks are accepted (the startup banner warns about them).

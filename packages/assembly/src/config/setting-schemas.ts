@@ -91,7 +91,8 @@ const trustedProxyEntrySchema = v.pipe(
   v.check(
     (text) => !isWiderThan(parseCidr(text) as Cidr, WIDEST_NETWORK_PREFIX),
     (issue) =>
-      `entry ${JSON.stringify(issue.input)} trusts more than any network of proxies (wider than a /${WIDEST_NETWORK_PREFIX[4]} for IPv4 or a /${WIDEST_NETWORK_PREFIX[6]} for IPv6): anyone in it could choose the address they are counted under`,
+      `entry ${JSON.stringify(issue.input)} trusts more than any network of proxies (wider than a /${WIDEST_NETWORK_PREFIX[4]} for IPv4 ` +
+      `or a /${WIDEST_NETWORK_PREFIX[6]} for IPv6): anyone in it could choose the address they are counted under`,
   ),
 );
 

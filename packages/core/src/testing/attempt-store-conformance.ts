@@ -6,7 +6,9 @@ export function attemptStoreConformanceCases(makeHarness: () => Promise<PortHarn
   const run = (body: (harness: PortHarness<AttemptStore>) => Promise<void>) => withHarness(makeHarness, body);
   return [
     {
-      name: 'countFailure counts failures in the window; the one reaching the threshold bans and empties the count; a running ban absorbs more',
+      name:
+        'countFailure counts failures in the window; the one reaching the threshold bans and empties the count; a running ban ' +
+        'absorbs more',
       run: run(async ({ store, clock }) => {
         const at = clock.now();
         expectEqual(await store.readAttempts('203.0.113.7'), null, 'attempts of an unknown key');

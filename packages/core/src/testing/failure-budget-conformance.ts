@@ -6,7 +6,9 @@ export function failureBudgetConformanceCases(makeHarness: () => Promise<PortHar
   const run = (body: (harness: PortHarness<FailureBudgetStore>) => Promise<void>) => withHarness(makeHarness, body);
   return [
     {
-      name: 'addGlobalFailures sums per bucket, negative counts subtract, readGlobalFailures returns the buckets from fromBucket on, oldest first',
+      name:
+        'addGlobalFailures sums per bucket, negative counts subtract, readGlobalFailures returns the buckets from fromBucket on, ' +
+        'oldest first',
       run: run(async ({ store, clock }) => {
         const expiresAt = clock.now() + 3_600_000;
         expectEqual(await store.readGlobalFailures(0), [], 'buckets of an empty store');

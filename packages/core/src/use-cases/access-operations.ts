@@ -9,7 +9,10 @@ import type { OperationEventSink } from './event-recorder.js';
 import type { Done, OperationEvent } from './operation-event.js';
 import type { PresentedCredentials } from './presented-credentials.js';
 
-/** POST /auth/verify: refused before the compare (a ban, the budget), logged in, or a wrong token (with a reminder when few attempts are left). */
+/**
+ * POST /auth/verify: refused before the compare (a ban, the budget), logged in, or a wrong token (with a reminder when few attempts are
+ * left).
+ */
 export type LoginOutcome =
   | ({ kind: 'refused' } & AttemptRefusal)
   | { kind: 'valid'; status: TokenStatus; isFirstSetup: boolean }

@@ -11,11 +11,13 @@ export const KEY_REFUSAL_DETAIL: Record<CreateKeyRefusal | 'invalid_expiry', str
 };
 
 export const OWN_BAN_DETAIL =
-  'An API key may not lift the ban or clear the failures of the address it is used from (a target covering it, `all` included); the operator can, with `webui bans lift` on the server.';
+  'An API key may not lift the ban or clear the failures of the address it is used from (a target covering it, `all` included); the ' +
+  'operator can, with `webui bans lift` on the server.';
 
 export const AMBIGUOUS_CREDENTIALS_DETAIL: Record<AmbiguousCredentials, string> = {
   duplicate_credentials:
-    'The request carries more than one credential (bot_session cookies, Authorization headers or token parameters); send exactly one. It counts as a failed attempt.',
+    'The request carries more than one credential (bot_session cookies, Authorization headers or token parameters); send exactly one. It ' +
+    'counts as a failed attempt.',
   conflicting_credentials:
     'The request carries a bot_session cookie and an Authorization bearer that differ; send one credential. It counts as a failed attempt.',
 };

@@ -10,23 +10,26 @@ const loginLines = (t: TestApp, level: 'info' | 'debug') =>
 
 // The LoginLog itself (its window, its bound) is tested in the core, beside it.
 describe('successful logins in the log', () => {
-  it('logs the first login of an address at info, repeats within the window at debug, and counts them into the next info line', async () => {
-    const t = await createTestApp();
-    for (let i = 0; i < 3; i++) await t.login(t.token, { peer: '127.0.0.7' });
-    expect(loginLines(t, 'info')).toEqual([{ ip: '127.0.0.7', tokenSource: 'temporary' }]);
-    expect(loginLines(t, 'debug')).toHaveLength(2);
+  it(
+    'logs the first login of an address at info, repeats within the window at debug, and counts them into the ' + 'next info line',
+    async () => {
+      const t = await createTestApp();
+      for (let i = 0; i < 3; i++) await t.login(t.token, { peer: '127.0.0.7' });
+      expect(loginLines(t, 'info')).toEqual([{ ip: '127.0.0.7', tokenSource: 'temporary' }]);
+      expect(loginLines(t, 'debug')).toHaveLength(2);
 
-    t.harness.clock.advance(LOGIN_LOG_WINDOW_MS - 1);
-    await t.login(t.token, { peer: '127.0.0.7' });
-    expect(loginLines(t, 'info')).toHaveLength(1);
+      t.harness.clock.advance(LOGIN_LOG_WINDOW_MS - 1);
+      await t.login(t.token, { peer: '127.0.0.7' });
+      expect(loginLines(t, 'info')).toHaveLength(1);
 
-    t.harness.clock.advance(1);
-    await t.login(t.token, { peer: '127.0.0.7' });
-    expect(loginLines(t, 'info')).toEqual([
-      { ip: '127.0.0.7', tokenSource: 'temporary' },
-      { ip: '127.0.0.7', tokenSource: 'temporary', repeats: 3 },
-    ]);
-  });
+      t.harness.clock.advance(1);
+      await t.login(t.token, { peer: '127.0.0.7' });
+      expect(loginLines(t, 'info')).toEqual([
+        { ip: '127.0.0.7', tokenSource: 'temporary' },
+        { ip: '127.0.0.7', tokenSource: 'temporary', repeats: 3 },
+      ]);
+    },
+  );
 
   it('keeps addresses apart: every new address gets its own info line', async () => {
     const t = await createTestApp();

@@ -61,25 +61,28 @@ describe('DELETE /security/bans/{key}', () => {
     });
   });
 
-  it('an API key may not lift or clear its own address (403 own_ban, nothing lifted); the access token session may (issue 31)', async () => {
-    const t = await createTestApp();
-    const key = await t.createKey('deploy', 'admin');
-    const own = await t.login();
-    await failFrom(t, '127.0.0.5', 3);
-    for (const target of ['127.0.0.5', 'all', '127.0.0.0%2F8'])
-      await expectErrorBody(await t.request(`/security/bans/${target}`, { method: 'DELETE', bearer: key }), 403, 'own_ban');
-    const refusals = t.logger.at('warn').filter((call) => call.message === 'ban lift refused: an API key may not lift its own ban');
-    expect(refusals.map((call) => call.fields)).toEqual(
-      ['127.0.0.5', 'all', '127.0.0.0/8'].map((target) => ({ ip: '127.0.0.5', target, via: 'api' })),
-    );
-    expect((await json(await t.request('/security/bans', { cookie: own }))).bans).toEqual([
-      expect.objectContaining({ key: '127.0.0.5', failures: 3 }),
-    ]);
-    // The token's holder has the token already: its session lifts its own address like any other.
-    const res = await t.request('/security/bans/all', { method: 'DELETE', cookie: own });
-    expect(res.status).toBe(200);
-    expect(await json(res)).toMatchObject({ success: true, lifted: [expect.objectContaining({ key: '127.0.0.5', failures: 3 })] });
-  });
+  it(
+    'an API key may not lift or clear its own address (403 own_ban, nothing lifted); the access token session may ' + '(issue 31)',
+    async () => {
+      const t = await createTestApp();
+      const key = await t.createKey('deploy', 'admin');
+      const own = await t.login();
+      await failFrom(t, '127.0.0.5', 3);
+      for (const target of ['127.0.0.5', 'all', '127.0.0.0%2F8'])
+        await expectErrorBody(await t.request(`/security/bans/${target}`, { method: 'DELETE', bearer: key }), 403, 'own_ban');
+      const refusals = t.logger.at('warn').filter((call) => call.message === 'ban lift refused: an API key may not lift its own ban');
+      expect(refusals.map((call) => call.fields)).toEqual(
+        ['127.0.0.5', 'all', '127.0.0.0/8'].map((target) => ({ ip: '127.0.0.5', target, via: 'api' })),
+      );
+      expect((await json(await t.request('/security/bans', { cookie: own }))).bans).toEqual([
+        expect.objectContaining({ key: '127.0.0.5', failures: 3 }),
+      ]);
+      // The token's holder has the token already: its session lifts its own address like any other.
+      const res = await t.request('/security/bans/all', { method: 'DELETE', cookie: own });
+      expect(res.status).toBe(200);
+      expect(await json(res)).toMatchObject({ success: true, lifted: [expect.objectContaining({ key: '127.0.0.5', failures: 3 })] });
+    },
+  );
 
   it('takes a percent-encoded IPv6 /64 key, a CIDR and `all`', async () => {
     const t = await createTestApp();
