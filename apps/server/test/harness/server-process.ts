@@ -141,6 +141,8 @@ export interface ExitedProcess {
 }
 
 const LISTENING = 'WebUI API listening';
+// The whole banner: one write, ended by a blank line.
+const BANNER = /WebUI management API\n[\s\S]*?\n\n/;
 const running = new Set<ChildProcess>();
 const tempDirs = new Set<string>();
 
@@ -192,6 +194,9 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerPr
     await killAndWait(child);
     throw new Error(`${(error as Error).message}\n--- stdout\n${output.stdout()}\n--- stderr\n${output.stderr()}`);
   }
+
+  // The banner is written before the listening line, but on stderr, a pipe of its own: wait until it has been read too.
+  await eventually(() => BANNER.test(output.stderr()), timeoutMs, 'the startup banner on stderr');
 
   const addresses = (listening['addresses'] as string[] | undefined) ?? [];
   const ipv4 = addresses.find((address) => address.startsWith('http://127.0.0.1:')) ?? addresses[0];
