@@ -15,8 +15,8 @@ const require = createRequire(import.meta.url);
 /** The published packages, in dependency order (the order `build:packages` builds them in). */
 const PACKAGES = ['core', 'store-json', 'store-redis', 'http-hono', 'client', 'assembly'] as const;
 const LISTENING = 'WebUI API listening';
-// Building, packing and installing take seconds, more under a full parallel test run.
-const SLOW_STEP_MS = 180_000;
+// Building, packing and installing take seconds, more under a full parallel test run (six tsc builds beside two other test files).
+const SLOW_STEP_MS = 300_000;
 
 interface Output {
   stdout: string;

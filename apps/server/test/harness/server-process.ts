@@ -227,7 +227,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerPr
 /** Runs the server expecting it to exit on its own (disabled, bad config, port in use). */
 export async function runServerToExit(options: ServerOptions = {}): Promise<ExitedProcess> {
   const { child, cwd, output, closed } = launch(options);
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  // A guard, not a measure: a server that waits 3 s for an unreachable Redis takes 6 s to exit, longer beside two other test files.
+  const timeoutMs = options.timeoutMs ?? 25_000;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
