@@ -1,10 +1,11 @@
-import { parseCidr, type BanPolicyOptions, type Cidr, type SecurityEvent, type SecurityEventSink } from '@webui/core';
+import { type BanPolicyOptions, type SecurityEvent, type SecurityEventSink } from '@webui/core';
 import { createCoreHarness } from '@webui/core/testing';
 import type { Context, Hono } from 'hono';
 import { expect } from 'vitest';
 import type { AppLogger, HttpPolicy, WebuiEnv } from '../app-env.js';
 import { API_PREFIX, createWebuiApp } from '../create-webui-app.js';
 import type { RuntimePort } from '../runtime-port.js';
+import { testPolicy, type TestPolicyOptions } from './test-policy.js';
 
 /** What a test puts into `c.env` to play the connection: the TCP peer and whether it is TLS. */
 export interface TestBindings {
@@ -58,22 +59,9 @@ export class RecordingAudit implements SecurityEventSink {
   }
 }
 
-export function cidrs(texts: readonly string[]): Cidr[] {
-  return texts.map((text) => {
-    const cidr = parseCidr(text);
-    if (!cidr) throw new Error(`bad CIDR in test: ${text}`);
-    return cidr;
-  });
-}
-
-export interface TestPolicyOptions extends Partial<Omit<HttpPolicy, 'trustedProxies' | 'allowedIps'>> {
-  trustedProxies?: string[];
-  allowedIps?: string[];
-}
-
 export const DEFAULT_PEER = '127.0.0.5';
 export const DEFAULT_HOST = '127.0.0.1:8001';
-export const LISTEN_ORIGIN = 'http://127.0.0.1:8001';
+export { cidrs, LISTEN_ORIGIN, testPolicy, type TestPolicyOptions } from './test-policy.js';
 
 export interface TestRequest {
   method?: string;
@@ -114,20 +102,7 @@ export async function createTestApp(
   if (!boot.temporaryToken) throw new Error('bootstrap gave no temporary token');
   const logger = options.logger ?? new RecordingLogger();
   const audit = options.audit ?? new RecordingAudit();
-  const { trustedProxies = [], allowedIps = [], ...rest } = options.policy ?? {};
-  const policy: HttpPolicy = {
-    serviceName: 'webui-test',
-    mode: 'development',
-    secureCookie: false,
-    sessionExpireDays: 7,
-    allowedOrigins: [],
-    allowedHosts: [],
-    listenOrigins: () => [LISTEN_ORIGIN],
-    loopbackOnly: true,
-    ...rest,
-    trustedProxies: cidrs(trustedProxies),
-    allowedIps: cidrs(allowedIps),
-  };
+  const policy = testPolicy(options.policy);
   const app = createWebuiApp({
     services: harness,
     policy,
