@@ -36,14 +36,7 @@ async function freshApp(options: { trustProxies: boolean; peer: string | undefin
     loopbackOnly: true,
   };
   const app = createWebuiApp({
-    services: {
-      tokens: harness.tokens,
-      keys: harness.keys,
-      credentials: harness.credentials,
-      setup: harness.setup,
-      bans: harness.bans,
-      tickets: harness.tickets,
-    },
+    services: harness,
     policy,
     runtime: { getConnInfo: () => ({ remote: { address: options.peer } }) },
     logger,

@@ -28,14 +28,7 @@ function fullApp() {
   const upgrade = (): MiddlewareHandler => async (_c, next) => next();
   const docs: MiddlewareHandler = async (c) => c.text('docs');
   return createWebuiApp({
-    services: {
-      tokens: harness.tokens,
-      keys: harness.keys,
-      credentials: harness.credentials,
-      setup: harness.setup,
-      bans: harness.bans,
-      tickets: harness.tickets,
-    },
+    services: harness,
     policy: {
       serviceName: 'webui',
       mode: 'development',

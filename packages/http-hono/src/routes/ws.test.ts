@@ -44,14 +44,7 @@ async function createWsApp(options: { maxPerSession?: number; allowedOrigins?: s
     allowedIps: cidrs([]),
   };
   const app = createWebuiApp({
-    services: {
-      tokens: harness.tokens,
-      keys: harness.keys,
-      credentials: harness.credentials,
-      setup: harness.setup,
-      bans: harness.bans,
-      tickets: harness.tickets,
-    },
+    services: harness,
     policy,
     runtime: { getConnInfo: () => ({ remote: { address: '127.0.0.5' } }) },
     logger,
@@ -294,14 +287,7 @@ describe('GET /ws: other refusals', () => {
     const harness = createCoreHarness();
     await harness.tokens.bootstrap();
     const app = createWebuiApp({
-      services: {
-        tokens: harness.tokens,
-        keys: harness.keys,
-        credentials: harness.credentials,
-        setup: harness.setup,
-        bans: harness.bans,
-        tickets: harness.tickets,
-      },
+      services: harness,
       policy: {
         serviceName: 'x',
         mode: 'development',
