@@ -35,3 +35,11 @@ export type { PlainAnswer } from './plain-answer.js';
 export { banEntryJson, type BanEntryJson } from './ban-entry-body.js';
 export { apiKeyJson, KEY_REFUSAL_DETAIL, type ApiKeyJson } from './api-key-body.js';
 export { SecurityFeed, type SecurityListener } from './ws/security-feed.js';
+export {
+  callerIdentity,
+  type CallerIdentity,
+  type UpstreamChannelOptions,
+  type UpstreamOptions,
+  type UpstreamSocket,
+  type UpstreamTransport,
+} from './upstream/upstream-options.js';

@@ -1,0 +1,54 @@
+import type { Principal } from '@webui/core';
+
+/** Sends one request to the upstream and resolves with its answer's head (the body streams); the runtime's fetch by default. */
+export type UpstreamTransport = (request: Request) => Promise<Response>;
+
+/** Who a forwarded request acts for, as the upstream is told in X-WebUI-Principal and X-WebUI-Scope. */
+export interface CallerIdentity {
+  /** `session` (the access token), `key:<name>` (an API key), or `anonymous` (a public path). */
+  principal: string;
+  scope: 'admin' | 'read' | 'none';
+}
+
+/** The caller a principal stands for: the token's session may do everything an admin key may. */
+export function callerIdentity(principal: Principal | undefined): CallerIdentity {
+  if (!principal) return { principal: 'anonymous', scope: 'none' };
+  return principal.kind === 'token'
+    ? { principal: 'session', scope: 'admin' }
+    : { principal: `key:${principal.name}`, scope: principal.scope };
+}
+
+/** The bot's own backend behind this server (`[webui.upstream]`, issue 33). */
+export interface UpstreamOptions {
+  /** The upstream's origin, e.g. `http://127.0.0.1:8002`; a Unix socket upstream has a placeholder origin and a transport that dials it. */
+  origin: string;
+  /** Path prefixes forwarded, matched by whole segments (`/` is everything); this server's own endpoints are never forwarded. */
+  paths: readonly string[];
+  /** Forwarded paths reachable without a credential, GET and HEAD only: an exact path, or a prefix when it ends with `*`. */
+  publicPaths: readonly string[];
+  /** Added to every upstream request (HTTP, ws-token, the channel), already expanded; they win over the caller's headers. */
+  headers: Readonly<Record<string, string>>;
+  /** How long to wait for the head of an upstream answer before 504 upstream_timeout. */
+  timeoutMs: number;
+  transport: UpstreamTransport;
+  /** A short-lived signed assertion of the caller (X-WebUI-Assertion); absent, the header is not sent. */
+  assertion?: (identity: CallerIdentity) => Promise<string>;
+}
+
+/** A WebSocket to the upstream's channel, as the hub's relay needs it: the web WebSocket's shape, which `ws`, Bun and Deno share. */
+export interface UpstreamSocket {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'open', listener: () => void): void;
+  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+  addEventListener(type: 'close', listener: (event: { code: number; reason: string }) => void): void;
+  addEventListener(type: 'error', listener: (event: unknown) => void): void;
+}
+
+/** What the channel relay needs besides the HTTP options: a way to open the upstream's socket (the runtime's WebSocket client). */
+export interface UpstreamChannelOptions {
+  upstream: UpstreamOptions;
+  /** Opens `url` (ws: or wss:) with the configured headers where the runtime's client can send them. */
+  openSocket: (url: string, headers: Readonly<Record<string, string>>) => UpstreamSocket;
+}
