@@ -31,6 +31,22 @@ function expectDocumented(method: 'get' | 'post' | 'delete', path: string, statu
   covered.add(`${method} ${path} ${status}`);
 }
 
+/** A bodiless answer (a 204): empty, and every header its operation documents for the status is as its schema says. */
+function documentedWithoutBody(res: HttpResponse, method: 'get' | 'post' | 'delete', path: string, status: number): HttpResponse {
+  expect(res.status, `${method} ${path}: ${res.text}`).toBe(status);
+  const operation = OPERATIONS.find((op) => op.method === method && op.path === path);
+  const response = operation && documentedResponses(operation).get(status);
+  expect(response?.schemas, `${method} ${path} documents ${status} without a body`).toEqual([]);
+  expect(res.text).toBe('');
+  for (const [name, header] of Object.entries(response?.headers ?? {})) {
+    const value = res.headers[name.toLowerCase()];
+    if (value === undefined && !header.required) continue;
+    expect(v.safeParse(header.schema, value).issues, `${method} ${path} ${status} ${name}: ${String(value)}`).toBeUndefined();
+  }
+  covered.add(`${method} ${path} ${status}`);
+  return res;
+}
+
 const documented = (res: HttpResponse, method: 'get' | 'post' | 'delete', path: string, status: number): HttpResponse => {
   expect(res.status, `${method} ${path}: ${res.text}`).toBe(status);
   expectDocumented(method, path, status, res.json);
@@ -142,6 +158,8 @@ describe('every documented answer, on a real request, is what its schema says', 
     documented(await operator.post('/setup/complete'), 'post', '/setup/complete', 200);
     documented(await operator.post('/setup/reset'), 'post', '/setup/reset', 200);
     documented(await operator.get('/ws-token'), 'get', '/ws-token', 200);
+    const allowed = documentedWithoutBody(await operator.get('/auth/forward'), 'get', '/auth/forward', 204);
+    expect([allowed.headers['x-webui-principal'], allowed.headers['x-webui-scope']]).toEqual(['session', 'admin']);
     documented(await operator.get('/security/bans'), 'get', '/security/bans', 200);
     documented(await operator.request('DELETE', '/security/bans/127.0.0.44'), 'delete', '/security/bans/{key}', 200);
     documented(await operator.request('DELETE', '/security/bans/not%20a%20key'), 'delete', '/security/bans/{key}', 400);
@@ -164,6 +182,8 @@ describe('every documented answer, on a real request, is what its schema says', 
     const check = documented(await keyClient.get('/auth/check', bearer), 'get', '/auth/check', 200);
     expect(check.json?.['key']).toEqual({ name: 'reader', scope: 'read' });
     documented(await keyClient.post('/setup/complete', bearer), 'post', '/setup/complete', 403);
+    const reading = documentedWithoutBody(await keyClient.get('/auth/forward', bearer), 'get', '/auth/forward', 204);
+    expect([reading.headers['x-webui-principal'], reading.headers['x-webui-scope']]).toEqual(['key:reader', 'read']);
     documented(await keyClient.post('/keys', { ...bearer, body: { name: 'mine' } }), 'post', '/keys', 403);
     documented(await keyClient.request('DELETE', '/keys/reader', bearer), 'delete', '/keys/{name}', 403);
     documented(await keyClient.request('DELETE', '/security/bans/all', bearer), 'delete', '/security/bans/{key}', 403);

@@ -28,9 +28,9 @@ export function resolveClient(
   trustedProxies: readonly Cidr[],
 ): ResolvedClient {
   const overSocket = peerAddress === UNIX_SOCKET_PEER;
-  const peer = overSocket ? UNIX_SOCKET_CLIENT : peerAddress === undefined ? null : parseIp(peerAddress);
+  const peer = peerIp(peerAddress);
   if (!peer) return { ip: peerAddress ?? 'unknown', forwardedHttps: false, proxyWithoutForwardedFor: false };
-  if (!overSocket && !anyCidrContains(trustedProxies, peer))
+  if (!believesPeer(peerAddress, peer, trustedProxies))
     return { ip: formatIp(peer), forwardedHttps: false, proxyWithoutForwardedFor: false };
 
   const proto = header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
@@ -52,6 +52,21 @@ export function resolveClient(
     if (!anyCidrContains(trustedProxies, hop)) break;
   }
   return { ip: formatIp(client), forwardedHttps, proxyWithoutForwardedFor: !forwarded && !overSocket };
+}
+
+/** Whether the TCP peer is a trusted proxy, whose forwarded headers are believed (the Unix socket's peer always is). */
+export function isTrustedProxyPeer(peerAddress: string | undefined, trustedProxies: readonly Cidr[]): boolean {
+  const peer = peerIp(peerAddress);
+  return peer !== null && believesPeer(peerAddress, peer, trustedProxies);
+}
+
+function peerIp(peerAddress: string | undefined): IpAddress | null {
+  if (peerAddress === UNIX_SOCKET_PEER) return UNIX_SOCKET_CLIENT;
+  return peerAddress === undefined ? null : parseIp(peerAddress);
+}
+
+function believesPeer(peerAddress: string | undefined, peer: IpAddress, trustedProxies: readonly Cidr[]): boolean {
+  return peerAddress === UNIX_SOCKET_PEER || anyCidrContains(trustedProxies, peer);
 }
 
 /** A forwarded hop, also in the `1.2.3.4:5678` and `[2001:db8::1]:5678` forms some proxies write. */

@@ -15,6 +15,7 @@ import type { RuntimePort } from './runtime-port.js';
 import { NO_AUDIT, RefusalAudit } from './refusal-audit.js';
 import { pause } from './pause.js';
 import { authRoutes } from './routes/auth.js';
+import { authForwardRoutes, FORWARD_AUTH_ROUTE } from './routes/auth-forward.js';
 import { keysRoutes } from './routes/keys.js';
 import { healthRoutes } from './routes/health.js';
 import { securityRoutes } from './routes/security.js';
@@ -31,7 +32,17 @@ export const WS_PATH = `${API_PREFIX}${WS_ROUTE}`;
 export { MAX_BODY_BYTES };
 
 /** Paths under the prefix that answer without a session; every other path needs one (DESIGN D7). */
-const PUBLIC_PATHS = new Set(['/health', '/auth/verify', '/auth/check', '/auth/logout', '/ws-token', WS_ROUTE, '/openapi.json', '/docs']);
+const PUBLIC_PATHS = new Set([
+  '/health',
+  '/auth/verify',
+  '/auth/check',
+  '/auth/logout',
+  '/ws-token',
+  WS_ROUTE,
+  '/openapi.json',
+  '/docs',
+  FORWARD_AUTH_ROUTE,
+]);
 const isPublicPath = (path: string) => PUBLIC_PATHS.has(path) || path.startsWith('/docs/');
 const isApiPath = (path: string) => path.startsWith(API_PREFIX) && (path.length === API_PREFIX.length || path[API_PREFIX.length] === '/');
 
@@ -77,6 +88,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const api = new Hono<WebuiEnv>()
     .route('/', healthRoutes(policy.serviceName, options.storeAvailable))
     .route('/', authRoutes(operations, cookie))
+    .route('/', authForwardRoutes(operations, policy, refused))
     .route('/', setupRoutes(operations))
     .route('/', wsTokenRoutes(operations))
     .route('/', securityRoutes(operations))

@@ -3,6 +3,7 @@
 export * from './schemas/error.js';
 export * from './schemas/health.js';
 export * from './schemas/auth.js';
+export * from './schemas/auth-forward.js';
 export * from './schemas/setup.js';
 export * from './schemas/ws-token.js';
 export * from './schemas/bans.js';

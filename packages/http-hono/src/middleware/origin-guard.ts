@@ -18,8 +18,14 @@ export type Refused = (address: string, reason: RefusalReason) => void;
  * a preflight, which CORS refuses for every origin that is not allowed.
  * hono/csrf only looks at form content types and refuses Origin-less scripts, so it fits neither way.
  */
-export function originRefusal(c: Context<WebuiEnv>, policy: HttpPolicy, refused: Refused): Response | undefined {
-  if (isSafeMethod(c.req.method) || bearerCredential(requestHeader(c, 'authorization')) !== null) return undefined;
+export function originRefusal(
+  c: Context<WebuiEnv>,
+  policy: HttpPolicy,
+  refused: Refused,
+  // Forward-auth judges the method of the request a proxy asks about, not its own GET.
+  method: string = c.req.method,
+): Response | undefined {
+  if (isSafeMethod(method) || bearerCredential(requestHeader(c, 'authorization')) !== null) return undefined;
   const origin = requestHeader(c, 'origin');
   if (origin !== undefined) {
     if (isAllowedOrigin(origin, c, policy)) return undefined;

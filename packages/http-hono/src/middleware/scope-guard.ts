@@ -10,8 +10,8 @@ export function methodPermission(method: string): Permission {
 }
 
 /** The scope step, which the session guard runs right after the credentials: 403 when the principal's scope does not cover the method. */
-export function methodScopeRefusal(c: Context<WebuiEnv>, principal: Principal): Response | undefined {
-  const permission = methodPermission(c.req.method);
+export function methodScopeRefusal(c: Context<WebuiEnv>, principal: Principal, method: string = c.req.method): Response | undefined {
+  const permission = methodPermission(method);
   return permits(principal, permission) ? undefined : scopeRefusal(c, permission);
 }
 

@@ -2,7 +2,7 @@ import { AMBIGUOUS_CREDENTIALS_DETAIL, type AccessOperations, type AmbiguousCred
 import type { Context, MiddlewareHandler } from 'hono';
 import type { WebuiEnv } from '../app-env.js';
 import { errorBody, tooManyAttempts } from '../error-body.js';
-import { authenticateRequest } from '../request-session.js';
+import { authenticateRequest, type RequestSession } from '../request-session.js';
 
 import { methodScopeRefusal } from './scope-guard.js';
 
@@ -23,40 +23,43 @@ export function sessionGuard(
     if (isPublic(c.req.path)) return next();
     // The core's authenticate verb decides (what counts as a guess, one credential per request, the ban).
     const { outcome: session } = await authenticateRequest(c, operations);
-    switch (session.kind) {
-      case 'valid': {
-        c.set('sessionToken', session.principal.session);
-        c.set('principal', session.principal);
-        c.set('credentialVia', session.via);
-        return methodScopeRefusal(c, session.principal) ?? next();
-      }
-      case 'refused':
-        return tooManyAttempts(c, session.retryAfterSeconds, {}, session.scope);
-      case 'ambiguous':
-        return ambiguousCredentials(c, session.code);
-      case 'invalid':
-        return session.via === 'bearer'
-          ? errorBody(
-              c,
-              401,
-              'invalid_credentials',
-              'The bearer credential is not the access token or a valid API key (revoked, expired or mistyped).',
-            )
-          : errorBody(
-              c,
-              401,
-              'invalid_session',
-              'The session is not valid (the token was changed or the cookie is wrong); log in again with POST /api/webui/auth/verify.',
-            );
-      case 'none':
-        return errorBody(
-          c,
-          401,
-          'not_authenticated',
-          'Login required: POST /api/webui/auth/verify with the access token first, or send Authorization: Bearer <API key>.',
-        );
-    }
+    if (session.kind !== 'valid') return sessionRefusal(c, session);
+    c.set('sessionToken', session.principal.session);
+    c.set('principal', session.principal);
+    c.set('credentialVia', session.via);
+    return methodScopeRefusal(c, session.principal) ?? next();
   };
+}
+
+/** The answer to a request whose credentials gave no session: 429 banned, 400 ambiguous, 401 invalid or missing. */
+export function sessionRefusal(c: Context, session: Exclude<RequestSession, { kind: 'valid' }>): Response {
+  switch (session.kind) {
+    case 'refused':
+      return tooManyAttempts(c, session.retryAfterSeconds, {}, session.scope);
+    case 'ambiguous':
+      return ambiguousCredentials(c, session.code);
+    case 'invalid':
+      return session.via === 'bearer'
+        ? errorBody(
+            c,
+            401,
+            'invalid_credentials',
+            'The bearer credential is not the access token or a valid API key (revoked, expired or mistyped).',
+          )
+        : errorBody(
+            c,
+            401,
+            'invalid_session',
+            'The session is not valid (the token was changed or the cookie is wrong); log in again with POST /api/webui/auth/verify.',
+          );
+    case 'none':
+      return errorBody(
+        c,
+        401,
+        'not_authenticated',
+        'Login required: POST /api/webui/auth/verify with the access token first, or send Authorization: Bearer <API key>.',
+      );
+  }
 }
 
 /** 400 for a request that presents more than one credential (already counted as a guess). */

@@ -1,12 +1,13 @@
 import * as v from 'valibot';
 import { ErrorBody, StoreUnavailableBody } from '../schemas.js';
-import type { DocumentedResponse, Operation } from './operations.js';
+import type { DocumentedHeader, DocumentedResponse, Operation } from './operations.js';
 
 /** One documented status of an operation: every body it can carry, whichever step answered. */
 export interface StatusResponse {
   description: string;
   schemas: v.GenericSchema[];
   retryAfter: boolean;
+  headers: Record<string, DocumentedHeader>;
 }
 
 const EDGE_RESPONSES: Record<number, DocumentedResponse> = {
@@ -65,11 +66,13 @@ export function documentedResponses(operation: Operation): Map<number, StatusRes
       const known = merged.get(status);
       if (!known) {
         const schemas = response.schema ? [response.schema] : [];
-        merged.set(status, { description: response.description, schemas, retryAfter: response.retryAfter ?? false });
+        const headers = { ...response.headers };
+        merged.set(status, { description: response.description, schemas, retryAfter: response.retryAfter ?? false, headers });
         continue;
       }
       if (response.schema && !known.schemas.includes(response.schema)) known.schemas.push(response.schema);
       known.retryAfter ||= response.retryAfter ?? false;
+      Object.assign(known.headers, response.headers);
     }
   }
   return new Map([...merged].sort(([a], [b]) => a - b));

@@ -93,7 +93,13 @@ function describeResponse(response: StatusResponse): JsonObject {
     const schema = more.length === 0 ? jsonSchemaOf(only) : { anyOf: response.schemas.map(jsonSchemaOf) };
     described.content = { 'application/json': { schema } };
   }
-  if (response.retryAfter) described.headers = { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } };
+  const headers: Record<string, JsonObject> = {};
+  if (response.retryAfter) headers['Retry-After'] = { description: 'Seconds to wait.', schema: { type: 'integer' } };
+  for (const [name, header] of Object.entries(response.headers)) {
+    const schema = jsonSchemaOf(header.schema);
+    headers[name] = { ...(header.required ? { required: true } : {}), schema };
+  }
+  if (Object.keys(headers).length > 0) described.headers = headers;
   return described;
 }
 

@@ -7,6 +7,9 @@ import {
   CheckTooManyBody,
   CreateKeyRequest,
   ErrorBody,
+  ForwardAssertionHeader,
+  ForwardPrincipalHeader,
+  ForwardScopeHeader,
   HealthDegradedBody,
   HealthResponse,
   KeyCreatedResponse,
@@ -30,10 +33,18 @@ import {
 
 export type Access = 'public' | 'session' | 'session-or-200' | 'ticket';
 
+/** A header an answer carries, its value as the schema says; `required` false for one sent only in some setups. */
+export interface DocumentedHeader {
+  schema: v.GenericSchema;
+  required: boolean;
+}
+
 export interface DocumentedResponse {
   description: string;
   schema?: v.GenericSchema;
   retryAfter?: boolean;
+  /** Headers besides Retry-After, by name: what a bodiless answer (a 204) says. */
+  headers?: Record<string, DocumentedHeader>;
 }
 
 /** One endpoint as the OpenAPI document describes it; the bodies are the schemas the routes validate and answer with. */
@@ -120,6 +131,38 @@ export const OPERATIONS: Operation[] = [
         schema: CheckAmbiguousBody,
       },
       429: { ...banned, schema: CheckTooManyBody },
+    },
+  },
+  {
+    method: 'get',
+    path: '/auth/forward',
+    summary: 'Forward-auth for a proxy in front of another backend',
+    description:
+      "For nginx `auth_request` and Caddy `forward_auth`: the proxy asks with the original request's cookie or bearer, and lets the " +
+      'request through on 204. The original method (X-Forwarded-Method or X-Original-Method, believed only from a trusted proxy; ' +
+      "otherwise GET) must be within the credential's scope, and for a state change the Origin the proxy passes on must be allowed. " +
+      'A wrong credential counts as a failed verification, as on every endpoint.',
+    access: 'session',
+    responses: {
+      204: {
+        description: 'The credential is good and covers the original method; the headers name the caller for the backend.',
+        headers: {
+          'X-WebUI-Principal': { schema: ForwardPrincipalHeader, required: true },
+          'X-WebUI-Scope': { schema: ForwardScopeHeader, required: true },
+          'X-WebUI-Assertion': { schema: ForwardAssertionHeader, required: false },
+        },
+      },
+      401: {
+        description: 'No credential (`not_authenticated`), a wrong cookie (`invalid_session`) or a wrong bearer (`invalid_credentials`).',
+        schema: ErrorBody,
+      },
+      403: {
+        description:
+          'A read key asked about a state change (`insufficient_scope`), or a state change from an Origin that is not allowed ' +
+          '(`origin_not_allowed`, `cross_site_request`); or a refused Host.',
+        schema: ErrorBody,
+      },
+      429: banned,
     },
   },
   {
