@@ -77,6 +77,16 @@ const NOT_COUNTED: SecurityEvent[] = [
   { event: 'ban_lifted', address: null, via: 'cli', target: '203.0.113.7', lifted: ['203.0.113.7'] },
   { event: 'request_refused', address: '203.0.113.10', via: 'api', reason: 'origin_not_allowed', count: 3 },
   { event: 'key_first_used', address: '203.0.113.11', via: 'api', key: 'counted' },
+  // A forwarded request's path is the caller's to choose: it must not make the line look like a counted failure.
+  {
+    event: 'upstream_request',
+    address: '203.0.113.12',
+    via: 'api',
+    principal: 'session',
+    method: 'POST',
+    path: '/api/chat/,"event":"login_failed","address":"203.0.113.99","via":"api","counted":true}',
+    status: 200,
+  },
   { event: 'token_changed', address: null, via: 'startup', how: 'temporary' },
 ];
 

@@ -39,6 +39,8 @@ export type SecurityEvent = EventBase &
     | { event: 'setup_completed' }
     | { event: 'setup_reset' }
     | { event: 'request_refused'; reason: 'origin_not_allowed' | 'host_not_allowed' | 'cross_site_request'; count: number }
+    /** A state change forwarded to the upstream (webui.upstream): who, what, the answer; no query string (it may carry secrets). */
+    | { event: 'upstream_request'; principal: string; method: string; path: string; status: number }
   );
 
 export type SecurityEventName = SecurityEvent['event'];
@@ -58,6 +60,7 @@ export const SECURITY_EVENT_NAMES: readonly SecurityEventName[] = [
   'setup_completed',
   'setup_reset',
   'request_refused',
+  'upstream_request',
 ];
 
 /** An event as written: its time (ISO 8601) first, so every line starts the same way. */

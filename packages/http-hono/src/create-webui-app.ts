@@ -25,6 +25,9 @@ import { wsTokenRoutes } from './routes/ws-token.js';
 import type { WsHub } from './ws/ws-hub.js';
 import { SessionCookie } from './session-cookie.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { forwardToUpstream } from './upstream/forward-to-upstream.js';
+import { ForwardedPaths, ownEndpoints } from './upstream/forwarded-paths.js';
+import type { UpstreamOptions } from './upstream/upstream-options.js';
 
 export const API_PREFIX = '/api/webui';
 /** The WebSocket channel's path: the one target a runtime hands to its upgrade. */
@@ -68,6 +71,8 @@ export interface WebuiAppOptions {
   storeAvailable?: () => boolean;
   /** Extra route groups mounted under the prefix behind the session guard (e.g. /config/*). */
   protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>;
+  /** The bot's own backend: the paths under `upstream.paths` this server does not answer go there, behind the whole pipeline. */
+  upstream?: UpstreamOptions;
 }
 
 /** The WebUI management API as a web-standard Hono app; the runtime brings the server. */
@@ -88,7 +93,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const api = new Hono<WebuiEnv>()
     .route('/', healthRoutes(policy.serviceName, options.storeAvailable))
     .route('/', authRoutes(operations, cookie))
-    .route('/', authForwardRoutes(operations, policy, refused))
+    .route('/', authForwardRoutes(operations, policy, refused, options.upstream?.assertion))
     .route('/', setupRoutes(operations))
     .route('/', wsTokenRoutes(operations))
     .route('/', securityRoutes(operations))
@@ -104,6 +109,12 @@ export function createWebuiApp(options: WebuiAppOptions) {
       ),
     );
   for (const group of options.protectedRoutes ?? []) api.route(group.path, group.app);
+  // With an upstream, what this server does not answer under its paths goes there (issue 33); its own endpoints never do.
+  const forwarded = options.upstream ? new ForwardedPaths(options.upstream, ownEndpoints(ownPaths(api))) : undefined;
+  // The guard then also meets paths outside the prefix, which none of its own public paths are.
+  const isGuardPublic = forwarded
+    ? (path: string, method: string) => (isApiPath(path) && isPublic(path)) || forwarded.isPublic(path, method)
+    : isPublic;
 
   // The pipeline, in the order a request meets it; a step with nothing to do under this configuration is left out.
   // Steps that every request passes, or that skip the same requests, run fused: each compose level costs (README, Performance).
@@ -111,13 +122,21 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const auditHold = holdAnswerUntilAudited(audit);
   if (auditHold) pipeline.use(auditHold); // first in, so last out: no answer, refusals included, runs ahead of its audit line
   pipeline.use(identifyAndAdmitClient(runtime, policy, forwardedForWarning(logger, now), refused)); // edge, then allowlist/Host (D8, D9)
-  const apiPaths = `${API_PREFIX}/*`;
+  // The API's steps run under the prefix, and under each forwarded prefix too (one pattern each, none inside another).
+  const guarded = forwarded ? forwarded.guardedPatterns(API_PREFIX) : [`${API_PREFIX}/*`];
+  const guard = (step: MiddlewareHandler<WebuiEnv>) => guarded.forEach((paths) => pipeline.use(paths, step));
   const log = requestLog(logger, now);
-  if (log) pipeline.use(apiPaths, log); // one debug line per API request, with the status of whatever answered it
-  pipeline.use(apiPaths, corsForAllowedOrigins(policy)); // CORS, for requests that carry an Origin
-  pipeline.use(apiPaths, guardStateChanges(policy, refused)); // CSRF, then the 16 KiB body limit, for all but GET/HEAD/OPTIONS
-  pipeline.use(apiPaths, sessionGuard(operations, isPublic)); // credentials, then their scope, off the public paths
+  if (log) guard(log); // one debug line per API request, with the status of whatever answered it
+  guard(corsForAllowedOrigins(policy, forwarded !== undefined)); // CORS, for requests that carry an Origin
+  // CSRF, then the 16 KiB body limit, for all but GET/HEAD/OPTIONS; a forwarded body streams, so CSRF only.
+  guard(guardStateChanges(policy, refused, forwarded && ((path) => forwarded.isForwarded(path))));
+  guard(sessionGuard(operations, isGuardPublic)); // credentials, then their scope, off the public paths
   const app = pipeline.route(API_PREFIX, api); // the routes (chained, so the app's type carries them for hc)
+  // Last of the handlers: a forwarded path is one no route above answered.
+  if (forwarded && options.upstream) {
+    const forward = forwardToUpstream({ upstream: options.upstream, logger, audit, now });
+    app.all('/*', (c, next) => (forwarded.isForwarded(c.req.path) ? forward(c) : next()));
+  }
   const site = options.site;
   // The site never answers under the API prefix, so an API 404 stays an API 404.
   if (site) app.get('/*', (c, next) => (isApiPath(c.req.path) ? next() : site(c, next)));
@@ -131,6 +150,15 @@ export function createWebuiApp(options: WebuiAppOptions) {
     return c.json(answer.body, answer.status, answer.headers);
   });
   return app;
+}
+
+/**
+ * The paths the API's routes answer, with the prefix: the ones the channel and the docs would have even when not mounted,
+ * and every route's path; a group's middleware (`use`, any method, a `*` path) says nothing about which paths answer.
+ */
+function ownPaths(api: Hono<WebuiEnv>): string[] {
+  const routes = api.routes.filter((route) => route.method !== 'ALL' || !route.path.endsWith('*')).map((route) => route.path);
+  return [...PUBLIC_PATHS, '/docs/*', ...routes].map((path) => `${API_PREFIX}${path}`);
 }
 
 /** The app's type with every route, for `hc<WebuiApp>(baseUrl)` in packages/client. */

@@ -52,4 +52,18 @@ describe('corsForAllowedOrigins (DESIGN D9)', () => {
     expect(allowed.headers.get('access-control-max-age')).toBe('600');
     expect((await preflight('http://localhost:6666')).headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  it("with an upstream behind, the preflight also allows the bot's own API methods (PUT, PATCH)", async () => {
+    const forwarding = new Hono<WebuiEnv>()
+      .use((c, next) => {
+        c.set('secureTransport', false);
+        return next();
+      })
+      .use(corsForAllowedOrigins(testPolicy({ allowedOrigins: [DEV_SERVER] }), true));
+    const res = await forwarding.request('/x', {
+      method: 'OPTIONS',
+      headers: { origin: DEV_SERVER, 'access-control-request-method': 'PATCH' },
+    });
+    expect(res.headers.get('access-control-allow-methods')).toBe('GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS');
+  });
 });

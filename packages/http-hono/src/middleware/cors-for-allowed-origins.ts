@@ -7,13 +7,14 @@ import { requestHeader } from '../runtime-port.js';
 /**
  * Hono's cors for the allowed origins (DESIGN D9): an allowed origin is echoed with credentials and its preflight
  * answered; a foreign one gets no Access-Control-Allow-Origin. Requests without Origin (scripts) skip it: their
- * answers stay unrebuilt and carry no CORS headers.
+ * answers stay unrebuilt and carry no CORS headers. With `forwarding` (an upstream behind this server), the preflight
+ * also allows the methods the bot's own API uses (PUT, PATCH).
  */
-export function corsForAllowedOrigins(policy: HttpPolicy): MiddlewareHandler<WebuiEnv> {
+export function corsForAllowedOrigins(policy: HttpPolicy, forwarding = false): MiddlewareHandler<WebuiEnv> {
   const honoCors = cors({
     origin: (origin, c) => (isAllowedOrigin(origin, c, policy) ? origin : null),
     credentials: true,
-    allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    allowMethods: forwarding ? ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] : ['GET', 'POST', 'DELETE', 'OPTIONS'],
     // An allowed origin (a dashboard dev server) may use a key too; a foreign one's preflight gets no allowance.
     allowHeaders: ['Content-Type', 'Authorization'],
     maxAge: 600,

@@ -14,13 +14,15 @@ export { requires } from './scope-guard.js';
  * instead of two (README, Performance). DESIGN D7 default deny: every path not listed as public needs a valid session
  * (the cookie, or a bearer: the access token or an API key), set as `principal`; unknown paths answer 401 before 404.
  * Then its scope must cover the method (methodScopeRefusal); a route that needs more says so with `requires`.
+ * `isPublic` may look at the method too: a forwarded public path is public for GET and HEAD only.
  */
 export function sessionGuard(
   operations: Pick<AccessOperations, 'authenticate'>,
-  isPublic: (path: string) => boolean,
+  isPublic: (path: string, method: string) => boolean,
 ): MiddlewareHandler<WebuiEnv> {
   return async (c, next) => {
-    if (isPublic(c.req.path)) return next();
+    // A public path ignores credentials entirely: it neither counts a wrong one nor acts for a good one.
+    if (isPublic(c.req.path, c.req.method)) return next();
     // The core's authenticate verb decides (what counts as a guess, one credential per request, the ban).
     const { outcome: session } = await authenticateRequest(c, operations);
     if (session.kind !== 'valid') return sessionRefusal(c, session);

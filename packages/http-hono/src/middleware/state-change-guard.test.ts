@@ -7,7 +7,7 @@ import { testPolicy } from '../testing/test-policy.js';
 import { MAX_BODY_BYTES } from './body-limit.js';
 import { guardStateChanges } from './state-change-guard.js';
 
-function guarded() {
+function guarded(streamsBody?: (path: string) => boolean) {
   const refusals: Array<[string, RefusalReason]> = [];
   const app = new Hono<WebuiEnv>()
     .use((c, next) => {
@@ -15,8 +15,9 @@ function guarded() {
       c.set('secureTransport', false);
       return next();
     })
-    .use(guardStateChanges(testPolicy(), (address, reason) => refusals.push([address, reason])))
-    .all('/state', (c) => c.json({ ok: true }));
+    .use(guardStateChanges(testPolicy(), (address, reason) => refusals.push([address, reason]), streamsBody))
+    .all('/state', (c) => c.json({ ok: true }))
+    .all('/forwarded', async (c) => c.json({ bytes: (await c.req.text()).length }));
   return { app, refusals };
 }
 
@@ -57,5 +58,18 @@ describe('guardStateChanges: CSRF, then the body limit', () => {
       'payload_too_large',
     );
     expect((await app.request('/state', { method: 'POST', body: 'x', headers: { origin: LISTEN_ORIGIN } })).status).toBe(200);
+  });
+
+  it('on the paths whose bodies stream (forwarded to the upstream): CSRF only, no body limit', async () => {
+    const { app, refusals } = guarded((path) => path === '/forwarded');
+    const res = await app.request('/forwarded', { method: 'PUT', body: big, headers: { origin: LISTEN_ORIGIN } });
+    expect(await res.json()).toEqual({ bytes: big.length });
+    await expectErrorBody(
+      await app.request('/forwarded', { method: 'POST', body: 'x', headers: { origin: FOREIGN } }),
+      403,
+      'origin_not_allowed',
+    );
+    await expectErrorBody(await app.request('/state', { method: 'POST', body: big }), 413, 'payload_too_large');
+    expect(refusals).toEqual([['127.0.0.5', 'origin_not_allowed']]);
   });
 });

@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import type { AppLogger, HttpPolicy, WebuiEnv } from '../app-env.js';
 import { API_PREFIX, createWebuiApp } from '../create-webui-app.js';
 import type { RuntimePort } from '../runtime-port.js';
+import type { UpstreamOptions } from '../upstream/upstream-options.js';
 import { testPolicy, type TestPolicyOptions } from './test-policy.js';
 
 /** What a test puts into `c.env` to play the connection: the TCP peer and whether it is TLS. */
@@ -95,6 +96,7 @@ export async function createTestApp(
     banPolicy?: Partial<BanPolicyOptions>;
     storeAvailable?: () => boolean;
     audit?: RecordingAudit;
+    upstream?: UpstreamOptions;
   } = {},
 ) {
   const harness = createCoreHarness(options.banPolicy ? { banPolicy: options.banPolicy } : {});
@@ -112,6 +114,7 @@ export async function createTestApp(
     audit,
     ...(options.protectedRoutes ? { protectedRoutes: options.protectedRoutes } : {}),
     ...(options.storeAvailable ? { storeAvailable: options.storeAvailable } : {}),
+    ...(options.upstream ? { upstream: options.upstream } : {}),
   });
 
   /** A request to `path` (under /api/webui unless it starts with //, which means "from the root"). */

@@ -1,0 +1,110 @@
+import type { SecurityEventSink } from '@webui/core';
+import type { Context } from 'hono';
+import { proxy } from 'hono/proxy';
+import type { AppLogger, WebuiEnv } from '../app-env.js';
+import { isSafeMethod } from '../middleware/safe-methods.js';
+import { upstreamAnswerHeaders } from './upstream-answer-headers.js';
+import { upstreamFailureAnswer, UpstreamWarnings } from './upstream-failure.js';
+import { upstreamRequestHeaders } from './upstream-request-headers.js';
+import { callerIdentity, type CallerIdentity, type UpstreamOptions } from './upstream-options.js';
+
+export interface ForwarderOptions {
+  upstream: UpstreamOptions;
+  logger: AppLogger;
+  /** Where each forwarded state change is recorded (`upstream_request`). */
+  audit: SecurityEventSink;
+  /** Monotonic milliseconds, for the once-a-minute warnings. */
+  now: () => number;
+}
+
+const TIMED_OUT = Symbol('timed out');
+// The audit line stays a few hundred bytes whatever path a caller sends.
+const MAX_AUDITED_PATH = 512;
+
+/**
+ * The last step for a forwarded path (design, Upstream request/answer/Failures): the request goes to the upstream through
+ * hono/proxy and the transport, its body streamed, its headers rewritten; the answer comes back streamed. The timeout
+ * covers the answer's head only; an aborted caller aborts the upstream request. Every state change is audited.
+ */
+export function forwardToUpstream(options: ForwarderOptions): (c: Context<WebuiEnv>) => Promise<Response> {
+  const { upstream, logger, audit } = options;
+  const origin = upstream.origin.replace(/\/+$/, '');
+  const warnings = new UpstreamWarnings(logger, options.now);
+
+  return async (c) => {
+    const url = new URL(c.req.url);
+    const identity = callerIdentity(c.get('principal'));
+    const answer = await upstreamAnswer(c, `${origin}${url.pathname}${url.search}`, identity);
+    if (!isSafeMethod(c.req.method)) {
+      const path = url.pathname.length > MAX_AUDITED_PATH ? `${url.pathname.slice(0, MAX_AUDITED_PATH)}…` : url.pathname;
+      const { principal } = identity;
+      audit.record({
+        event: 'upstream_request',
+        address: c.get('clientIp'),
+        via: 'api',
+        principal,
+        method: c.req.method,
+        path,
+        status: answer.status,
+      });
+    }
+    return answer;
+  };
+
+  async function upstreamAnswer(c: Context<WebuiEnv>, target: string, identity: CallerIdentity): Promise<Response> {
+    const timeout = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const headers = upstreamRequestHeaders(
+        c.req.raw.headers,
+        { clientIp: c.get('clientIp'), secure: c.get('secureTransport'), host: c.req.raw.headers.get('host') ?? undefined },
+        upstream.headers,
+        await identityHeaders(identity),
+      );
+      const timedOut = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), upstream.timeoutMs)));
+      const signal = AbortSignal.any([c.req.raw.signal, timeout.signal]);
+      // The raw request gives method and streamed body (with duplex); our headers and signal replace its own.
+      const sent = proxy(target, { raw: c.req.raw, headers, signal, customFetch: upstream.transport });
+      const head = await Promise.race([sent, timedOut]);
+      if (head === TIMED_OUT) {
+        timeout.abort();
+        warnings.warn('upstream_timeout', { timeoutMs: upstream.timeoutMs });
+        return upstreamFailureAnswer(c, 'upstream_timeout', upstream.timeoutMs);
+      }
+      if (head.status === 401) {
+        // The upstream refused the gateway's own credential: a 401 here would send the dashboard back to its login.
+        void head.body?.cancel().catch(() => undefined);
+        warnings.warn('upstream_refused');
+        return upstreamFailureAnswer(c, 'upstream_refused', upstream.timeoutMs);
+      }
+      const answerHeaders = upstreamAnswerHeaders(head.headers, (line) =>
+        logger.debug(
+          { path: c.req.path, cookie: line.slice(0, line.indexOf('=')) },
+          "dropped the upstream's Set-Cookie for our session cookie",
+        ),
+      );
+      return new Response(head.body, { status: head.status, statusText: head.statusText, headers: answerHeaders });
+    } catch (error) {
+      if (c.req.raw.signal.aborted) logger.debug({ path: c.req.path }, 'the caller left before the upstream answered');
+      else warnings.warn('upstream_unavailable', { err: failureCause(error) });
+      return upstreamFailureAnswer(c, 'upstream_unavailable', upstream.timeoutMs);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** X-WebUI-Principal, X-WebUI-Scope and, with a signer, X-WebUI-Assertion: who the upstream acts for. */
+  async function identityHeaders(identity: CallerIdentity): Promise<Record<string, string>> {
+    const headers: Record<string, string> = { 'x-webui-principal': identity.principal, 'x-webui-scope': identity.scope };
+    if (upstream.assertion) headers['x-webui-assertion'] = await upstream.assertion(identity);
+    return headers;
+  }
+}
+
+/** What went wrong reaching the upstream, for the log: the error's name and system code, never its URL or headers. */
+function failureCause(error: unknown): { name: string; code?: string } {
+  if (!(error instanceof Error)) return { name: typeof error };
+  const cause = error.cause;
+  const code = cause !== null && typeof cause === 'object' && 'code' in cause && typeof cause.code === 'string' ? cause.code : undefined;
+  return code === undefined ? { name: error.name } : { name: error.name, code };
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { upstreamRequestHeaders, withoutSessionCookie } from './upstream-request-headers.js';
+
+const ORIGIN = { clientIp: '203.0.113.7', secure: true, host: 'bot.example' };
+
+describe('upstreamRequestHeaders', () => {
+  it("drops hop-by-hop headers, those the Connection header names, the caller's credential, Host and claimed identity", () => {
+    const caller = new Headers({
+      connection: 'close, X-Per-Hop',
+      'x-per-hop': '1',
+      'keep-alive': 'timeout=5',
+      te: 'trailers',
+      trailer: 'x',
+      upgrade: 'websocket',
+      'proxy-authorization': 'Basic x',
+      'proxy-connection': 'keep-alive',
+      'transfer-encoding': 'chunked',
+      authorization: 'Bearer key',
+      host: 'bot.example',
+      'x-webui-principal': 'session',
+      'X-WebUI-Whatever': 'x',
+      forwarded: 'for=1.2.3.4',
+      'x-real-ip': '1.2.3.4',
+      'x-forwarded-for': '1.2.3.4',
+      accept: 'application/json',
+    });
+    const headers = upstreamRequestHeaders(caller, ORIGIN, {}, { 'x-webui-principal': 'key:ci', 'x-webui-scope': 'read' });
+    expect(Object.fromEntries(headers)).toEqual({
+      accept: 'application/json',
+      'x-forwarded-for': '203.0.113.7',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'bot.example',
+      'x-webui-principal': 'key:ci',
+      'x-webui-scope': 'read',
+    });
+  });
+
+  it('configured headers win over the caller, identity headers over both; no Host, no X-Forwarded-Host', () => {
+    const caller = new Headers({ cookie: 'bot_session=ours; theme=dark', 'x-api': 'caller' });
+    const headers = upstreamRequestHeaders(
+      caller,
+      { clientIp: '::1', secure: false, host: undefined },
+      { Cookie: 'maibot_session=s', 'X-Api': 'configured', 'x-webui-scope': 'admin' },
+      { 'x-webui-principal': 'anonymous', 'x-webui-scope': 'none' },
+    );
+    expect(Object.fromEntries(headers)).toEqual({
+      cookie: 'maibot_session=s',
+      'x-api': 'configured',
+      'x-forwarded-for': '::1',
+      'x-forwarded-proto': 'http',
+      'x-webui-principal': 'anonymous',
+      'x-webui-scope': 'none',
+    });
+  });
+});
+
+describe('withoutSessionCookie', () => {
+  it('removes every bot_session pair, keeps the others in order', () => {
+    expect(withoutSessionCookie('a=1; bot_session=x; b=2;bot_session=y')).toBe('a=1; b=2');
+    expect(withoutSessionCookie('bot_session=x')).toBe('');
+    expect(withoutSessionCookie(' bot_session_other=1 ; Bot_Session=2')).toBe('bot_session_other=1; Bot_Session=2');
+  });
+});

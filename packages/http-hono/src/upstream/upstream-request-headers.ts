@@ -1,0 +1,84 @@
+import { SESSION_COOKIE } from '../session-cookie.js';
+
+/** Headers about one connection, not the request (RFC 9110 §7.6.1), and the legacy Proxy-Connection: never passed on. */
+const HOP_BY_HOP = [
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'upgrade',
+];
+// transfer-encoding too: the body is re-sent as a stream, framed by the upstream connection.
+const CONNECTION_FRAMING = ['transfer-encoding'];
+/** What only this server may tell the upstream about the caller: the caller's own copies are dropped (a forged address or Host). */
+const CALLER_CLAIMS = ['authorization', 'host', 'forwarded', 'x-real-ip', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'];
+const CONNECTION_TOKEN = /^[!#$%&'*+\-.0-9A-Z^_`a-z|~]+$/;
+/** Names this server's identity headers start with; the caller's are dropped, whatever follows. */
+export const IDENTITY_HEADER_PREFIX = 'x-webui-';
+
+/** Where the caller came from, as the edge resolved it. */
+export interface CallerOrigin {
+  clientIp: string;
+  /** Whether the caller reached this server over HTTPS. */
+  secure: boolean;
+  /** The caller's Host header, when it sent one. */
+  host: string | undefined;
+}
+
+/**
+ * The headers an upstream request carries (design, Upstream request): the caller's, minus hop-by-hop ones, its credential
+ * (Authorization, the bot_session cookie; other cookies stay), Host and any identity it claims (x-webui-*, forwarding headers);
+ * plus X-Forwarded-For/-Proto/-Host from `origin`; then `configured` (winning over the caller's); then `identity` (winning over all).
+ */
+export function upstreamRequestHeaders(
+  caller: Headers,
+  origin: CallerOrigin,
+  configured: Readonly<Record<string, string>>,
+  identity: Readonly<Record<string, string>>,
+): Headers {
+  const headers = new Headers(caller);
+  const dropped = [...HOP_BY_HOP, ...CONNECTION_FRAMING, ...CALLER_CLAIMS, ...connectionListed(caller.get('connection'))];
+  for (const name of headers.keys()) if (name.startsWith(IDENTITY_HEADER_PREFIX)) dropped.push(name);
+  for (const name of dropped) headers.delete(name);
+
+  const cookie = caller.get('cookie');
+  if (cookie !== null) {
+    const others = withoutSessionCookie(cookie);
+    if (others === '') headers.delete('cookie');
+    else headers.set('cookie', others);
+  }
+
+  headers.set('x-forwarded-for', origin.clientIp);
+  headers.set('x-forwarded-proto', origin.secure ? 'https' : 'http');
+  if (origin.host !== undefined) headers.set('x-forwarded-host', origin.host);
+  for (const [name, value] of Object.entries(configured)) headers.set(name, value);
+  for (const [name, value] of Object.entries(identity)) headers.set(name, value);
+  return headers;
+}
+
+/** The header names a Connection header lists (RFC 9110 §7.6.1: they are hop-by-hop too); tokens that are no header name are ignored. */
+function connectionListed(connection: string | null): string[] {
+  if (connection === null) return [];
+  return connection
+    .split(',')
+    .map((token) => token.trim().toLowerCase())
+    .filter((token) => CONNECTION_TOKEN.test(token));
+}
+
+/** A Cookie header's pairs without this server's session cookie, in their order; empty when nothing else was there. */
+export function withoutSessionCookie(cookie: string): string {
+  return cookie
+    .split(';')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== '' && cookieName(pair) !== SESSION_COOKIE)
+    .join('; ');
+}
+
+/** The name of a `name=value` pair (a Cookie pair or the start of a Set-Cookie line). */
+export function cookieName(pair: string): string {
+  const equals = pair.indexOf('=');
+  return (equals === -1 ? pair : pair.slice(0, equals)).trim();
+}
