@@ -245,6 +245,8 @@ describe("this server's own endpoints are never forwarded", () => {
     const { t, received } = await gateway({ paths: ['/'], publicPaths: [] });
     const cookie = await t.login();
     await expectErrorBody(await t.request('//'), 401, 'not_authenticated');
+    // A path as long as the prefix, ending like one of our public endpoints, is not one of them.
+    await expectErrorBody(await t.request('//aaaaaaaaa/health'), 401, 'not_authenticated');
     expect((await t.request('//index.html', { cookie })).status).toBe(200);
     expect((await t.request('//api/anything/else', { cookie })).status).toBe(200);
     expect((await t.request('/health')).status).toBe(200);
