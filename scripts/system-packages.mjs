@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 const REQUIRED = [
   { command: 'chromium', debianPackage: 'chromium' },
   { command: 'nginx', debianPackage: 'nginx-light' },
+  { command: 'caddy', debianPackage: 'caddy' },
   { command: 'fail2ban-regex', debianPackage: 'fail2ban' },
   { command: 'redis-server', debianPackage: 'redis-server' },
 ];

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
+import { stopDaemon, waitForPort } from './daemon-process.js';
 import { freePort, makeTempDir } from './server-process.js';
 
 /**
@@ -44,12 +44,42 @@ const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
 export type NginxUpstream = number | readonly number[] | { socket: string };
 
 export async function startNginx(upstream: NginxUpstream, options: NginxOptions = {}): Promise<NginxProxy> {
+  const dir = makeNginxDir();
+  const [httpPort, httpsPort, proxyHostPort] = [await freePort(), await freePort(), await freePort()];
+  const conf = nginxConf(dir, upstream, { httpPort, httpsPort, proxyHostPort }, options.forwardedFor ?? true);
+  const nginx = await runNginx(dir, conf, [httpPort, httpsPort, proxyHostPort]);
+  return {
+    httpUrl: `http://127.0.0.1:${httpPort}`,
+    httpsUrl: `http://127.0.0.1:${httpsPort}`,
+    proxyHostUrl: `http://127.0.0.1:${proxyHostPort}`,
+    dir,
+    ...nginx,
+  };
+}
+
+/** A real nginx serving the `server { ... }` blocks given (a README recipe, say), which listen on `ports`; its temp paths in a temp dir. */
+export async function startNginxServers(
+  serverBlocks: string,
+  ports: readonly number[],
+): Promise<{ dir: string; stderr: () => string; stop: () => Promise<void> }> {
+  const dir = makeNginxDir();
+  return { dir, ...(await runNginx(dir, httpConf(dir, serverBlocks), ports)) };
+}
+
+function makeNginxDir(): string {
   const dir = makeTempDir('webui-nginx-');
   for (const temp of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp));
-  const [httpPort, httpsPort, proxyHostPort] = [await freePort(), await freePort(), await freePort()];
-  const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, nginxConf(dir, upstream, { httpPort, httpsPort, proxyHostPort }, options.forwardedFor ?? true));
+  return dir;
+}
 
+/** Starts nginx on `confText` and resolves once every port listens. */
+async function runNginx(
+  dir: string,
+  confText: string,
+  ports: readonly number[],
+): Promise<{ stderr: () => string; stop: () => Promise<void> }> {
+  const conf = join(dir, 'nginx.conf');
+  writeFileSync(conf, confText);
   const child = spawn(NGINX, ['-p', dir, '-c', conf, '-e', 'stderr', '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
   child.once('exit', () => running.delete(child));
@@ -60,21 +90,13 @@ export async function startNginx(upstream: NginxUpstream, options: NginxOptions 
     child.once('exit', (code) => reject(new Error(`nginx exited with code ${code} before listening:\n${stderr}`)));
   });
   exited.catch(() => undefined);
-  await Promise.race([Promise.all([httpPort, httpsPort, proxyHostPort].map((port) => waitForPort(port, 10_000))), exited]);
-
-  return {
-    httpUrl: `http://127.0.0.1:${httpPort}`,
-    httpsUrl: `http://127.0.0.1:${httpsPort}`,
-    proxyHostUrl: `http://127.0.0.1:${proxyHostPort}`,
-    dir,
-    stderr: () => stderr,
-    stop: () => stopProcess(child),
-  };
+  await Promise.race([Promise.all(ports.map((port) => waitForPort(port, 10_000, 'nginx'))), exited]);
+  return { stderr: () => stderr, stop: () => stopDaemon(child) };
 }
 
 /** Stops every nginx still running; call it from afterAll. */
 export async function stopAllNginx(): Promise<void> {
-  await Promise.all([...running].map((child) => stopProcess(child)));
+  await Promise.all([...running].map((child) => stopDaemon(child)));
 }
 
 function nginxConf(
@@ -99,19 +121,9 @@ function nginxConf(
       proxy_set_header Connection $connection_upgrade;
       proxy_next_upstream off;
     }`;
-  return `
-master_process off;
-worker_processes 1;
-pid ${join(dir, 'nginx.pid')};
-error_log stderr warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${join(dir, 'client_body')};
-  proxy_temp_path ${join(dir, 'proxy')};
-  fastcgi_temp_path ${join(dir, 'fastcgi')};
-  uwsgi_temp_path ${join(dir, 'uwsgi')};
-  scgi_temp_path ${join(dir, 'scgi')};
+  return httpConf(
+    dir,
+    `
   map $http_upgrade $connection_upgrade { default upgrade; '' close; }
   # Round-robin over every instance; an instance that fails is not retried elsewhere, so each answer is that instance's own.
   ${
@@ -130,37 +142,26 @@ http {
   server {
     listen 127.0.0.1:${ports.proxyHostPort};
     ${location('$proxy_host', '$scheme')}
-  }
+  }`,
+  );
+}
+
+/** The whole nginx.conf around the http block's contents: one foreground process, every path it writes in `dir`. */
+function httpConf(dir: string, http: string): string {
+  return `
+master_process off;
+worker_processes 1;
+pid ${join(dir, 'nginx.pid')};
+error_log stderr warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${join(dir, 'client_body')};
+  proxy_temp_path ${join(dir, 'proxy')};
+  fastcgi_temp_path ${join(dir, 'fastcgi')};
+  uwsgi_temp_path ${join(dir, 'uwsgi')};
+  scgi_temp_path ${join(dir, 'scgi')};
+${http}
 }
 `;
-}
-
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    if (Date.now() - started > timeoutMs) throw new Error(`nginx did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-function stopProcess(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const force = setTimeout(() => child.kill('SIGKILL'), 3_000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    // SIGQUIT is nginx's graceful shutdown; SIGTERM its fast one.
-    child.kill('SIGTERM');
-  });
 }
