@@ -91,10 +91,12 @@ export function createAccessOperations(
       return authenticate(parts, presented, client, events).then(
         (session): Done<SessionCheckOutcome> | Promise<Done<SessionCheckOutcome>> => {
           if (session.kind !== 'valid') return done(session, events);
-          const { principal } = session;
+          const { principal, via } = session;
+          // Built field by field, not spread from the session: a spread here made /auth/check about 20 % slower (V8 took the
+          // slow path for the copy, and every later read of the outcome with it; README, Performance).
           // The token's status came with a cookie's or the token's check; a key's request reads it.
-          if (principal.kind === 'token') return done({ ...session, tokenStatus: principal.status }, events);
-          return core.tokens.status().then((tokenStatus) => done({ ...session, tokenStatus }, events));
+          if (principal.kind === 'token') return done({ kind: 'valid', principal, via, tokenStatus: principal.status }, events);
+          return core.tokens.status().then((tokenStatus) => done({ kind: 'valid', principal, via, tokenStatus }, events));
         },
       );
     },
