@@ -4,11 +4,20 @@ import * as v from 'valibot';
 
 const RequestId = v.pipe(v.union([v.string(), v.number()]), v.description('Echoed as sent; the dashboard sends strings.'));
 
-/** Messages a client may send, ping, subscribe and unsubscribe; anything else is answered with ok:false. */
+/** Messages a client may send, ping, subscribe, unsubscribe and call; anything else is answered with ok:false. */
 export const ClientMessage = v.variant('op', [
   v.looseObject({ op: v.literal('ping') }),
   v.looseObject({ op: v.literal('subscribe'), id: RequestId, domain: v.string(), topic: v.string(), data: v.optional(v.unknown()) }),
   v.looseObject({ op: v.literal('unsubscribe'), id: RequestId, domain: v.string(), topic: v.string() }),
+  // Only the bot's own domains take calls (the dashboard's chat): relayed to an upstream, refused without one.
+  v.looseObject({
+    op: v.literal('call'),
+    id: RequestId,
+    domain: v.string(),
+    method: v.string(),
+    session: v.optional(v.string()),
+    data: v.optional(v.unknown()),
+  }),
 ]);
 
 /** The data of a logs/main subscribe: how many recent entries the snapshot replays. */
@@ -39,6 +48,11 @@ export const LogEntry = v.strictObject({
   level: v.picklist(['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL']),
   module: v.string(),
   message: v.string(),
+  // With an upstream the bot's entries carry its display hints (dashboard-contract.md §4).
+  moduleDisplayName: v.optional(v.string()),
+  moduleColor: v.optional(v.string()),
+  moduleBold: v.optional(v.boolean()),
+  moduleBackgroundColor: v.optional(v.string()),
 });
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));

@@ -1,67 +1,10 @@
 import type { WSContext, WSEvents } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
 import { RecordingLogger } from '../testing/test-app.js';
-import type { ServerEnvelope } from './envelopes.js';
-import type { LogEntry, LogLevel, LogSource } from './log-source.js';
+import { FakeLogs, FakeSocket } from '../testing/ws-doubles.js';
+import type { LogEntry } from './log-source.js';
 import { IDLE_PROGRESS, PluginProgressBoard, type PluginProgress } from './plugin-progress-board.js';
 import { CLOSE_GOING_AWAY, CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_CHANGED, CLOSE_TRY_AGAIN_LATER, WsHub, type WsHubOptions } from './ws-hub.js';
-
-/** An in-memory log source: `log()` plays a new server log line. */
-class FakeLogs implements LogSource {
-  readonly entries: LogEntry[] = [];
-  private readonly listeners = new Set<(entry: LogEntry) => void>();
-  private nextId = 1;
-
-  log(message: string, level: LogLevel = 'INFO', module = 'webui'): LogEntry {
-    const entry: LogEntry = {
-      id: `1700000000000_${String(this.nextId++).padStart(12, '0')}`,
-      timestamp: new Date(1_700_000_000_000 + this.nextId).toISOString(),
-      level,
-      module,
-      message,
-    };
-    this.entries.push(entry);
-    for (const listener of this.listeners) listener(entry);
-    return entry;
-  }
-
-  recent(count: number): LogEntry[] {
-    return count <= 0 ? [] : this.entries.slice(-count);
-  }
-
-  subscribe(listener: (entry: LogEntry) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  get listenerCount(): number {
-    return this.listeners.size;
-  }
-}
-
-/** A socket as @hono/node-ws hands it to the events: records what is sent and how it was closed. */
-class FakeSocket {
-  readyState: 0 | 1 | 2 | 3 = 1;
-  readonly sent: ServerEnvelope[] = [];
-  closed: { code: number; reason: string } | null = null;
-
-  send(data: string): void {
-    this.sent.push(JSON.parse(data) as ServerEnvelope);
-  }
-
-  close(code: number, reason: string): void {
-    this.closed = { code, reason };
-    this.readyState = 3;
-  }
-
-  /** Messages sent since the last call. */
-  private read = 0;
-  take(): ServerEnvelope[] {
-    const fresh = this.sent.slice(this.read);
-    this.read = this.sent.length;
-    return fresh;
-  }
-}
 
 const NOW = 1_700_000_123_456;
 

@@ -1,10 +1,13 @@
 import type { WSContext, WSEvents } from 'hono/ws';
 import * as v from 'valibot';
 import type { AppLogger } from '../app-env.js';
+import type { UpstreamChannelOptions } from '../upstream/upstream-options.js';
 import { ClientMessage, LogSubscribeData, type ServerEnvelope } from './envelopes.js';
 import type { LogSource } from './log-source.js';
+import { MergedLogView } from './merged-log-view.js';
 import type { PluginProgressBoard } from './plugin-progress-board.js';
 import type { SecurityFeed } from './security-feed.js';
+import { HUB_DOMAINS, SYSTEM_TIMERS, UpstreamRelay, type RelayTimers } from './upstream-relay.js';
 
 /** The largest message a client may send; bigger ones close the socket with 1009. The runtime's socket enforces it too. */
 export const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -28,6 +31,12 @@ export interface WsHubOptions {
   maxPerSession?: number;
   maxTotal?: number;
   maxMessageBytes?: number;
+  /** The bot's own backend (issue 33): its domains are relayed to its channel, and its log lines join ours. */
+  upstream?: UpstreamChannelOptions;
+  /** What the relay's back-off and the merged log view wait with; tests pass a fake clock. */
+  timers?: RelayTimers;
+  /** How long a logs/main snapshot waits for the bot's entries before it goes out with ours only (2 s). */
+  upstreamLogsWaitMs?: number;
 }
 
 interface Connection {
@@ -36,9 +45,17 @@ interface Connection {
   socket: WSContext;
   /** Unsubscribe functions by "domain/topic". */
   subscriptions: Map<string, () => void>;
+  /** With an upstream, made on first need: the link to its channel and the merged logs/main. */
+  upstream?: { relay: UpstreamRelay; logs: MergedLogView };
 }
 
-/** The unified WebSocket channel (DESIGN D13): system events, the log stream and plugin progress. */
+/** The domains that exist without an upstream; none of them takes calls. */
+const OWN_DOMAINS: ReadonlySet<string> = new Set(['logs', 'plugin_progress', 'security', 'system']);
+
+/**
+ * The unified WebSocket channel (DESIGN D13): system events, the log stream and plugin progress; with an upstream
+ * (issue 33), the bot's domains relayed to its own channel and its log lines merged into ours.
+ */
 export class WsHub {
   private readonly connections = new Set<Connection>();
   private readonly maxPerSession: number;
@@ -134,7 +151,7 @@ export class WsHub {
       const op = typeof raw === 'object' && raw !== null ? (raw as { op?: unknown }).op : undefined;
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
         return this.fail(connection, id, 'invalid_message', 'A message is a JSON object with an "op".');
-      if (op !== 'ping' && op !== 'subscribe' && op !== 'unsubscribe')
+      if (op !== 'ping' && op !== 'subscribe' && op !== 'unsubscribe' && op !== 'call')
         return this.fail(connection, id, 'unknown_op', `Unknown op ${describeOp(op)}.`);
       return this.fail(
         connection,
@@ -144,18 +161,59 @@ export class WsHub {
       );
     }
     const message = parsed.output;
+    if (message.op === 'ping') return this.send(connection, { op: 'pong', ts: this.options.now() });
+    // The client's own text goes upstream: the relay changes nothing in it.
+    if (this.relays(message.domain)) return this.upstreamOf(connection)?.relay.forward(message, text);
     switch (message.op) {
-      case 'ping':
-        return this.send(connection, { op: 'pong', ts: this.options.now() });
+      case 'call': {
+        const known = OWN_DOMAINS.has(message.domain);
+        const domain = JSON.stringify(message.domain).slice(0, 100);
+        return known
+          ? this.fail(connection, message.id, 'unknown_method', `The ${domain} domain takes no calls.`)
+          : this.fail(connection, message.id, 'unknown_domain', `No domain ${domain}.`);
+      }
       case 'subscribe':
         return this.subscribe(connection, message);
       case 'unsubscribe': {
         const key = `${message.domain}/${message.topic}`;
+        if (key === 'logs/main') connection.upstream?.logs.unsubscribe();
         connection.subscriptions.get(key)?.();
         connection.subscriptions.delete(key);
         return this.send(connection, { op: 'response', id: message.id, ok: true, data: { domain: message.domain, topic: message.topic } });
       }
     }
+  }
+
+  /** Whether a domain is the upstream's: with one, every domain but logs, security and system. */
+  private relays(domain: string): boolean {
+    return this.options.upstream !== undefined && !HUB_DOMAINS.has(domain);
+  }
+
+  /** The connection's link to the upstream, made on first need; none for a socket already dropped (no socket may leak). */
+  private upstreamOf(connection: Connection): Connection['upstream'] {
+    const channel = this.options.upstream;
+    if (!channel || !this.connections.has(connection)) return undefined;
+    if (connection.upstream) return connection.upstream;
+    const timers = this.options.timers ?? SYSTEM_TIMERS;
+    const relay: UpstreamRelay = new UpstreamRelay({
+      channel,
+      logger: this.options.logger,
+      timers,
+      hooks: {
+        pass: (text) => this.sendText(connection, text),
+        refuse: (id, code, message) => this.fail(connection, id, code, message),
+        logsEvent: (event, data) => logs.upstreamEvent(event, data),
+      },
+    });
+    const logs: MergedLogView = new MergedLogView({
+      logs: this.options.logs,
+      relay,
+      send: (envelope) => this.send(connection, envelope),
+      timers,
+      ...(this.options.upstreamLogsWaitMs === undefined ? {} : { waitMs: this.options.upstreamLogsWaitMs }),
+    });
+    connection.upstream = { relay, logs };
+    return connection.upstream;
   }
 
   private subscribe(connection: Connection, message: Extract<ClientMessage, { op: 'subscribe' }>): void {
@@ -166,6 +224,8 @@ export class WsHub {
       if (!data.success) return this.fail(connection, id, 'invalid_request', 'data.replay must be an integer from 0 to 500.');
       connection.subscriptions.get(key)?.();
       this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
+      // With an upstream the snapshot merges the bot's entries, which take a moment to arrive.
+      if (this.options.upstream) return this.upstreamOf(connection)?.logs.subscribe(data.output.replay);
       this.send(connection, {
         op: 'event',
         domain,
@@ -179,7 +239,7 @@ export class WsHub {
       );
       return;
     }
-    if (key === 'plugin_progress/main') {
+    if (key === 'plugin_progress/main' && !this.options.upstream) {
       connection.subscriptions.get(key)?.();
       this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
       this.send(connection, { op: 'event', domain, topic, event: 'snapshot', data: { progress: this.options.progress.snapshot() } });
@@ -203,12 +263,14 @@ export class WsHub {
       );
       return;
     }
-    this.fail(
-      connection,
-      id,
-      'unknown_topic',
-      `No topic ${JSON.stringify(key).slice(0, 100)}; available: logs/main, plugin_progress/main${security ? ', security/main' : ''}.`,
-    );
+    this.fail(connection, id, 'unknown_topic', `No topic ${JSON.stringify(key).slice(0, 100)}; available: ${this.availableTopics()}.`);
+  }
+
+  private availableTopics(): string {
+    const topics = ['logs/main'];
+    if (!this.options.upstream) topics.push('plugin_progress/main');
+    if (this.options.security) topics.push('security/main');
+    return topics.join(', ');
   }
 
   private fail(connection: Connection, id: string | number | null, code: string, message: string): void {
@@ -216,8 +278,12 @@ export class WsHub {
   }
 
   private send(connection: Connection, envelope: ServerEnvelope): void {
+    this.sendText(connection, JSON.stringify(envelope));
+  }
+
+  private sendText(connection: Connection, text: string): void {
     // 1 = OPEN; a socket closing meanwhile simply misses the message.
-    if (connection.socket.readyState === 1) connection.socket.send(JSON.stringify(envelope));
+    if (connection.socket.readyState === 1) connection.socket.send(text);
   }
 
   private close(connection: Connection, code: number, reason: string): void {
@@ -232,6 +298,9 @@ export class WsHub {
   private drop(connection: Connection): void {
     for (const unsubscribe of connection.subscriptions.values()) unsubscribe();
     connection.subscriptions.clear();
+    // A closed, failed or revoked (4001) client socket takes its upstream socket with it.
+    connection.upstream?.logs.close();
+    connection.upstream?.relay.close();
     this.connections.delete(connection);
   }
 }
