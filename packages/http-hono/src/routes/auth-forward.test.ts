@@ -7,7 +7,7 @@ import { documentedResponses } from '../openapi/documented-responses.js';
 import { OPERATIONS } from '../openapi/operations.js';
 import { identifyAndAdmitClient } from '../middleware/identify-and-admit-client.js';
 import { createTestApp, expectErrorBody, LISTEN_ORIGIN, testPolicy, type TestRequest } from '../testing/test-app.js';
-import type { CallerIdentity } from '../upstream/upstream-options.js';
+import type { CallerIdentity, UpstreamOptions } from '../upstream/upstream-options.js';
 import { authForwardRoutes } from './auth-forward.js';
 
 const PROXY = '127.0.0.1';
@@ -179,6 +179,30 @@ describe('GET /auth/forward: the signed assertion', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('x-webui-assertion')).toBe('aaa.bbb.ccc');
     expect(signed).toEqual([{ principal: 'key:ci', scope: 'admin' }]);
+  });
+});
+
+describe('GET /auth/forward with an upstream configured', () => {
+  it('is still answered here, never forwarded (even with paths = ["/"]), and carries the gateway’s assertion', async () => {
+    const forwarded: Request[] = [];
+    const upstream: UpstreamOptions = {
+      origin: 'http://127.0.0.1:8002',
+      paths: ['/'],
+      publicPaths: [],
+      headers: {},
+      timeoutMs: 1_000,
+      transport: async (request) => {
+        forwarded.push(request);
+        return new Response('from the upstream');
+      },
+      assertion: async (identity) => `signed.${identity.principal.replace(':', '-')}.${identity.scope}`,
+    };
+    const t = await createTestApp({ upstream });
+    const allowed = await t.request('/auth/forward', { bearer: await t.createKey('ci', 'admin') });
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('x-webui-assertion')).toBe('signed.key-ci.admin');
+    await expectErrorBody(await t.request('/auth/forward'), 401, 'not_authenticated');
+    expect(forwarded).toEqual([]);
   });
 });
 
