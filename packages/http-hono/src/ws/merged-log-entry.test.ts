@@ -1,14 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  botEntriesOf,
-  botEntryOf,
-  dashboardLevelOf,
-  mergeByTime,
-  ownEntryOf,
-  timestampMs,
-  type MergedLogEntry,
-} from './merged-log-entry.js';
+import { logTimestampMs } from './log-timestamp.js';
+import { botEntriesOf, botEntryOf, dashboardLevelOf, mergeByTime, ownEntryOf, type MergedLogEntry } from './merged-log-entry.js';
 
 describe('dashboardLevelOf', () => {
   it.each([
@@ -106,28 +99,7 @@ describe('ownEntryOf', () => {
   });
 });
 
-describe('timestampMs', () => {
-  it.each([
-    ['2025-01-01T12:00:00Z', Date.UTC(2025, 0, 1, 12)],
-    ['2025-01-01T12:00:00.250Z', Date.UTC(2025, 0, 1, 12, 0, 0, 250)],
-    ['2025-01-01T12:00:00.123456Z', Date.UTC(2025, 0, 1, 12, 0, 0, 123)],
-    ['2025-01-01T20:00:00+08:00', Date.UTC(2025, 0, 1, 12)],
-    ['2025-01-01T07:30:00-0430', Date.UTC(2025, 0, 1, 12)],
-    ['2025-01-01 12:00:00z', Date.UTC(2025, 0, 1, 12)],
-    ['2025-01-01T12:00Z', Date.UTC(2025, 0, 1, 12)],
-  ])('%s', (text, expected) => {
-    expect(timestampMs(text)).toBe(expected);
-  });
-
-  it("a zone-less time (the bot's live lines) is this host's local time", () => {
-    expect(timestampMs('2025-01-01 20:00:00')).toBe(new Date(2025, 0, 1, 20, 0, 0).getTime());
-    expect(timestampMs('2025-01-01T20:00:00,5')).toBe(new Date(2025, 0, 1, 20, 0, 0, 500).getTime());
-  });
-
-  it.each([['yesterday'], [''], ['2025-01-01'], ['12:00:00'], ['2025-01-01T12:00:00Zjunk']])('%j is no time', (text) => {
-    expect(timestampMs(text)).toBeNull();
-  });
-});
+const NOW = Date.UTC(2025, 5, 1);
 
 describe('mergeByTime', () => {
   const entry = (id: string, timestamp: string): MergedLogEntry => ({ id, timestamp, level: 'INFO', module: 'm', message: id });
@@ -135,9 +107,16 @@ describe('mergeByTime', () => {
   it('orders by time across both lists, ours first on a tie, and keeps the last count', () => {
     const ours = [entry('o1', '2025-01-01T12:00:01Z'), entry('o3', '2025-01-01T12:00:03Z')];
     const bots = [entry('b1', '2025-01-01T20:00:01+08:00'), entry('b2', '2025-01-01T12:00:02Z'), entry('b4', '2025-01-01T12:00:04Z')];
-    expect(mergeByTime(ours, bots, 10).map((item) => item.id)).toEqual(['o1', 'b1', 'b2', 'o3', 'b4']);
-    expect(mergeByTime(ours, bots, 2).map((item) => item.id)).toEqual(['o3', 'b4']);
-    expect(mergeByTime(ours, bots, 0)).toEqual([]);
+    expect(mergeByTime(ours, bots, 10, NOW).map((item) => item.id)).toEqual(['o1', 'b1', 'b2', 'o3', 'b4']);
+    expect(mergeByTime(ours, bots, 2, NOW).map((item) => item.id)).toEqual(['o3', 'b4']);
+    expect(mergeByTime(ours, bots, 0, NOW)).toEqual([]);
+  });
+
+  it("the bot's year-less snapshot times and zone-less live times sort among ours (this host's local time)", () => {
+    const local = (month: number, day: number, hour: number) => new Date(2025, month - 1, day, hour).toISOString();
+    const ours = [entry('o1', local(5, 31, 10)), entry('o3', local(5, 31, 12))];
+    const bots = [entry('b2', '05-31 11:00:00'), entry('b4', '2025-05-31 13:00:00')];
+    expect(mergeByTime(ours, bots, 10, new Date(2025, 4, 31, 14).getTime()).map((item) => item.id)).toEqual(['o1', 'b2', 'o3', 'b4']);
   });
 
   it('an entry whose time cannot be read stays after the one before it in its own list', () => {
@@ -148,7 +127,7 @@ describe('mergeByTime', () => {
       entry('by', 'also garbage'),
       entry('b6', '2025-01-01T12:00:06Z'),
     ];
-    expect(mergeByTime(ours, bots, 10).map((item) => item.id)).toEqual(['bx', 'o1', 'b2', 'by', 'o5', 'b6']);
+    expect(mergeByTime(ours, bots, 10, NOW).map((item) => item.id)).toEqual(['bx', 'o1', 'b2', 'by', 'o5', 'b6']);
   });
 
   it('property: the result is the last `count` of all entries, in time order, each list keeping its own order', () => {
@@ -161,15 +140,15 @@ describe('mergeByTime', () => {
         );
     fc.assert(
       fc.property(list('o'), list('b'), fc.integer({ min: 0, max: 70 }), (ours, bots, count) => {
-        const merged = mergeByTime(ours, bots, count);
+        const merged = mergeByTime(ours, bots, count, NOW);
         expect(merged).toHaveLength(Math.min(count, ours.length + bots.length));
-        const times = merged.map((item) => timestampMs(item.timestamp) ?? 0);
+        const times = merged.map((item) => logTimestampMs(item.timestamp, NOW) ?? 0);
         expect(times).toEqual([...times].sort((a, b) => a - b));
         for (const prefix of ['o', 'b']) {
           const ids = merged.filter((item) => item.id.startsWith(prefix)).map((item) => Number(item.id.slice(1)));
           expect(ids).toEqual([...ids].sort((a, b) => a - b));
         }
-        const all = [...ours, ...bots].map((item) => timestampMs(item.timestamp) ?? 0).sort((a, b) => a - b);
+        const all = [...ours, ...bots].map((item) => logTimestampMs(item.timestamp, NOW) ?? 0).sort((a, b) => a - b);
         expect(times).toEqual(count === 0 ? [] : all.slice(-count));
       }),
       { seed: 33, numRuns: 300 },

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { LogEntry, LogLevel } from './log-source.js';
+import { logTimestampMs } from './log-timestamp.js';
 
 /** A line of the merged log view (issue 33): ours or the bot's, with the bot's optional display hints. */
 export interface MergedLogEntry extends LogEntry {
@@ -66,50 +67,26 @@ export function botEntriesOf(raw: unknown): MergedLogEntry[] {
 
 /**
  * Ours and the bot's entries (each oldest first) as one list ordered by time, the last `count` of them.
- * An entry whose time cannot be read keeps its place after the one before it in its own list.
+ * An entry whose time cannot be read keeps its place after the one before it in its own list; `now` dates a year-less time.
  */
-export function mergeByTime(ours: readonly MergedLogEntry[], bots: readonly MergedLogEntry[], count: number): MergedLogEntry[] {
+export function mergeByTime(
+  ours: readonly MergedLogEntry[],
+  bots: readonly MergedLogEntry[],
+  count: number,
+  now: number,
+): MergedLogEntry[] {
   if (count <= 0) return [];
-  const keyed = [...withTimeKeys(ours), ...withTimeKeys(bots)];
+  const keyed = [...withTimeKeys(ours, now), ...withTimeKeys(bots, now)];
   // Array.prototype.sort is stable: equal times keep ours before the bot's, and each list's own order.
   keyed.sort((a, b) => a.key - b.key);
   return keyed.slice(-count).map(({ entry }) => entry);
 }
 
-function withTimeKeys(entries: readonly MergedLogEntry[]): { entry: MergedLogEntry; key: number }[] {
+function withTimeKeys(entries: readonly MergedLogEntry[], now: number): { entry: MergedLogEntry; key: number }[] {
   let previous = Number.NEGATIVE_INFINITY;
   return entries.map((entry) => {
-    const key = timestampMs(entry.timestamp) ?? previous;
+    const key = logTimestampMs(entry.timestamp, now) ?? previous;
     previous = key;
     return { entry, key };
   });
-}
-
-// The bot writes `YYYY-MM-DD HH:MM:SS` in its local time (live) or ISO 8601 (its log files); this server writes ISO 8601 UTC.
-const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
-
-/** Milliseconds since the epoch of a timestamp, or null when it is not one; a zone-less time is this host's local time. */
-export function timestampMs(text: string): number | null {
-  const match = TIMESTAMP.exec(text.trim());
-  if (!match) return null;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => Number(part ?? 0)) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const millis = Number(((match[7] ?? '') + '000').slice(0, 3));
-  const zone = match[8];
-  if (zone === undefined) {
-    const local = new Date(year, month - 1, day, hour, minute, second, millis).getTime();
-    return Number.isNaN(local) ? null : local;
-  }
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis);
-  if (zone.toUpperCase() === 'Z') return utc;
-  const sign = zone.startsWith('-') ? -1 : 1;
-  const digits = zone.slice(1).replace(':', '');
-  const offsetMinutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || 0);
-  return utc - sign * offsetMinutes * 60_000;
 }

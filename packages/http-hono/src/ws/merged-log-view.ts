@@ -11,6 +11,8 @@ export interface MergedLogViewOptions {
   relay: Pick<UpstreamRelay, 'subscribeOwn' | 'unsubscribeOwn'>;
   send(envelope: ServerEnvelope): void;
   timers: RelayTimers;
+  /** Dates the bot's year-less timestamps. */
+  now: () => number;
   waitMs?: number;
 }
 
@@ -73,7 +75,12 @@ export class MergedLogView {
     this.clearTimer();
     const { logs, send } = this.options;
     const ours = logs.recent(this.replay).map(ownEntryOf);
-    send({ op: 'event', ...TOPIC, event: 'snapshot', data: { entries: mergeByTime(ours, bots.slice(-this.replay), this.replay) } });
+    send({
+      op: 'event',
+      ...TOPIC,
+      event: 'snapshot',
+      data: { entries: mergeByTime(ours, bots.slice(-this.replay), this.replay, this.options.now()) },
+    });
     this.phase = 'live';
     this.stopOwn = logs.subscribe((entry) => send({ op: 'event', ...TOPIC, event: 'entry', data: { entry: ownEntryOf(entry) } }));
   }

@@ -210,6 +210,7 @@ export class WsHub {
       relay,
       send: (envelope) => this.send(connection, envelope),
       timers,
+      now: this.options.now,
       ...(this.options.upstreamLogsWaitMs === undefined ? {} : { waitMs: this.options.upstreamLogsWaitMs }),
     });
     connection.upstream = { relay, logs };
