@@ -112,6 +112,35 @@ describe('webui CLI on a stopped server', () => {
     expect(run.stdout).not.toContain('s3cret-value');
   });
 
+  it('config check shows [webui.upstream] with every header value masked and the variables it reads named', () => {
+    const cwd = makeTempDir();
+    mkdirSync(join(cwd, 'config'));
+    writeFileSync(
+      join(cwd, 'config', 'bot_config.toml'),
+      '[webui.upstream]\nurl = "http://127.0.0.1:8002"\n' +
+        '[webui.upstream.headers]\nCookie = "maibot_session=${MAIBOT_TOKEN}"\nX-Extra = "pw-in-file"\n',
+    );
+    const run = webui(cwd, ['config', 'check'], { env: { MAIBOT_TOKEN: 'pw-in-env' } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('webui.upstream.url = "http://127.0.0.1:8002" (file)\n');
+    expect(run.stdout).toContain('webui.upstream.paths = ["/api/webui"] (default)\n');
+    expect(run.stdout).toContain('webui.upstream.headers = {Cookie: *** (from ${MAIBOT_TOKEN}), X-Extra: ***} (file)\n');
+    expect(run.stdout).toContain('webui.upstream.timeout = 30 (default)\n');
+    expect(`${run.stdout}${run.stderr}`).not.toMatch(/pw-in-|maibot_session/);
+  });
+
+  it('config check refuses an upstream header whose variable is unset, in one line naming the header, the variable and the file', () => {
+    const cwd = makeTempDir();
+    mkdirSync(join(cwd, 'config'));
+    writeFileSync(join(cwd, 'config', 'bot_config.toml'), '[webui.upstream.headers]\nCookie = "maibot_session=${MAIBOT_TOKEN}"\n');
+    const run = webui(cwd, ['config', 'check'], { env: { WEBUI_UPSTREAM_URL: 'http://127.0.0.1:8002' } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'webui: configuration error: config/bot_config.toml: webui.upstream.headers.Cookie reads the environment variable MAIBOT_TOKEN, ' +
+        'which is not set (or is empty)\n',
+    );
+  });
+
   it('config check on a bad file exits 1 with one line naming the key and the file', () => {
     const cwd = makeTempDir();
     mkdirSync(join(cwd, 'config'));

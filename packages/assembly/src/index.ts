@@ -6,6 +6,7 @@ export {
   parseConfigFlags,
   SETTING_VARIABLES,
   type LoadedSettings,
+  type UpstreamSettings,
   type WebuiSettings,
 } from './config/index.js';
 export { createLogger } from './logging/create-logger.js';
@@ -25,6 +26,14 @@ export { systemClock, systemRandom } from './system-ports.js';
 export { secretKeyFingerprint } from './secret-key-fingerprint.js';
 export { originOf } from './http-policy.js';
 export { banPolicyFrom } from './ban-settings.js';
+export {
+  ASSERTION_KEY_FILE,
+  createAssertionSigner,
+  loadAssertionKey,
+  UNIX_SOCKET_ORIGIN,
+  upstreamOptionsFrom,
+  type UpstreamRuntimeParts,
+} from './upstream/index.js';
 // The runtimes' sockets enforce the hub's message cap too.
 export { MAX_MESSAGE_BYTES } from '@webui/http-hono';
 // The operator's tools (the control socket, the CLI) answer in the HTTP API's key and ban entry shapes.

@@ -1,7 +1,7 @@
 import { createCore } from '@webui/core';
 import { banPolicyFrom } from './ban-settings.js';
 import type { WebuiRuntime } from './assemble-webui.js';
-import { ConfigError, loadSettings, parseConfigFlags, SETTING_VARIABLES, type LoadedSettings } from './config/index.js';
+import { ConfigError, loadSettings, parseConfigFlags, type LoadedSettings } from './config/index.js';
 import { unixSocketPath } from './config/listen-host.js';
 import { listenOnHosts, type HostBinder } from './listen-on-hosts.js';
 import { createLogger } from './logging/create-logger.js';
@@ -22,7 +22,7 @@ export interface PortableRuntime<Server> extends WebuiRuntime, Omit<HostBinder<S
   serve(host: string, port: number, fetch: (request: Request) => Response | Promise<Response>): { server: Server; port: number };
   args: readonly string[];
   cwd: string;
-  /** Reads one WEBUI_* variable; only those are ever asked for. */
+  /** Reads one variable: one of SETTING_VARIABLES, or one that webui.upstream.headers names with ${NAME}. */
   env(name: string): string | undefined;
 }
 
@@ -37,8 +37,8 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
   try {
     const [unknown] = parseConfigFlags(argv).rest;
     if (unknown !== undefined) return exitWith(runtime, 2, `webui: unknown argument ${JSON.stringify(unknown)}; ${USAGE}`);
-    // Only the WEBUI_* variables: a runtime may be granted no others.
-    loaded = loadSettings({ argv, env: Object.fromEntries(SETTING_VARIABLES.map((name) => [name, runtime.env(name)])), cwd: runtime.cwd });
+    // Read one by one: the WEBUI_* variables and those webui.upstream.headers names, which a runtime may have to be granted.
+    loaded = loadSettings({ argv, env: (name) => runtime.env(name), cwd: runtime.cwd });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return exitWith(runtime, 1, `webui: configuration error: ${error.message}`);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import * as v from 'valibot';
+import { errorCode } from '../error-code.js';
 import {
   allowedHostListSchema,
   auditKeepSchema,
@@ -20,7 +21,8 @@ import {
   storeSchema,
   trustedProxyListSchema,
 } from './setting-schemas.js';
-import { ConfigError, type WebuiSettings } from './settings.js';
+import { ConfigError, type SettingName, type WebuiSettings } from './settings.js';
+import { upstreamTableSchema, type UpstreamTable } from './upstream-table.js';
 
 export type ConfigFile = { found: true; document: Record<string, unknown> } | { found: false };
 
@@ -41,10 +43,6 @@ export function readConfigFile(path: string, label: string): ConfigFile {
     const reason = (error.message.split('\n')[0] ?? '').replace(/^Invalid TOML document:\s*/, '');
     throw new ConfigError(`${label}: invalid TOML at line ${error.line}, column ${error.column}: ${reason}`);
   }
-}
-
-function errorCode(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
 
 const webuiTableSchema = v.pipe(
@@ -68,13 +66,14 @@ const webuiTableSchema = v.pipe(
       audit_keep: v.optional(auditKeepSchema),
       store: v.optional(storeSchema),
       store_prefix: v.optional(storePrefixSchema),
+      upstream: v.optional(upstreamTableSchema),
     },
     (issue) =>
       issue.expected === 'never'
         ? `unknown key webui.${String(issue.input)}`
         : `webui must be a table, got ${describeReceived(issue.input)}`,
   ),
-  v.transform((table): Partial<WebuiSettings> => ({
+  v.transform((table): FileSettings => ({
     enabled: table.enabled,
     host: table.host,
     port: table.port,
@@ -93,17 +92,31 @@ const webuiTableSchema = v.pipe(
     auditKeep: table.audit_keep,
     store: table.store,
     storePrefix: table.store_prefix,
+    upstream: table.upstream,
   })),
 );
 
+/** What the [webui] table gives: the plain settings, and [webui.upstream] as written (its headers are expanded at load). */
+export type FileSettings = Partial<Pick<WebuiSettings, SettingName>> & { upstream?: UpstreamTable };
+
 /** The settings a parsed config file gives in its [webui] table; other tables belong to the bot and are ignored. */
-export function readWebuiTable(document: Record<string, unknown>, fileLabel: string): Partial<WebuiSettings> {
+export function readWebuiTable(document: Record<string, unknown>, fileLabel: string): FileSettings {
   if (!Object.hasOwn(document, 'webui')) return {};
   const result = v.safeParse(webuiTableSchema, document['webui'], { abortEarly: true });
   if (result.success) return result.output;
   const [issue] = result.issues;
-  const key = issue.path?.[0];
-  // Value issues carry only "must be ..."; the key is added here, where the path is known.
-  const message = key?.origin === 'value' ? `webui.${String(key.key)} ${issue.message}` : issue.message;
-  throw new ConfigError(`${fileLabel}: ${message}`);
+  // Value issues carry only "must be ..."; the key is added here, where the path is known. A key's own issue names it already.
+  const keyIssue = issue.path?.some((item) => item.origin === 'key') ?? false;
+  const key = keyIssue ? '' : keyPathOf(issue.path ?? []);
+  throw new ConfigError(`${fileLabel}: ${key === '' ? issue.message : `webui.${key} ${issue.message}`}`);
+}
+
+// Table keys down to the first list index: an entry's message quotes the entry itself.
+function keyPathOf(path: readonly v.IssuePathItem[]): string {
+  const keys: string[] = [];
+  for (const item of path) {
+    if (typeof item.key !== 'string') break;
+    keys.push(item.key);
+  }
+  return keys.join('.');
 }

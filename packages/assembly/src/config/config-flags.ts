@@ -8,6 +8,7 @@ export interface ConfigFlags {
   host?: string;
   port?: string;
   store?: string;
+  upstreamUrl?: string;
 }
 
 const flagFields = new Map<string, keyof ConfigFlags>([
@@ -16,11 +17,12 @@ const flagFields = new Map<string, keyof ConfigFlags>([
   ['--host', 'host'],
   ['--port', 'port'],
   ['--store', 'store'],
+  ['--upstream-url', 'upstreamUrl'],
 ]);
 
 /**
- * Takes --config, --data-dir, --host, --port and --store (as "--flag value" or "--flag=value"); every other argument is left in rest for
- * the CLI.
+ * Takes --config, --data-dir, --host, --port, --store and --upstream-url (as "--flag value" or "--flag=value"); every other argument
+ * is left in rest for the CLI.
  */
 export function parseConfigFlags(argv: readonly string[]): { flags: ConfigFlags; rest: string[] } {
   const flags: ConfigFlags = {};

@@ -459,3 +459,292 @@ describe('describeSettings', () => {
     expect(describeSettings(load(workspace()))).toContain('webui.secret_key = (not set) (default)');
   });
 });
+
+describe('[webui.upstream]', () => {
+  const UPSTREAM_DEFAULTS = {
+    paths: ['/api/webui'],
+    publicPaths: ['/api/webui/version-compatibility'],
+    headers: {},
+    headerTemplates: {},
+    timeoutSeconds: 30,
+  };
+  const upstreamError = (toml: string, env: Record<string, string> = {}): string =>
+    errorOf(() => load(withConfig(`[webui.upstream]\nurl = "http://127.0.0.1:8002"\n${toml}\n`), { env }));
+
+  it('is absent without a url anywhere, and nothing about it is listed', () => {
+    const loaded = load(withConfig('[webui]\nport = 9000\n'));
+    expect(loaded.settings.upstream).toBeUndefined();
+    expect(Object.keys(loaded.sources).filter((name) => name.startsWith('upstream'))).toEqual([]);
+    expect(describeSettings(loaded).join('\n')).not.toContain('upstream');
+  });
+
+  it('reads every key, expanding ${NAME} in header values from the environment', () => {
+    const cwd = withConfig(`
+[webui.upstream]
+url = "HTTP://LocalHost:8002/"
+paths = ["/api/webui", "/api/chat/", "/api/config"]
+public_paths = ["/api/webui/version-compatibility", "/assets/*"]
+timeout = 2.5
+
+[webui.upstream.headers]
+Cookie = "maibot_session=\${MAIBOT_TOKEN}"
+X-Bot-Pair = "\${BOT_A}:\${BOT_B}"
+X-Price = "$5 and \${BOT_A}"
+X-Static = "plain"
+`);
+    const loaded = load(cwd, { env: { MAIBOT_TOKEN: 'tok-123', BOT_A: 'a', BOT_B: 'b' } });
+    expect(loaded.settings.upstream).toEqual({
+      url: 'http://localhost:8002',
+      paths: ['/api/webui', '/api/chat', '/api/config'],
+      publicPaths: ['/api/webui/version-compatibility', '/assets/*'],
+      headers: { Cookie: 'maibot_session=tok-123', 'X-Bot-Pair': 'a:b', 'X-Price': '$5 and a', 'X-Static': 'plain' },
+      headerTemplates: {
+        Cookie: 'maibot_session=${MAIBOT_TOKEN}',
+        'X-Bot-Pair': '${BOT_A}:${BOT_B}',
+        'X-Price': '$5 and ${BOT_A}',
+        'X-Static': 'plain',
+      },
+      timeoutSeconds: 2.5,
+    });
+    expect(loaded.sources).toMatchObject({
+      upstreamUrl: 'file',
+      upstreamPaths: 'file',
+      upstreamPublicPaths: 'file',
+      upstreamHeaders: 'file',
+      upstreamTimeout: 'file',
+    });
+  });
+
+  it('takes the defaults for every key but the url, and a Unix socket url', () => {
+    const loaded = load(withConfig('[webui.upstream]\nurl = "unix:/run/maibot/http.sock"\n'));
+    expect(loaded.settings.upstream).toEqual({
+      url: 'unix:/run/maibot/http.sock',
+      socketPath: '/run/maibot/http.sock',
+      ...UPSTREAM_DEFAULTS,
+    });
+    expect(loaded.sources).toMatchObject({
+      upstreamUrl: 'file',
+      upstreamPaths: 'default',
+      upstreamHeaders: 'default',
+      upstreamTimeout: 'default',
+    });
+  });
+
+  it('is enabled with the defaults by WEBUI_UPSTREAM_URL or --upstream-url alone; flag over environment over file', () => {
+    const bare = workspace();
+    const fromEnv = load(bare, { env: { WEBUI_UPSTREAM_URL: 'http://127.0.0.1:8002' } });
+    expect(fromEnv.settings.upstream).toEqual({ url: 'http://127.0.0.1:8002', ...UPSTREAM_DEFAULTS });
+    expect(fromEnv.sources.upstreamUrl).toBe('env');
+    const fromFlag = load(bare, {
+      argv: ['--upstream-url=https://bot.internal:8443'],
+      env: { WEBUI_UPSTREAM_URL: 'http://127.0.0.1:8002' },
+    });
+    expect(fromFlag.settings.upstream?.url).toBe('https://bot.internal:8443');
+    expect(fromFlag.sources.upstreamUrl).toBe('flag');
+
+    const cwd = withConfig('[webui.upstream]\nurl = "http://file:1"\npaths = ["/"]\n');
+    const overFile = load(cwd, { env: { WEBUI_UPSTREAM_URL: 'http://env:2' } });
+    expect(overFile.settings.upstream).toMatchObject({ url: 'http://env:2', paths: ['/'] });
+    expect(overFile.sources).toMatchObject({ upstreamUrl: 'env', upstreamPaths: 'file' });
+    expect(
+      load(cwd, { argv: ['--upstream-url', 'http://flag:3'], env: { WEBUI_UPSTREAM_URL: 'http://env:2' } }).settings.upstream?.url,
+    ).toBe('http://flag:3');
+    expect(load(cwd, { env: { WEBUI_UPSTREAM_URL: '' } }).settings.upstream?.url).toBe('http://file:1');
+  });
+
+  it('refuses the table without a url, unless the environment or a flag gives it', () => {
+    const cwd = withConfig('[webui.upstream]\npaths = ["/api/chat"]\n');
+    expect(errorOf(() => load(cwd))).toBe(
+      `${FILE}: webui.upstream.url is missing: [webui.upstream] needs the upstream's address (or WEBUI_UPSTREAM_URL, --upstream-url)`,
+    );
+    expect(errorOf(() => load(withConfig('[webui.upstream]\n')))).toMatch(/webui\.upstream\.url is missing/);
+    expect(load(cwd, { argv: ['--upstream-url', 'http://127.0.0.1:8002'] }).settings.upstream?.paths).toEqual(['/api/chat']);
+  });
+
+  it('refuses a url with a path, query, credentials or another scheme, never quoting a credential', () => {
+    const form = 'must be http://host:port, https://host[:port] or unix:/absolute/path';
+    const cases: [string, string][] = [
+      ['127.0.0.1:8002', `${form}, got "127.0.0.1:8002"`],
+      ['ftp://bot:21', `${form}, got "ftp://bot:21"`],
+      ['ws://bot:8002', `${form}, got "ws://bot:8002"`],
+      ['http:bot', `${form}, got "http:bot"`],
+      ['http://bot:8002/api', `${form}, without a path (webui.upstream.paths says what is forwarded), got "http://bot:8002/api"`],
+      ['http://bot:8002/?key=pw-in-query', `${form}, without a query or fragment`],
+      ['http://bot:8002#x', `${form}, without a query or fragment`],
+      ['http://user:pw-in-url@bot:8002', "must not hold a user or password: the upstream's credential belongs in webui.upstream.headers"],
+      ['http://user:pw-in-url@bot:99999', `${form}, got "http://***@bot:99999"`],
+      ['unix:relative.sock', `${form}: the socket path must be absolute, got "unix:relative.sock"`],
+      ['unix:', `${form}: the socket path must be absolute, got "unix:"`],
+    ];
+    for (const [url, message] of cases) {
+      expect(errorOf(() => load(withConfig(`[webui.upstream]\nurl = "${url}"\n`)))).toBe(`${FILE}: webui.upstream.url ${message}`);
+      expect(errorOf(() => load(workspace(), { env: { WEBUI_UPSTREAM_URL: url } }))).toBe(`WEBUI_UPSTREAM_URL: ${message}`);
+      expect(errorOf(() => load(workspace(), { argv: [`--upstream-url=${url}`] }))).toBe(`--upstream-url: ${message}`);
+    }
+    expect(errorOf(() => load(withConfig('[webui.upstream]\nurl = 8002\n')))).toBe(
+      `${FILE}: webui.upstream.url must be a string (${form.slice(8)}), got 8002`,
+    );
+    expect(errorOf(() => parseConfigFlags(['--upstream-url']))).toBe('--upstream-url: missing value');
+  });
+
+  it('reads paths as a list or a comma-separated string and refuses what no request path could match', () => {
+    expect(load(withConfig('[webui.upstream]\nurl = "http://b:1"\npaths = "/, /api/%7Euser/"\n')).settings.upstream?.paths).toEqual([
+      '/',
+      '/api/%7Euser',
+    ]);
+    for (const bad of ['api/chat', '/api?x', '/api#x', '/api/../x', '/api/./x', '/api//x', '/api/*', '/a b', '/%zz', '']) {
+      const message =
+        bad === '' ? 'must list at least one path prefix' : `entry ${JSON.stringify(bad)} is not a path prefix like /api/chat`;
+      expect(upstreamError(`paths = ["${bad}"]`)).toContain(`${FILE}: webui.upstream.paths ${message}`);
+    }
+    expect(upstreamError('paths = []')).toBe(
+      `${FILE}: webui.upstream.paths must list at least one path prefix (["/"] forwards every path this server does not answer)`,
+    );
+    expect(upstreamError('paths = "/api"\npaths2 = 1')).toBe(`${FILE}: unknown key webui.upstream.paths2`);
+    expect(upstreamError('paths = [1]')).toBe(
+      `${FILE}: webui.upstream.paths must be a list of strings or a comma-separated string, got [1]`,
+    );
+  });
+
+  it('reads public_paths as exact paths or prefixes ending in /*, or none', () => {
+    const loaded = load(withConfig('[webui.upstream]\nurl = "http://b:1"\npublic_paths = ["/assets/*", "/", "/*", "/api/x/"]\n'));
+    expect(loaded.settings.upstream?.publicPaths).toEqual(['/assets/*', '/', '/*', '/api/x/']);
+    expect(load(withConfig('[webui.upstream]\nurl = "http://b:1"\npublic_paths = []\n')).settings.upstream?.publicPaths).toEqual([]);
+    for (const bad of ['/assets*', '/a/*/b', '*', 'assets/*', '/a/**', '/a?b=1']) {
+      expect(upstreamError(`public_paths = ["${bad}"]`)).toBe(
+        `${FILE}: webui.upstream.public_paths entry ${JSON.stringify(bad)} is not a path like /api/webui/version-compatibility ` +
+          'or a prefix like /assets/* (starting with /, without ?, #, //, . or .. segments, * only as the whole last segment)',
+      );
+    }
+  });
+
+  it('reads timeout as seconds above 0 and at most 3600', () => {
+    expect(load(withConfig('[webui.upstream]\nurl = "http://b:1"\ntimeout = 3600\n')).settings.upstream?.timeoutSeconds).toBe(3600);
+    expect(load(withConfig('[webui.upstream]\nurl = "http://b:1"\ntimeout = 0.001\n')).settings.upstream?.timeoutSeconds).toBe(0.001);
+    for (const [bad, shown] of [
+      ['0', '0'],
+      ['-1', '-1'],
+      ['3601', '3601'],
+      ['"30"', '"30"'],
+      ['inf', 'Infinity'],
+      ['nan', 'NaN'],
+    ]) {
+      expect(upstreamError(`timeout = ${bad}`)).toBe(
+        `${FILE}: webui.upstream.timeout must be a number of seconds above 0 and at most 3600, got ${shown}`,
+      );
+    }
+  });
+
+  it('refuses an unknown key, and an upstream that is not a table without quoting it', () => {
+    expect(upstreamError('timout = 5')).toBe(`${FILE}: unknown key webui.upstream.timout`);
+    expect(errorOf(() => load(withConfig('[webui]\nupstream = "http://u:pw-in-file@b:1"\n')))).toBe(
+      `${FILE}: webui.upstream must be a table ([webui.upstream])`,
+    );
+  });
+
+  it('refuses a header name that is not a token, or that would forge identity, address or framing, naming the header', () => {
+    expect(upstreamError('headers = { "Bad Name" = "x" }')).toBe(
+      `${FILE}: webui.upstream.headers has a name that is not an HTTP header name: "Bad Name"`,
+    );
+    expect(upstreamError('headers = { "" = "x" }')).toBe(`${FILE}: webui.upstream.headers has a name that is not an HTTP header name: ""`);
+    const refused: [string, string][] = [
+      ['X-WebUI-Principal', 'X-WebUI-* headers tell the upstream who is calling; a configured one would forge that'],
+      ['x-webui-scope', 'X-WebUI-* headers tell the upstream who is calling; a configured one would forge that'],
+      ['X-Forwarded-For', 'the gateway sets it from the client address it resolved'],
+      ['Forwarded', 'the gateway sets it from the client address it resolved'],
+      ['Host', "the upstream's Host comes from webui.upstream.url"],
+      ['Content-Length', "it belongs to each request's body"],
+      ['Connection', 'it is a hop-by-hop header, about one connection, never forwarded'],
+      ['Transfer-Encoding', 'it is a hop-by-hop header, about one connection, never forwarded'],
+      ['Upgrade', 'it is a hop-by-hop header, about one connection, never forwarded'],
+      ['TE', 'it is a hop-by-hop header, about one connection, never forwarded'],
+    ];
+    for (const [name, reason] of refused) {
+      expect(upstreamError(`headers = { "${name}" = "x" }`)).toBe(`${FILE}: webui.upstream.headers.${name} is refused: ${reason}`);
+    }
+    expect(upstreamError('headers = { Cookie = "a", cookie = "b" }')).toBe(
+      `${FILE}: webui.upstream.headers names one header twice, as Cookie and cookie (header names ignore case)`,
+    );
+  });
+
+  it('refuses a header value that is not a string, holds a line break or a broken ${...}, never quoting it', () => {
+    const secret = 'pw-in-header';
+    const cases: [string, string][] = [
+      [`Cookie = ["${secret}"]`, 'webui.upstream.headers.Cookie must be a string (a secret is read from the environment with ${NAME})'],
+      ['Cookie = 5', 'webui.upstream.headers.Cookie must be a string (a secret is read from the environment with ${NAME})'],
+      [`Cookie = "${secret}\\r\\nX-Evil: 1"`, 'webui.upstream.headers.Cookie must hold no line break or other control character'],
+      [
+        `Cookie = "${secret}\${TOKEN"`,
+        'webui.upstream.headers.Cookie has a "${" that does not start a ${NAME} reference ' +
+          '(NAME of letters, digits and _, not starting with a digit)',
+      ],
+      [`Cookie = "${secret}\${1ABC}"`, 'webui.upstream.headers.Cookie has a "${" that does not start a ${NAME} reference'],
+      [`Cookie = "${secret}\${}"`, 'webui.upstream.headers.Cookie has a "${" that does not start a ${NAME} reference'],
+      [`Cookie = "${secret}$\${\${A}}"`, 'webui.upstream.headers.Cookie has a "${" that does not start a ${NAME} reference'],
+    ];
+    for (const [line, message] of cases) {
+      const refused = upstreamError(`[webui.upstream.headers]\n${line}`, { A: 'a' });
+      expect(refused).toContain(`${FILE}: ${message}`);
+      expect(refused).not.toContain(secret);
+    }
+    expect(upstreamError('headers = "Cookie: pw-in-header"')).toBe(
+      `${FILE}: webui.upstream.headers must be a table of header names and values`,
+    );
+  });
+
+  it('refuses a header whose variable is unset, empty or holds a line break, naming the header and the variable, never a value', () => {
+    const toml = '[webui.upstream.headers]\nCookie = "maibot_session=${MAIBOT_TOKEN}; lang=${LANG_CODE}"';
+    expect(upstreamError(toml, { LANG_CODE: 'en' })).toBe(
+      `${FILE}: webui.upstream.headers.Cookie reads the environment variable MAIBOT_TOKEN, which is not set (or is empty)`,
+    );
+    expect(upstreamError(toml, { MAIBOT_TOKEN: '', LANG_CODE: 'en' })).toMatch(
+      /reads the environment variable MAIBOT_TOKEN, which is not set/,
+    );
+    expect(upstreamError(toml, { MAIBOT_TOKEN: 'pw-in-env' })).toMatch(/reads the environment variable LANG_CODE, which is not set/);
+    const unfit = upstreamError(toml, { MAIBOT_TOKEN: 'pw-in-env\r\nX-Evil: 1', LANG_CODE: 'en' });
+    expect(unfit).toBe(
+      `${FILE}: webui.upstream.headers.Cookie reads the environment variable MAIBOT_TOKEN, ` +
+        'whose value holds a line break or another character a header cannot carry',
+    );
+    expect(unfit).not.toContain('pw-in-env');
+  });
+
+  it('reads the header variables through an environment reader, as Bun and Deno give it', () => {
+    const asked: string[] = [];
+    const env = { WEBUI_UPSTREAM_URL: 'http://b:1', MAIBOT_TOKEN: 'tok' } as Record<string, string>;
+    const loaded = loadSettings({
+      argv: [],
+      cwd: withConfig('[webui.upstream.headers]\nCookie = "s=${MAIBOT_TOKEN}"\n'),
+      env: (name) => {
+        asked.push(name);
+        return env[name];
+      },
+    });
+    expect(loaded.settings.upstream).toMatchObject({ url: 'http://b:1', headers: { Cookie: 's=tok' } });
+    expect(asked).toContain('MAIBOT_TOKEN');
+    expect(asked.filter((name) => !name.startsWith('WEBUI_'))).toEqual(['MAIBOT_TOKEN']);
+  });
+
+  it('is shown by describeSettings with its sources, every header value masked and the variables it reads named', () => {
+    const cwd = withConfig(`
+[webui.upstream]
+url = "http://127.0.0.1:8002"
+paths = ["/api/webui", "/api/chat"]
+[webui.upstream.headers]
+Cookie = "maibot_session=\${MAIBOT_TOKEN}"
+X-Literal = "pw-in-file"
+`);
+    const lines = describeSettings(load(cwd, { env: { MAIBOT_TOKEN: 'pw-in-env' } }));
+    expect(lines.filter((line) => line.startsWith('webui.upstream.'))).toEqual([
+      'webui.upstream.url = "http://127.0.0.1:8002" (file)',
+      'webui.upstream.paths = ["/api/webui", "/api/chat"] (file)',
+      'webui.upstream.public_paths = ["/api/webui/version-compatibility"] (default)',
+      'webui.upstream.headers = {Cookie: *** (from ${MAIBOT_TOKEN}), X-Literal: ***} (file)',
+      'webui.upstream.timeout = 30 (default)',
+    ]);
+    expect(lines.join('\n')).not.toMatch(/pw-in-|maibot_session/);
+    const fromEnv = describeSettings(load(workspace(), { env: { WEBUI_UPSTREAM_URL: 'unix:/run/bot.sock' } }));
+    expect(fromEnv).toContain('webui.upstream.url = "unix:/run/bot.sock" (env)');
+    expect(fromEnv).toContain('webui.upstream.headers = {} (default)');
+  });
+});

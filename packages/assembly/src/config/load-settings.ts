@@ -1,7 +1,8 @@
 import { redactStoreUrl } from '@webui/store-redis';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { readConfigFile, readWebuiTable } from './config-file.js';
+import { readConfigFile, readWebuiTable, type FileSettings } from './config-file.js';
 import { parseConfigFlags, readTextSetting } from './config-flags.js';
+import { templateVariables } from './header-template.js';
 import { hostListSchema, portTextSchema, storeSchema } from './setting-schemas.js';
 import {
   ConfigError,
@@ -10,29 +11,47 @@ import {
   defaultSettings,
   settingFileKeys,
   settingNames,
+  upstreamFileKeys,
   type LoadedSettings,
   type SettingName,
   type SettingSource,
+  type UpstreamSettingName,
+  type UpstreamSettings,
   type WebuiSettings,
 } from './settings.js';
+import { resolveUpstream } from './upstream-settings.js';
+import { upstreamUrlSchema } from './upstream-url.js';
 
 export interface LoadSettingsInput {
   /** Arguments after the script; words that are not configuration flags are ignored here. */
   argv: string[];
-  env: Record<string, string | undefined>;
+  /** The environment, or a way to read one variable of it: webui.upstream.headers may name any variable. */
+  env: Record<string, string | undefined> | ((name: string) => string | undefined);
   cwd: string;
 }
 
-type Layer = readonly [SettingSource, Partial<WebuiSettings>];
+type Layer = readonly [SettingSource, Partial<Pick<WebuiSettings, SettingName>>];
 
-/** Every environment variable the settings read: a runtime that scopes the environment grants exactly these. */
-export const SETTING_VARIABLES = ['WEBUI_CONFIG', 'WEBUI_DATA_DIR', 'WEBUI_HOST', 'WEBUI_PORT', 'WEBUI_STORE'] as const;
+/**
+ * Every WEBUI_* variable the settings read: a runtime that scopes the environment grants these, and those that
+ * webui.upstream.headers names with ${NAME}.
+ */
+export const SETTING_VARIABLES = [
+  'WEBUI_CONFIG',
+  'WEBUI_DATA_DIR',
+  'WEBUI_HOST',
+  'WEBUI_PORT',
+  'WEBUI_STORE',
+  'WEBUI_UPSTREAM_URL',
+] as const;
 type SettingVariable = (typeof SETTING_VARIABLES)[number];
 
 /** Merges flags over environment over config file over defaults; throws ConfigError on the first mistake. */
 export function loadSettings(input: LoadSettingsInput): LoadedSettings {
   const { flags } = parseConfigFlags(input.argv);
-  const env = (name: SettingVariable): string | undefined => (input.env[name] === '' ? undefined : input.env[name]);
+  const source = input.env;
+  const readEnv = typeof source === 'function' ? source : (name: string): string | undefined => source[name];
+  const env = (name: SettingVariable): string | undefined => (readEnv(name) === '' ? undefined : readEnv(name));
 
   const config = pickPath(flags.config, env('WEBUI_CONFIG'), defaultConfigPath);
   const dataDir = pickPath(flags.dataDir, env('WEBUI_DATA_DIR'), defaultDataDir);
@@ -45,30 +64,36 @@ export function loadSettings(input: LoadSettingsInput): LoadedSettings {
     throw new ConfigError(`${origin}: config file ${fileLabel} does not exist`);
   }
 
-  const layers: Layer[] = [
-    [
-      'flag',
-      {
-        host: readTextSetting(hostListSchema, flags.host, '--host'),
-        port: readTextSetting(portTextSchema, flags.port, '--port'),
-        store: readTextSetting(storeSchema, flags.store, '--store'),
-      },
-    ],
-    [
-      'env',
-      {
-        host: readTextSetting(hostListSchema, env('WEBUI_HOST'), 'WEBUI_HOST'),
-        port: readTextSetting(portTextSchema, env('WEBUI_PORT'), 'WEBUI_PORT'),
-        store: readTextSetting(storeSchema, env('WEBUI_STORE'), 'WEBUI_STORE'),
-      },
-    ],
-    ['file', file.found ? readWebuiTable(file.document, fileLabel) : {}],
+  const flagLayer: Layer = [
+    'flag',
+    {
+      host: readTextSetting(hostListSchema, flags.host, '--host'),
+      port: readTextSetting(portTextSchema, flags.port, '--port'),
+      store: readTextSetting(storeSchema, flags.store, '--store'),
+    },
   ];
+  const flagUrl = readTextSetting(upstreamUrlSchema, flags.upstreamUrl, '--upstream-url');
+  const envLayer: Layer = [
+    'env',
+    {
+      host: readTextSetting(hostListSchema, env('WEBUI_HOST'), 'WEBUI_HOST'),
+      port: readTextSetting(portTextSchema, env('WEBUI_PORT'), 'WEBUI_PORT'),
+      store: readTextSetting(storeSchema, env('WEBUI_STORE'), 'WEBUI_STORE'),
+    },
+  ];
+  const envUrl = readTextSetting(upstreamUrlSchema, env('WEBUI_UPSTREAM_URL'), 'WEBUI_UPSTREAM_URL');
+  const fileSettings: FileSettings = file.found ? readWebuiTable(file.document, fileLabel) : {};
+  const layers: Layer[] = [flagLayer, envLayer, ['file', fileSettings]];
+  const upstream = resolveUpstream({ flagUrl, envUrl, table: fileSettings.upstream, fileLabel, readEnv });
 
   const settings: WebuiSettings = { ...defaultSettings };
   // Completed for every setting by the loop just below.
   const sources = { configPath: config.source, dataDir: dataDir.source } as LoadedSettings['sources'];
   for (const name of settingNames) sources[name] = applyFirstGiven(name, layers, settings);
+  if (upstream !== undefined) {
+    settings.upstream = upstream.upstream;
+    Object.assign(sources, upstream.sources);
+  }
 
   return { settings, dataDir: resolve(input.cwd, dataDir.value), configPath, configFileFound: file.found, sources };
 }
@@ -107,14 +132,47 @@ export function describeSettings(loaded: LoadedSettings): string[] {
   for (const name of settingNames) {
     lines.push(`webui.${settingFileKeys[name]} = ${formatValue(name, loaded)} (${sources[name]})`);
   }
+  // Without an upstream nothing is shown, as nothing changes.
+  const { upstream } = loaded.settings;
+  if (upstream === undefined) return lines;
+  for (const name of Object.keys(upstreamFileKeys) as UpstreamSettingName[]) {
+    lines.push(`webui.${upstreamFileKeys[name]} = ${formatUpstreamValue(name, upstream)} (${sources[name] ?? 'default'})`);
+  }
   return lines;
 }
+
+function formatUpstreamValue(name: UpstreamSettingName, upstream: UpstreamSettings): string {
+  switch (name) {
+    case 'upstreamUrl':
+      // It holds no secret: a user or password in it is refused.
+      return JSON.stringify(upstream.url);
+    case 'upstreamPaths':
+      return formatList(upstream.paths);
+    case 'upstreamPublicPaths':
+      return formatList(upstream.publicPaths);
+    case 'upstreamHeaders':
+      return formatHeaders(upstream.headerTemplates);
+    case 'upstreamTimeout':
+      return String(upstream.timeoutSeconds);
+  }
+}
+
+// Every value is masked, even one written in the file: only the names of the variables it reads are shown.
+function formatHeaders(templates: Record<string, string>): string {
+  const entries = Object.entries(templates).map(([name, template]) => {
+    const variables = templateVariables(template);
+    return variables.length === 0 ? `${name}: ***` : `${name}: *** (from ${variables.map((variable) => `\${${variable}}`).join(', ')})`;
+  });
+  return `{${entries.join(', ')}}`;
+}
+
+const formatList = (entries: readonly string[]): string => `[${entries.map((entry) => JSON.stringify(entry)).join(', ')}]`;
 
 function formatValue(name: SettingName, loaded: LoadedSettings): string {
   const value = loaded.settings[name];
   // The secret itself is never printed: a check output is often pasted into bug reports.
   if (name === 'secretKey') return value === undefined ? '(not set)' : '(set)';
   if (name === 'store') return JSON.stringify(redactStoreUrl(loaded.settings.store));
-  if (Array.isArray(value)) return `[${value.map((entry) => JSON.stringify(entry)).join(', ')}]`;
+  if (Array.isArray(value)) return formatList(value);
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }

@@ -53,7 +53,7 @@ const listMessage = (issue: v.BaseIssue<unknown>): string =>
   `must be a list of strings or a comma-separated string, got ${describeReceived(issue.input)}`;
 
 /** A list written as a TOML array of strings or as one comma-separated string; entries trimmed, blanks dropped. */
-function listSchema<TEntry>(entry: v.GenericSchema<string, TEntry>) {
+export function listSchema<TEntry>(entry: v.GenericSchema<string, TEntry>) {
   return v.pipe(v.union([v.array(v.string()), v.string()], listMessage), v.transform(toEntries), v.array(entry));
 }
 
@@ -74,7 +74,7 @@ const hostEntrySchema = v.pipe(
 );
 
 // Absolute only: a relative path would depend on the directory the server happens to start in.
-const isAbsoluteSocketPath = (path: string | null): boolean =>
+export const isAbsoluteSocketPath = (path: string | null): boolean =>
   path !== null && path.length > 1 && path.startsWith('/') && !path.includes('\0');
 
 const networkEntrySchema = v.pipe(

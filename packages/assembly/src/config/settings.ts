@@ -25,9 +25,41 @@ export interface WebuiSettings {
   store: string;
   /** Prefix of every key and channel in a shared store. */
   storePrefix: string;
+  /** The bot's own backend behind this server (`[webui.upstream]`, WEBUI_UPSTREAM_URL, --upstream-url); undefined: none. */
+  upstream: UpstreamSettings | undefined;
 }
 
-export type SettingName = keyof WebuiSettings;
+/** `[webui.upstream]` after validation, defaults and the expansion of `${NAME}` in header values. */
+export interface UpstreamSettings {
+  /** `http(s)://host[:port]` as an origin (lower case, no default port, no path), or `unix:/absolute/path`. */
+  url: string;
+  /** The Unix socket to dial when `url` is `unix:/absolute/path`. */
+  socketPath?: string;
+  /** Path prefixes forwarded, matched by whole segments; no trailing slash except `/` itself. */
+  paths: string[];
+  /** Forwarded paths reachable without a credential (GET and HEAD): exact, or a prefix when ending in `/*`. */
+  publicPaths: string[];
+  /** Added to every upstream request, `${NAME}` replaced by the environment's value: secrets, never printed. */
+  headers: Record<string, string>;
+  /** The same headers as written in the file, `${NAME}` kept, so what is shown names the variables only. */
+  headerTemplates: Record<string, string>;
+  /** How long the head of an upstream answer is waited for. */
+  timeoutSeconds: number;
+}
+
+/** The settings merged flag > env > file > default, one value each; the upstream is a table of its own. */
+export type SettingName = Exclude<keyof WebuiSettings, 'upstream'>;
+
+/** The keys of [webui.upstream], each with its source in LoadedSettings.sources when an upstream is configured. */
+export const upstreamFileKeys = {
+  upstreamUrl: 'upstream.url',
+  upstreamPaths: 'upstream.paths',
+  upstreamPublicPaths: 'upstream.public_paths',
+  upstreamHeaders: 'upstream.headers',
+  upstreamTimeout: 'upstream.timeout',
+} as const;
+
+export type UpstreamSettingName = keyof typeof upstreamFileKeys;
 
 export type SettingSource = 'flag' | 'env' | 'file' | 'default';
 
@@ -38,7 +70,8 @@ export interface LoadedSettings {
   /** Absolute, whether or not the file exists. */
   configPath: string;
   configFileFound: boolean;
-  sources: Record<SettingName | 'dataDir' | 'configPath', SettingSource>;
+  // The upstream's keys are there only when an upstream is configured.
+  sources: Record<SettingName | 'dataDir' | 'configPath', SettingSource> & Partial<Record<UpstreamSettingName, SettingSource>>;
 }
 
 /** A configuration mistake, told in one line that names the key and where it was given. */
@@ -90,6 +123,14 @@ export const defaultSettings: Readonly<WebuiSettings> = Object.freeze({
   auditKeep: 5,
   store: 'file',
   storePrefix: 'webui:',
+  upstream: undefined,
+});
+
+/** What [webui.upstream] holds when a key is not given; the dashboard calls version-compatibility before login. */
+export const upstreamDefaults = Object.freeze({
+  paths: ['/api/webui'],
+  publicPaths: ['/api/webui/version-compatibility'],
+  timeoutSeconds: 30,
 });
 
 export const defaultConfigPath = 'config/bot_config.toml';
