@@ -181,8 +181,9 @@ describe('the channel envelopes', () => {
     const entries = (snapshot['data'] as { entries: BotLogEntry[] }).entries;
     expect(entries.map((entry) => entry.message)).toEqual(['no model configured', 'channel ready']);
     for (const entry of entries) {
-      expect(entry.id).toMatch(/^\d{14}_\d+$/);
-      expect(entry.timestamp).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+      // A snapshot's timestamps are its log file's (no year), its ids made of their digits and a place counted from the newest.
+      expect(entry.timestamp).toMatch(/^\d\d-\d\d \d\d:\d\d:\d\d$/);
+      expect(entry.id).toMatch(/^\d{10}_\d+$/);
       expect(LEVELS).toContain(entry.level);
     }
     expect(entries[0]).toMatchObject({ level: 'WARNING', module: 'config', moduleColor: '#ffaa00' });
@@ -191,6 +192,7 @@ describe('the channel envelopes', () => {
     const live = await client.waitFor((message) => message['event'] === 'entry');
     expect(live).toEqual({ op: 'event', domain: 'logs', event: 'entry', topic: 'main', data: { entry: sent } });
     expect(sent).toMatchObject({ id: expect.stringMatching(/^\d{13}_\d+$/), level: 'ERROR', module: 'chat', moduleDisplayName: 'chat' });
+    expect(sent.timestamp).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
 
     // A later snapshot holds the live line too (under a snapshot id), and `replay` 0 means 100, as in the original.
     await client.request({ op: 'subscribe', domain: 'logs', topic: 'main', data: { replay: 0 } });
@@ -246,6 +248,10 @@ describe('the channel envelopes', () => {
       topic: 'main',
       data: { text: 'hi', event_id: 3, schema_version: 1 },
     });
+    // A transient event (the original's stage.status) is sent live without an id, and never replayed.
+    upstream.emitMonitor('stage.status', { stage: 'idle' }, { transient: true });
+    const status = await client.waitFor((message) => message['event'] === 'stage.status');
+    expect(status['data']).toEqual({ stage: 'idle' });
 
     const since = await channel();
     await since.request({ op: 'subscribe', domain: 'maisaka_monitor', topic: 'main', data: { since_event_id: 2 } });
@@ -301,6 +307,26 @@ describe('the channel envelopes', () => {
       session: 'tab-1',
       data: { type: 'user_message', content: 'hello', sender: { is_bot: false } },
     });
+    await client.waitFor((message) => message['event'] === 'typing' && (message['data'] as { is_typing: boolean }).is_typing === false);
+    expect(client.events('chat', 'typing').map((message) => message['data'])).toEqual([
+      { type: 'typing', is_typing: true },
+      { type: 'typing', is_typing: false },
+    ]);
+
+    // A nickname update: the session's event comes before the response, as in the original.
+    client.send({
+      op: 'call',
+      id: 'nick',
+      domain: 'chat',
+      method: 'session.update_nickname',
+      session: 'tab-1',
+      data: { user_name: 'Bob' },
+    });
+    await client.waitFor((message) => message['id'] === 'nick');
+    expect(client.messages.slice(-2)).toMatchObject([
+      { op: 'event', domain: 'chat', event: 'nickname_updated', session: 'tab-1', data: { user_name: 'Bob' } },
+      { op: 'response', id: 'nick', ok: true, data: { session: 'tab-1', user_name: 'Bob' } },
+    ]);
 
     expect(await client.request({ op: 'call', domain: 'chat', method: 'session.close', session: 'tab-1' })).toMatchObject({
       ok: true,

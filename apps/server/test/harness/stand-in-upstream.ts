@@ -37,8 +37,11 @@ export interface StandInUpstream {
   readonly outstandingTickets: number;
   /** A bot log line: sent live to `logs/main` subscribers and kept for snapshots. Returns the entry as sent live. */
   emitLog(entry?: BotLogInput): BotLogEntry;
-  /** A `maisaka_monitor` event: recorded for replays and sent live. Returns its data with its `event_id`. */
-  emitMonitor(event: string, data?: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * A `maisaka_monitor` event sent live, and recorded for replays with its `event_id` (returned in its data); with
+   * `{ transient: true }` sent live only, without an id, as the original's `stage.status`.
+   */
+  emitMonitor(event: string, data?: Record<string, unknown>, options?: { transient?: boolean }): Record<string, unknown>;
   /** New plugin progress: the next snapshot's, and an `update` event to `plugin_progress/main` subscribers. */
   emitProgress(progress: Record<string, unknown>): void;
   /** One more event on every held `/api/webui/events?hold=1` stream. */
@@ -117,7 +120,7 @@ export async function startStandInUpstream(options: StandInUpstreamOptions): Pro
       return tickets.outstanding;
     },
     emitLog: (entry = {}) => channel.emitLog(entry),
-    emitMonitor: (event, data = {}) => channel.emitMonitor(event, data),
+    emitMonitor: (event, data = {}, options = {}) => channel.emitMonitor(event, data, options.transient ?? false),
     emitProgress: (progress) => channel.emitProgress(progress),
     pushServerEvent: (data) => {
       for (const [res, recorded] of eventStreams) writeServerEvent(res, recorded, data);
@@ -148,10 +151,11 @@ function defaultBotConfig(): Record<string, unknown> {
   return { bot: { platform: 'qq', qq_account: 0, nickname: 'StandInBot', alias_names: [] }, personality: { personality: 'calm' } };
 }
 
-/** Three lines from before the test began, so a first snapshot is not empty: a minute apart, oldest first. */
+/** Three lines from before the test began, so a first snapshot is not empty: a minute apart, oldest first, with module styles. */
 function seedLogs(channel: StandInChannel): void {
   const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
-  channel.logs.add({ at: minutesAgo(3), level: 'INFO', module: 'main', message: 'MaiBot started' });
-  channel.logs.add({ at: minutesAgo(2), level: 'WARNING', module: 'config', message: 'no model configured', moduleColor: '#ffaa00' });
-  channel.logs.add({ at: minutesAgo(1), level: 'INFO', module: 'webui.unified_ws', message: 'channel ready' });
+  const style = (moduleColor: string) => ({ moduleColor, moduleBold: false });
+  channel.logs.add({ at: minutesAgo(3), level: 'INFO', module: 'main', message: 'MaiBot started', ...style('#ffffff') });
+  channel.logs.add({ at: minutesAgo(2), level: 'WARNING', module: 'config', message: 'no model configured', ...style('#ffaa00') });
+  channel.logs.add({ at: minutesAgo(1), level: 'INFO', module: 'webui.unified_ws', message: 'channel ready', ...style('#5f87ff') });
 }

@@ -1,7 +1,7 @@
 /** A log line as the original's channel sends it (dashboard contract §4): its own ids, zone-less timestamps, Python's level names. */
 export interface BotLogEntry {
   id: string;
-  /** `YYYY-MM-DD HH:MM:SS`, local time, as the original writes it. */
+  /** Local time, no zone: `YYYY-MM-DD HH:MM:SS` on a live entry, `MM-DD HH:MM:SS` (no year) in a snapshot, as the original sends. */
   timestamp: string;
   /** As given; the original sends Python's names in upper case (DEBUG, INFO, WARNING, ERROR, CRITICAL). */
   level: string;
@@ -33,11 +33,16 @@ interface StoredLine {
   style: Pick<BotLogEntry, 'moduleColor' | 'moduleBold'>;
 }
 
-/** The original's timestamp format: local time, no zone, second resolution. */
+const two = (value: number) => String(value).padStart(2, '0');
+
+/** A live entry's timestamp in the original: local time, no zone, second resolution. */
 export function botTimestamp(at: Date): string {
-  const two = (value: number) => String(value).padStart(2, '0');
-  const date = `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}`;
-  return `${date} ${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
+  return `${at.getFullYear()}-${snapshotTimestamp(at)}`;
+}
+
+/** A snapshot entry's timestamp: its log file's default `date_style` (`m-d H:i:s`), so without the year. */
+export function snapshotTimestamp(at: Date): string {
+  return `${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
 }
 
 /**
@@ -77,7 +82,7 @@ export class BotLogs {
     const newestFirst = this.lines.slice(Math.max(0, this.lines.length - limit)).reverse();
     return newestFirst
       .map((line, counter) => {
-        const timestamp = botTimestamp(line.at);
+        const timestamp = snapshotTimestamp(line.at);
         return {
           id: `${timestamp.replace(/[- :]/g, '')}_${counter}`,
           timestamp,

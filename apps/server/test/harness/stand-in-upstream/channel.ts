@@ -86,11 +86,14 @@ export class StandInChannel {
     return entry;
   }
 
-  /** Records a monitor event (it gets its `event_id`) and sends it to every `maisaka_monitor/main` subscriber. */
-  emitMonitor(name: string, data: Record<string, unknown>): Record<string, unknown> {
-    const recorded = this.monitor.record(name, data);
-    this.broadcast('maisaka_monitor', recorded.event, recorded.data);
-    return recorded.data;
+  /**
+   * Sends a monitor event to every `maisaka_monitor/main` subscriber; recorded for replays with its `event_id`, unless
+   * `transient` (as the original's `stage.status`, sent live only and without an id).
+   */
+  emitMonitor(name: string, data: Record<string, unknown>, transient: boolean): Record<string, unknown> {
+    const sent = transient ? { event: name, data: { ...data } } : this.monitor.record(name, data);
+    this.broadcast('maisaka_monitor', sent.event, sent.data);
+    return sent.data;
   }
 
   /** Replaces the plugin progress and sends it to every `plugin_progress/main` subscriber as an `update`. */

@@ -7,7 +7,10 @@ export interface MonitorEvent {
 const SCHEMA_VERSION = 1;
 const MAX_REPLAY = 10_000;
 
-/** The bot's monitor timeline: recorded events get increasing ids; a subscription replays the latest (or those after `since_event_id`). */
+/**
+ * The bot's monitor timeline: recorded events get increasing ids; a subscription replays the latest (or those after
+ * `since_event_id`). Transient events (the original's `stage.status`) are sent live only, without an id.
+ */
 export class MonitorEvents {
   private readonly events: MonitorEvent[] = [];
 
