@@ -130,10 +130,11 @@ export class UpstreamRelay {
   subscribeOwn(key: string, message: { domain: string; topic: string; data: unknown }, answered: (ok: boolean) => void): void {
     if (this.state === 'closed') return;
     const id = `${OWN_ID_PREFIX}${this.nextOwnId++}`;
-    this.remembered.set(key, { id, text: JSON.stringify({ op: 'subscribe', id, ...message }) });
+    const text = JSON.stringify({ op: 'subscribe', id, ...message });
+    this.remembered.set(key, { id, text });
     this.ownAnswers.set(id, answered);
     // Remembered subscriptions go out as the socket opens; while it waits to reconnect there is none to ask.
-    if (this.state === 'open') this.sendNow(this.remembered.get(key)?.text ?? '', () => this.answerOwn(id, false));
+    if (this.state === 'open') this.sendNow(text, () => this.answerOwn(id, false));
     else if (this.state === 'idle') this.connect();
     else if (this.state === 'waiting') this.answerOwn(id, false);
   }

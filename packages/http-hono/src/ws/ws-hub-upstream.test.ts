@@ -313,7 +313,7 @@ describe('WsHub with an upstream: relaying the bot domains', () => {
 });
 
 describe('WsHub with an upstream: reconnecting', () => {
-  it('a dropped upstream socket is reopened with back-off (1 s doubling to 30 s), a fresh ticket each time; subscriptions are sent again', async () => {
+  it('a dropped upstream socket is reopened with back-off (1 s doubling to 30 s), a fresh ticket each time, subscribed again', async () => {
     const { open, upstream, clock } = makeHub();
     const client = open();
     client.send(subscribe('m1', 'maisaka_monitor', { replay_limit: 5 }));
@@ -483,7 +483,7 @@ function botLine(id: string, timestamp: unknown, level: unknown, message: unknow
 describe("WsHub with an upstream: logs/main merges the bot's lines with ours", () => {
   const at = (seconds: number) => new Date(Date.UTC(2025, 0, 1, 12, 0, seconds)).toISOString();
 
-  it("one snapshot of both by time (oldest first, at most replay), ids and modules saying where each came from, levels in the dashboard's names", async () => {
+  it('one snapshot of both by time (oldest first, at most replay), ids and modules telling where from, dashboard levels', async () => {
     const { open, logs, upstream } = makeHub();
     logs.log('ours at 1', 'INFO', 'http', at(1));
     logs.log('ours at 4', 'WARNING', 'auth', at(4));
@@ -555,7 +555,7 @@ describe("WsHub with an upstream: logs/main merges the bot's lines with ours", (
     ]);
   });
 
-  it('the dashboard subscribes twice per reconnect: both acknowledged, one upstream subscription, one snapshot, no doubled entries', async () => {
+  it('the dashboard subscribes twice per reconnect: both acknowledged, one upstream subscription, one snapshot, no doubles', async () => {
     const { open, logs, upstream } = makeHub();
     upstream.botLogs = [botLine('b1', '2025-01-01T12:00:00Z', 'INFO', 'old bot line')];
     const client = open();
