@@ -672,7 +672,11 @@ X-Static = "plain"
     const cases: [string, string][] = [
       [`Cookie = ["${secret}"]`, 'webui.upstream.headers.Cookie must be a string (a secret is read from the environment with ${NAME})'],
       ['Cookie = 5', 'webui.upstream.headers.Cookie must be a string (a secret is read from the environment with ${NAME})'],
-      [`Cookie = "${secret}\\r\\nX-Evil: 1"`, 'webui.upstream.headers.Cookie must hold no line break or other control character'],
+      [`Cookie = "${secret}\\r\\nX-Evil: 1"`, 'webui.upstream.headers.Cookie must hold no line break, other control character'],
+      [
+        `Cookie = "${secret}\u540d"`,
+        'webui.upstream.headers.Cookie must hold no line break, other control character or character beyond Latin-1',
+      ],
       [
         `Cookie = "${secret}\${TOKEN"`,
         'webui.upstream.headers.Cookie has a "${" that does not start a ${NAME} reference ' +

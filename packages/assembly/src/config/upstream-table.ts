@@ -47,7 +47,7 @@ const headerNameSchema = v.pipe(
 
 const headerValueSchema = v.pipe(
   v.string('must be a string (a secret is read from the environment with ${NAME})'),
-  v.check(isHeaderValueText, 'must hold no line break or other control character'),
+  v.check(isHeaderValueText, 'must hold no line break, other control character or character beyond Latin-1'),
   v.check(
     (text) => templateParts(text) !== null,
     'has a "${" that does not start a ${NAME} reference (NAME of letters, digits and _, not starting with a digit)',
