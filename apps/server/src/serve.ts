@@ -7,6 +7,7 @@ import { TOKENS } from './container.js';
 import { openControlSocket, type ControlSocket } from './control/control-socket.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
 import { nodeRuntimePort } from './runtime/node-runtime-port.js';
+import { nodeUpstreamClient } from './runtime/node-upstream-client.js';
 import type { WebSocketChannel } from './websocket-channel.js';
 
 export interface RunningServer {
@@ -33,7 +34,7 @@ export async function serve(container: DependencyContainer, options: ServeOption
     core: container.resolve<Core>(TOKENS.Core),
     logger,
     feed: container.resolve<LogFeed>(TOKENS.LogFeed),
-    runtime: { ...nodeRuntimePort, upgrade: channel.upgrade },
+    runtime: { ...nodeRuntimePort, upgrade: channel.upgrade, upstreamClient: nodeUpstreamClient },
   };
   const dataDir = parts.storage.dataDir;
   // Set inside the listen callback; the cast keeps TypeScript from narrowing it to null out here.

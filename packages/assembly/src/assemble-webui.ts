@@ -27,12 +27,16 @@ import { machineAddresses } from './system-ports.js';
 import type { Storage } from './storage.js';
 import { auditBootstrap, reactToRecordChanges } from './record-change-reaction.js';
 import { warnOfWeakTokenChanges } from './weak-token-warning.js';
+import { openGateway, type Gateway } from './upstream/gateway.js';
+import type { UpstreamClientFactory } from './upstream/upstream-client.js';
 
 const SWEEP_INTERVAL_MS = 30_000;
 
 /** What the runtime brings: the app's runtime port (Hono's getConnInfo, any speed-ups) and its WebSocket upgrade. */
 export interface WebuiRuntime extends RuntimePort {
   upgrade: WsUpgrade;
+  /** How this runtime reaches `[webui.upstream]`; the global fetch and WebSocket when absent. */
+  upstreamClient?: UpstreamClientFactory;
 }
 
 export interface WebuiParts {
@@ -85,6 +89,8 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
     // Only the file writes later (in groups); the channel's feed has every event at once.
     written: () => storage.audit?.written() ?? null,
   };
+  // The caller closes the storage if this fails (a key file it cannot make or trust).
+  const gateway: Gateway | undefined = await openGateway(settings.upstream, storage.dataDir, runtime.upstreamClient);
   logBootstrap(bootstrap, logger);
   auditBootstrap(bootstrap, audit);
   storage.watch();
@@ -98,6 +104,8 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
     now: () => Date.now(),
     newConnectionId: () => crypto.randomUUID(),
     maxMessageBytes: MAX_MESSAGE_BYTES,
+    // With an upstream, every domain the hub does not serve itself is relayed to the bot's own channel.
+    ...(gateway ? { upstream: gateway.channel } : {}),
   });
   reactToRecordChanges(storage.store, hub, audit);
   warnOfWeakTokenChanges(storage.store, logger.child({ module: 'store' }));
@@ -118,6 +126,7 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
     site: createSetupSite({ logger: logger.child({ module: 'site' }) }),
     docs: createApiDocs(),
     storeAvailable: () => storage.available(),
+    ...(gateway ? { upstream: gateway.http } : {}),
   });
   const sweeper = setInterval(() => storage.sweep(), SWEEP_INTERVAL_MS);
   // Node and Bun hand out timer objects that can be unref'd; the upkeep must never keep a process alive.
@@ -145,6 +154,8 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
         { addresses: [...origins(), ...sockets], dataDir: storage.dataDir, tokenSource: bootstrap.tokenSource },
         'WebUI API listening',
       );
+      const upstream = settings.upstream;
+      if (upstream) logger.info({ upstream: upstream.url, paths: upstream.paths }, 'forwarding to the bot backend (webui.upstream)');
     },
     async closeSockets(graceMs = 1_000) {
       hub.closeAll(CLOSE_GOING_AWAY, 'server shutting down');
@@ -153,6 +164,7 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
     },
     async close() {
       clearInterval(sweeper);
+      gateway?.close();
       await storage.close();
     },
   };

@@ -31,8 +31,14 @@ export {
   createAssertionSigner,
   loadAssertionKey,
   UNIX_SOCKET_ORIGIN,
+  openGateway,
   upstreamOptionsFrom,
+  webUpstreamClient,
+  type Gateway,
+  type UpstreamClient,
+  type UpstreamClientFactory,
   type UpstreamRuntimeParts,
+  type UpstreamTarget,
 } from './upstream/index.js';
 // The runtimes' sockets enforce the hub's message cap too.
 export { MAX_MESSAGE_BYTES } from '@webui/http-hono';

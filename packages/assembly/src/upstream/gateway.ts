@@ -1,0 +1,32 @@
+import type { UpstreamChannelOptions, UpstreamOptions } from '@webui/http-hono';
+import type { UpstreamSettings } from '../config/settings.js';
+import { systemRandom } from '../system-ports.js';
+import { createAssertionSigner, ASSERTION_SECRET_BYTES } from './upstream-assertion.js';
+import { loadAssertionKey } from './upstream-assertion-key.js';
+import { webUpstreamClient, type UpstreamClientFactory } from './upstream-client.js';
+import { UNIX_SOCKET_ORIGIN, upstreamOptionsFrom } from './upstream-options-from.js';
+
+/** The gateway to the bot's backend, ready for the app (HTTP forwarding) and the hub (the channel relay). */
+export interface Gateway {
+  http: UpstreamOptions;
+  channel: UpstreamChannelOptions;
+  close(): void;
+}
+
+/**
+ * The gateway `[webui.upstream]` configures, or undefined without one. The assertion secret lives in the data directory
+ * (0600, kept across restarts); a server without one (`--memory`) signs with a secret of its own run.
+ */
+export async function openGateway(
+  settings: UpstreamSettings | undefined,
+  dataDir: string | null,
+  clientFor: UpstreamClientFactory = webUpstreamClient,
+): Promise<Gateway | undefined> {
+  if (settings === undefined) return undefined;
+  const client = clientFor(
+    settings.socketPath === undefined ? { origin: settings.url } : { origin: UNIX_SOCKET_ORIGIN, socketPath: settings.socketPath },
+  );
+  const secret = dataDir === null ? systemRandom.bytes(ASSERTION_SECRET_BYTES) : await loadAssertionKey(dataDir);
+  const http = upstreamOptionsFrom(settings, { transport: client.transport, assertion: createAssertionSigner(secret) });
+  return { http, channel: { upstream: http, openSocket: client.openSocket }, close: () => void client.close?.() };
+}
