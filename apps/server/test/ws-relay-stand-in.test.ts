@@ -139,7 +139,7 @@ describe('WsHub relay against the stand-in upstream, over real sockets', () => {
     // The stand-in seeds three bot lines from minutes ago: they come before our line of just now.
     expect(entries.map((entry) => String(entry['id']).split('-')[0])).toEqual(['bot', 'bot', 'bot', 'webui']);
     expect(entries.map((entry) => entry['message'])).toEqual(['MaiBot started', 'no model configured', 'channel ready', 'ours first']);
-    expect(entries.map((entry) => entry['module'])).toEqual(['main', 'config', 'webui.unified_ws', 'webui.http']);
+    expect(entries.map((entry) => entry['module'])).toEqual(['main', 'config', 'webui.unified_ws', 'gateway.http']);
     expect(entries[1]).toMatchObject({ level: 'WARNING', moduleColor: '#ffaa00' });
 
     upstream.emitLog({ level: 'warn', module: 'chat', message: 'bot live' });
@@ -154,7 +154,7 @@ describe('WsHub relay against the stand-in upstream, over real sockets', () => {
     expect(await live('bot live')).toEqual({
       entry: expect.objectContaining({ level: 'WARNING', module: 'chat', id: expect.stringMatching(/^bot-/) }),
     });
-    expect(await live('ours live')).toEqual({ entry: expect.objectContaining({ module: 'webui.http', id: 'webui-2' }) });
+    expect(await live('ours live')).toEqual({ entry: expect.objectContaining({ module: 'gateway.http', id: 'webui-2' }) });
   });
 
   it('4001 (revokeSession) and a client closing close the upstream socket', async () => {

@@ -94,8 +94,8 @@ describe('botEntryOf', () => {
 describe('ownEntryOf', () => {
   it('prefixes the id with webui- and the module with webui.', () => {
     const entry = { id: '1_000000000001', timestamp: '2025-01-01T00:00:00.000Z', level: 'INFO' as const, module: 'http', message: 'GET /' };
-    expect(ownEntryOf(entry)).toEqual({ ...entry, id: 'webui-1_000000000001', module: 'webui.http' });
-    expect(ownEntryOf({ ...entry, module: '' }).module).toBe('webui');
+    expect(ownEntryOf(entry)).toEqual({ ...entry, id: 'webui-1_000000000001', module: 'gateway.http' });
+    expect(ownEntryOf({ ...entry, module: '' }).module).toBe('gateway');
   });
 });
 

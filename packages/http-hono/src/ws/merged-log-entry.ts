@@ -44,13 +44,16 @@ export function botEntryOf(raw: unknown): MergedLogEntry | null {
   return entry;
 }
 
-/** Our entry in the merged view: its id and module say it is this server's, not the bot's. */
+/**
+ * Our entry in the merged view: its id and module say it is this server's, not the bot's. `gateway.`, not `webui.`: the
+ * original bot names its own WebUI modules `webui.*` (webui.plugin_routes, webui.git_mirror), seen beside ours by hand.
+ */
 export function ownEntryOf(entry: LogEntry): MergedLogEntry {
   return {
     ...entry,
     id: `webui-${entry.id}`,
     level: dashboardLevelOf(entry.level),
-    module: entry.module ? `webui.${entry.module}` : 'webui',
+    module: entry.module ? `gateway.${entry.module}` : 'gateway',
   };
 }
 

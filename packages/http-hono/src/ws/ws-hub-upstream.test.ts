@@ -509,7 +509,7 @@ describe("WsHub with an upstream: logs/main merges the bot's lines with ours", (
     expect(rest).toEqual([]);
     expect(snapshot).toMatchObject({ op: 'event', domain: 'logs', topic: 'main', event: 'snapshot' });
     expect(entriesOf(snapshot)).toEqual([
-      { id: 'webui-1700000000000_000000000001', timestamp: at(1), level: 'INFO', module: 'webui.http', message: 'ours at 1' },
+      { id: 'webui-1700000000000_000000000001', timestamp: at(1), level: 'INFO', module: 'gateway.http', message: 'ours at 1' },
       {
         id: 'bot-b2',
         timestamp: '2025-01-01T20:00:02+08:00',
@@ -520,9 +520,9 @@ describe("WsHub with an upstream: logs/main merges the bot's lines with ours", (
         moduleColor: '#ff0000',
         moduleBold: true,
       },
-      { id: 'webui-1700000000000_000000000002', timestamp: at(4), level: 'WARNING', module: 'webui.auth', message: 'ours at 4' },
+      { id: 'webui-1700000000000_000000000002', timestamp: at(4), level: 'WARNING', module: 'gateway.auth', message: 'ours at 4' },
       { id: 'bot-b5', timestamp: '2025-01-01T12:00:05.000Z', level: 'CRITICAL', module: 'maisaka.core', message: 'bot at 5' },
-      { id: 'webui-1700000000000_000000000003', timestamp: at(6), level: 'ERROR', module: 'webui.http', message: 'ours at 6' },
+      { id: 'webui-1700000000000_000000000003', timestamp: at(6), level: 'ERROR', module: 'gateway.http', message: 'ours at 6' },
       { id: 'bot-b7', timestamp: '2025-01-01T12:00:07Z', level: 'INFO', module: 'maisaka.core', message: 'bot at 7' },
     ]);
     expect(upstream.last.sentOf('subscribe', 'logs')).toEqual([
@@ -549,9 +549,9 @@ describe("WsHub with an upstream: logs/main merges the bot's lines with ours", (
     const live = client.socket.take();
     expect(live.map((envelope) => (envelope as Event).event)).toEqual(['entry', 'entry', 'entry']);
     expect(live.map(entryOf).map(({ id, module, level, message }) => ({ id, module, level, message }))).toEqual([
-      { id: 'webui-1700000000000_000000000002', module: 'webui.http', level: 'DEBUG', message: 'ours live' },
+      { id: 'webui-1700000000000_000000000002', module: 'gateway.http', level: 'DEBUG', message: 'ours live' },
       { id: 'bot-1735732800000_9', module: 'maisaka.core', level: 'WARNING', message: 'bot live' },
-      { id: 'webui-1700000000000_000000000003', module: 'webui.auth', level: 'INFO', message: 'ours again' },
+      { id: 'webui-1700000000000_000000000003', module: 'gateway.auth', level: 'INFO', message: 'ours again' },
     ]);
   });
 
