@@ -41,21 +41,23 @@ const flagValue = (args: string[], flag: string) => (args.includes(flag) ? args[
  * The permission flags of apps/deno's start script, the one place they are written: paths starting
  * with `../` are the app's own files (resolved against apps/deno), `./` ones the deployment's data and
  * config (resolved by Deno against the server's working directory). A data directory or config file
- * placed elsewhere by flag or environment is granted as an operator would grant it.
+ * placed elsewhere by flag or environment is granted as an operator would grant it, and so is every variable
+ * of the test's `env` outside WEBUI_* (an upstream header's `${NAME}`): added to `--allow-env`.
  */
 function denoPermissionFlags(args: string[], env: Record<string, string | undefined>): string[] {
   const manifest = JSON.parse(readFileSync(join(DENO_APP, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const dataDir = flagValue(args, '--data-dir') ?? env['WEBUI_DATA_DIR'];
   const configFile = flagValue(args, '--config') ?? env['WEBUI_CONFIG'];
-  const extra = { read: [dataDir, configFile], write: [dataDir] };
+  const ownVariables = Object.keys(env).filter((name) => !name.startsWith('WEBUI_') && env[name] !== undefined);
+  const extra = { read: [dataDir, configFile], write: [dataDir], env: ownVariables };
   const appPath = (path: string) => (path.startsWith('../') ? join(DENO_APP, path) : path);
   return manifest.scripts.start
     .split(' ')
     .filter((word) => /^--(allow|deny|ignore)-|^--no-prompt$|^--conditions=/.test(word))
     .map((flag) => {
-      const scoped = /^--allow-(read|write)=(.*)$/.exec(flag);
+      const scoped = /^--allow-(read|write|env)=(.*)$/.exec(flag);
       if (!scoped) return flag;
-      const kind = scoped[1] as 'read' | 'write';
+      const kind = scoped[1] as 'read' | 'write' | 'env';
       const paths = [...(scoped[2] as string).split(',').map(appPath), ...extra[kind].filter((path) => path !== undefined)];
       return `--allow-${kind}=${paths.join(',')}`;
     });
