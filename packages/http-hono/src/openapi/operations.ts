@@ -74,12 +74,15 @@ const unauthenticated: DocumentedResponse = { description: 'No valid session: lo
 const WS_DESCRIPTION = [
   'Upgrades to a WebSocket with ?token=<ticket>.',
   'Server frames (ServerEnvelope): {op:"event",domain,event,topic?,data}, {op:"response",id,ok,data?|error}, {op:"pong",ts}.',
-  'Client frames (ClientMessage): {op:"ping"}, {op:"subscribe"|"unsubscribe",id,domain,topic,data?}.',
+  'Client frames (ClientMessage): {op:"ping"}, {op:"subscribe"|"unsubscribe",id,domain,topic,data?},',
+  '{op:"call",id,domain,method,session?,data?}.',
+  'With webui.upstream, every domain but logs, security and system (chat, maisaka_monitor, memory, plugin_progress, ...) is',
+  "relayed to the bot's own channel unchanged, and logs/main merges the bot's lines with this server's.",
   'Topics logs/main (a snapshot event {entries:[...]}, then entry events {entry}; an entry is a LogEntry:',
   '{id: string, unique and increasing within a run, timestamp: ISO 8601, level: DEBUG|INFO|WARNING|ERROR|CRITICAL, module, message})',
   'and plugin_progress/main (a snapshot event, then update events, each {progress: one PluginProgress object',
   '{operation, stage, progress, message, error, plugin_id, total_plugins, loaded_plugins}}, idle when nothing runs).',
-  'Closed with 4001 when the access token changes.',
+  'Closed with 4001 when the access token changes or the API key that opened it is revoked.',
 ].join(' ');
 
 export const OPERATIONS: Operation[] = [
