@@ -43,3 +43,4 @@ export {
   type UpstreamSocket,
   type UpstreamTransport,
 } from './upstream/upstream-options.js';
+export { FORWARDING_HEADERS, HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isFieldName } from './upstream/header-roles.js';

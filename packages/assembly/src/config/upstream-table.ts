@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { isHeaderValueText, templateParts } from './header-template.js';
 import { describeReceived, listSchema } from './setting-schemas.js';
-import { isHeaderName, refusedHeaderReason } from './upstream-header-name.js';
+import { isFieldName } from '@webui/http-hono';
+import { refusedHeaderReason } from './upstream-header-name.js';
 import { upstreamUrlSchema } from './upstream-url.js';
 
 // Request paths arrive percent-encoded and normalised, so a prefix with other characters or dot segments could never match.
@@ -38,7 +39,7 @@ const pathListSchema = v.pipe(
 // Names are shown, values never: a value may be the secret itself.
 const headerNameSchema = v.pipe(
   v.string(),
-  v.check(isHeaderName, (issue) => `webui.upstream.headers has a name that is not an HTTP header name: ${JSON.stringify(issue.input)}`),
+  v.check(isFieldName, (issue) => `webui.upstream.headers has a name that is not an HTTP header name: ${JSON.stringify(issue.input)}`),
   v.check(
     (name) => refusedHeaderReason(name) === undefined,
     (issue) => `webui.upstream.headers.${String(issue.input)} is refused: ${refusedHeaderReason(String(issue.input))}`,

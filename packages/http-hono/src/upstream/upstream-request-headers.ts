@@ -1,23 +1,8 @@
 import { SESSION_COOKIE } from '../session-cookie.js';
+import { FORWARDING_HEADERS, HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isFieldName } from './header-roles.js';
 
-/** Headers about one connection, not the request (RFC 9110 §7.6.1), and the legacy Proxy-Connection: never passed on. */
-const HOP_BY_HOP = [
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'upgrade',
-];
-// transfer-encoding too: the body is re-sent as a stream, framed by the upstream connection.
-const CONNECTION_FRAMING = ['transfer-encoding'];
 /** What only this server may tell the upstream about the caller: the caller's own copies are dropped (a forged address or Host). */
-const CALLER_CLAIMS = ['authorization', 'host', 'forwarded', 'x-real-ip', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'];
-const CONNECTION_TOKEN = /^[!#$%&'*+\-.0-9A-Z^_`a-z|~]+$/;
-/** Names this server's identity headers start with; the caller's are dropped, whatever follows. */
-export const IDENTITY_HEADER_PREFIX = 'x-webui-';
+const CALLER_CLAIMS = ['authorization', 'host', 'x-real-ip', ...FORWARDING_HEADERS];
 
 /** Where the caller came from, as the edge resolved it. */
 export interface CallerOrigin {
@@ -40,7 +25,7 @@ export function upstreamRequestHeaders(
   identity: Readonly<Record<string, string>>,
 ): Headers {
   const headers = new Headers(caller);
-  const dropped = [...HOP_BY_HOP, ...CONNECTION_FRAMING, ...CALLER_CLAIMS, ...connectionListed(caller.get('connection'))];
+  const dropped = [...HOP_BY_HOP_HEADERS, ...CALLER_CLAIMS, ...connectionListed(caller.get('connection'))];
   for (const name of headers.keys()) if (name.startsWith(IDENTITY_HEADER_PREFIX)) dropped.push(name);
   for (const name of dropped) headers.delete(name);
 
@@ -65,7 +50,7 @@ function connectionListed(connection: string | null): string[] {
   return connection
     .split(',')
     .map((token) => token.trim().toLowerCase())
-    .filter((token) => CONNECTION_TOKEN.test(token));
+    .filter(isFieldName);
 }
 
 /** A Cookie header's pairs without this server's session cookie, in their order; empty when nothing else was there. */
