@@ -1,32 +1,32 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { UpstreamClient, UpstreamTarget } from '@webui/assembly';
 import type { UpstreamSocket } from '@webui/http-hono';
-import { Agent, fetch as undiciFetch, type BodyInit as UndiciBody, type HeadersInit as UndiciHeaders } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import WebSocket from 'ws';
 
+/** Statuses whose answer never has a body (Fetch's null body statuses): a Response with one cannot be made. */
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+
 /**
- * The upstream's HTTP and WebSocket clients on Node: undici's fetch over one keep-alive pool (TCP, or the
+ * The upstream's HTTP and WebSocket clients on Node: undici's `request` over one keep-alive pool (TCP, or the
  * Unix socket `webui.upstream.url = "unix:/path"` names), and `ws` for the channel, which can send the
  * configured headers and dial a socket file. Bun and Deno use their global fetch and WebSocket instead.
+ *
+ * Not undici's fetch: with redirects passed through (`redirect: 'manual'`) it tees a streamed request body to be
+ * able to send it again, and the branch it keeps holds every byte of an upload until the request ends (50 MB in,
+ * 50 MB more RSS). Its timeouts are off: the forwarder times the answer's head itself, and an event stream may idle.
  */
 export function nodeUpstreamClient(target: UpstreamTarget): UpstreamClient {
   const socketPath = target.socketPath;
-  const dispatcher = new Agent(
-    socketPath === undefined ? { keepAliveTimeout: 4_000 } : { connect: { socketPath }, keepAliveTimeout: 4_000 },
-  );
+  const dispatcher = new Agent({
+    keepAliveTimeout: 4_000,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    ...(socketPath === undefined ? {} : { connect: { socketPath } }),
+  });
   return {
-    // The app's Request is Node's built-in undici's, which this undici does not take as a Request: passed by its parts.
-    // Its Response is the web one in shape; the app streams its body and reads its head.
-    transport: (request) =>
-      undiciFetch(request.url, {
-        method: request.method,
-        // The same web types from another copy of undici: Headers iterate alike, a ReadableStream is a ReadableStream.
-        headers: request.headers as unknown as UndiciHeaders,
-        body: request.body as unknown as UndiciBody,
-        duplex: 'half',
-        signal: request.signal,
-        redirect: 'manual',
-        dispatcher,
-      }) as unknown as Promise<Response>,
+    transport: (request) => forward(dispatcher, request),
     openSocket(url, headers) {
       // ws names a socket file in the URL itself: ws+unix:/path:/request-path.
       const address = socketPath === undefined ? url : `ws+unix:${socketPath}:${pathOf(url)}`;
@@ -34,6 +34,61 @@ export function nodeUpstreamClient(target: UpstreamTarget): UpstreamClient {
     },
     close: () => dispatcher.close(),
   };
+}
+
+/** Sends `request` through `dispatcher`, its body streamed; the answer as a web Response whose body streams too. */
+async function forward(dispatcher: Dispatcher, request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const headers: Record<string, string> = Object.fromEntries(request.headers);
+  // The answer's body is passed on as it comes: nothing here would decode a compressed one.
+  headers['accept-encoding'] = 'identity';
+  let answer: Dispatcher.ResponseData;
+  try {
+    answer = await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: request.method as Dispatcher.HttpMethod,
+      headers,
+      body: request.body === null ? null : Readable.fromWeb(request.body as NodeReadableStream<Uint8Array>),
+      signal: request.signal,
+    });
+  } catch (error) {
+    // fetch's shape, which the forwarder logs from: a TypeError whose cause holds the system code.
+    throw new TypeError('upstream request failed', { cause: error });
+  }
+  const answerHeaders = new Headers();
+  for (const [name, value] of Object.entries(answer.headers)) {
+    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) answerHeaders.append(name, one);
+  }
+  const bodyless = NULL_BODY_STATUS.has(answer.statusCode) || request.method === 'HEAD';
+  // Read to its (empty) end, so the connection goes back to the pool.
+  if (bodyless) void answer.body.dump();
+  const body = bodyless ? null : webBody(answer.body);
+  return new Response(body, { status: answer.statusCode, statusText: answer.statusText, headers: answerHeaders });
+}
+
+/**
+ * The answer's body as a web stream, pulled a chunk at a time; cancelling it destroys the body, which aborts the upstream
+ * request. Not Readable.toWeb (Node 20's throws on data arriving after a cancel) nor ReadableStream.from (its cancel does
+ * not reach a body whose iterator has not started, and the pooled connection then never frees).
+ */
+function webBody(body: Readable): ReadableStream<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      cancel() {
+        // The abort surfaces as the body's error: expected here, not a crash.
+        body.on('error', () => undefined);
+        body.destroy();
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 function pathOf(url: string): string {
