@@ -3,7 +3,7 @@
 // same work, driven one after the other in alternating order, round after round; then the same server
 // on its JSON file and on Redis, the same way. See bench/README.md.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,8 @@ import { evaluateTargets, pairedRatio, resultsTable, storesTable, summarise } fr
 import { runRounds } from './lib/rounds.mjs';
 import { median } from './lib/stats.mjs';
 import { runWsHandshakes } from './lib/ws-load.mjs';
+import { compareGateway, GATEWAY_CASE_ID, GATEWAY_PROXIES } from './lib/gateway.mjs';
+import { nginxMissing } from './lib/nginx-proxy.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER_SCRIPT = join(ROOT, 'apps/server/dist/main.js');
@@ -49,12 +51,18 @@ const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options
   --connections C   concurrent connections / WebSocket workers (default 64)
   --smoke           1 s, 1 round; targets not enforced, exit 1 if any request errors or is non-2xx
   --warmup S        unrecorded seconds per case and server before each round (default 2; 0 in --smoke)
-  --cases IDS       only these cases, comma-separated: check-valid, check-none, check-query, verify, ws-token, health, ws-handshake
+  --cases IDS       only these cases, comma-separated: check-valid, check-none, check-query, verify, ws-token, health, ws-handshake,
+                    ${GATEWAY_CASE_ID} (the gateway comparison below)
   --load NAME       the HTTP load generator: autocannon (default) or wrk (Debian's package; in C, so it
                     leaves more of a small machine to the server)
   --stores LIST     after the server/baseline comparison, the same server on each store, alternating:
                     json,redis (default; redis-server is started by the bench) or json (Redis left out);
                     cases ${STORE_CASES.join(' and ')} only
+  --gateway LIST    last, an authenticated GET forwarded to an upstream (the bench's node:http one) against the same
+                    upstream reached directly, alternating, and the memory while 50 MB stream through the server:
+                    server,nginx (default; nginx-light as a plain reverse proxy beside it) or server (nginx left out)
+  --upstream-cpu W  where that upstream runs: load (default: with the load generator, in every setup) or server
+                    (on the servers' CPU, sharing it with the proxy measured)
   --json FILE       also write every measurement to FILE
   --no-build        do not run apps/server/build.mjs first
   --baseline-server FILE   another build of the server (its dist/main.js) in the baseline's place:
@@ -87,6 +95,50 @@ async function main() {
   warnIfBusy(log, 'at start');
   log();
 
+  const main = await compareWithBaseline({ pinning, options, log });
+  const failures = main ? [...main.failures] : [];
+  const stores = await compareStores({ cases: main?.cases ?? [], pinning, options, log });
+  if (stores) failures.push(...requestFailures(stores.cases, stores.summaries));
+  const gateway = options.gateway.length > 0 ? await compareGateway({ startServer, pinning, options, log }) : null;
+  if (gateway) failures.push(...gateway.failures);
+  machine.loadAverageAtEnd = loadavg()[0];
+  warnIfBusy(log, 'at the end');
+
+  if (options.json) {
+    const measured = {
+      machine,
+      pinning: pinning.description,
+      options,
+      ...(main
+        ? { startup: main.startup, idle: main.idle, summaries: main.summaries, ratios: main.ratios, runs: main.raw, targets: main.verdicts }
+        : {}),
+      ...(gateway ? { gateway: { ...gateway, failures: undefined } } : {}),
+      ...(stores ? { stores: { redis: stores.redis, summaries: stores.summaries, ratios: stores.ratios, runs: stores.raw } } : {}),
+    };
+    writeFileSync(options.json, `${JSON.stringify(measured, null, 2)}\n`);
+    log(`wrote ${options.json}`);
+  }
+
+  if (failures.length > 0) {
+    for (const failure of failures) log(`ERROR ${failure}`);
+    log('bench: FAILED: some requests errored or answered non-2xx');
+    process.exit(1);
+  }
+  log(
+    options.smoke
+      ? `bench smoke: OK (every case ran on every target${stores ? ', both stores' : ''}${gateway ? ', every gateway setup' : ''} ` +
+          'without an error or a non-2xx answer)'
+      : 'bench: done',
+  );
+}
+
+/**
+ * The server against the bare baseline (or another build), every selected case: startup times, idle RSS, rounds,
+ * the results table and the targets. Null when --cases selects none of these cases.
+ */
+async function compareWithBaseline({ pinning, options, log }) {
+  const cases = defineCases().filter((c) => options.cases === undefined || options.cases.includes(c.id));
+  if (cases.length === 0) return null;
   // Startup: spawn to first 200 on /health, a few times each, after the build.
   const startupRuns = options.smoke ? 2 : 5;
   const startup = { server: [], baseline: [] };
@@ -102,7 +154,6 @@ async function main() {
       `(${startup.server.map(Math.round).join(', ')}), baseline median ${Math.round(median(startup.baseline))} ms`,
   );
 
-  const cases = defineCases().filter((c) => options.cases === undefined || options.cases.includes(c.id));
   /** @type {{server: number, baseline: number, afterLoad?: {server: number, baseline: number}}} */
   let idle = { server: NaN, baseline: NaN };
   let tokenFileBytes = NaN;
@@ -150,7 +201,6 @@ async function main() {
   log();
 
   const verdicts = evaluateTargets({ summaries, ratios, startup, idle, connections: options.connections, tokenFileBytes });
-  const failures = requestFailures(cases, summaries);
 
   if (options.smoke) {
     log('Targets (smoke: reported, not enforced; 1 s runs say little about speed)');
@@ -159,39 +209,7 @@ async function main() {
   }
   for (const v of verdicts) log(`  ${v.pass ? 'PASS' : 'FAIL'}  ${v.target}: ${v.measured}${v.note ? ` (${v.note})` : ''}`);
   log();
-
-  const stores = await compareStores({ cases, pinning, options, log });
-  if (stores) failures.push(...requestFailures(stores.cases, stores.summaries));
-  machine.loadAverageAtEnd = loadavg()[0];
-  warnIfBusy(log, 'at the end');
-
-  if (options.json) {
-    const measured = {
-      machine,
-      pinning: pinning.description,
-      options,
-      startup,
-      idle,
-      summaries,
-      ratios,
-      runs: raw,
-      targets: verdicts,
-      ...(stores ? { stores: { redis: stores.redis, summaries: stores.summaries, ratios: stores.ratios, runs: stores.raw } } : {}),
-    };
-    writeFileSync(options.json, `${JSON.stringify(measured, null, 2)}\n`);
-    log(`wrote ${options.json}`);
-  }
-
-  if (failures.length > 0) {
-    for (const failure of failures) log(`ERROR ${failure}`);
-    log('bench: FAILED: some requests errored or answered non-2xx');
-    process.exit(1);
-  }
-  log(
-    options.smoke
-      ? `bench smoke: OK (every case ran on both servers${stores ? ' and both stores' : ''} without an error or a non-2xx answer)`
-      : 'bench: done',
-  );
+  return { cases, startup, idle, summaries, ratios, raw, verdicts, failures: requestFailures(cases, summaries) };
 }
 
 /** Every case and target that saw an error, a non-2xx answer or no request at all; the exit code follows it, the timings never do. */
@@ -228,7 +246,8 @@ async function compareStores({ cases, pinning, options, log }) {
         const prefix = `webui-bench-${randomBytes(4).toString('hex')}:`;
         prefixes.push(prefix);
         const json = await startServer('server', pinning);
-        const redis = await startServer('server', pinning, undefined, { url: redisServer.url, prefix });
+        const config = `[webui]\nstore = ${JSON.stringify(redisServer.url)}\nstore_prefix = ${JSON.stringify(prefix)}\n`;
+        const redis = await startServer('server', pinning, undefined, { config });
         return { json, redis: { ...redis, storePid: redisServer.child.pid } };
       },
       onStarted: (targets) => requireSameAnswers(targets, log, 'the server on Redis does not answer as on the JSON file'),
@@ -270,6 +289,8 @@ function parseOptions() {
       'no-pin': { type: 'boolean', default: false },
       load: { type: 'string', default: 'autocannon' },
       stores: { type: 'string', default: STORES.join(',') },
+      gateway: { type: 'string', default: GATEWAY_PROXIES.join(',') },
+      'upstream-cpu': { type: 'string', default: 'load' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -287,7 +308,7 @@ function parseOptions() {
   };
   const nonNegative = (name, text) => (Number(text) === 0 ? 0 : positive(name, text));
   const smoke = values.smoke;
-  const knownCases = defineCases().map((c) => c.id);
+  const knownCases = [...defineCases().map((c) => c.id), GATEWAY_CASE_ID];
   const cases = values.cases?.split(',').map((id) => id.trim());
   const unknownCase = cases?.find((id) => !knownCases.includes(id));
   if (unknownCase !== undefined) {
@@ -317,6 +338,22 @@ function parseOptions() {
     );
     process.exit(2);
   }
+  const gateway = values.gateway.split(',').map((name) => name.trim());
+  if (!gateway.includes('server') || gateway.some((name) => !GATEWAY_PROXIES.includes(name))) {
+    process.stderr.write(`bench: --gateway is server,nginx or server, got ${JSON.stringify(values.gateway)}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (values['upstream-cpu'] !== 'load' && values['upstream-cpu'] !== 'server') {
+    process.stderr.write(`bench: --upstream-cpu is load or server, got ${JSON.stringify(values['upstream-cpu'])}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  // --cases without the gateway leaves its comparison out.
+  const runGateway = cases === undefined || cases.includes(GATEWAY_CASE_ID);
+  const noNginx = runGateway && gateway.includes('nginx') ? nginxMissing() : null;
+  if (noNginx !== null) {
+    process.stderr.write(`bench: the gateway comparison's nginx: ${noNginx}; or leave it out with --gateway server\n`);
+    process.exit(2);
+  }
   const missing = stores.includes('redis') ? redisServerMissing() : null;
   if (missing !== null) {
     process.stderr.write(`bench: the Redis store needs redis-server: ${missing}; or leave it out with --stores json\n`);
@@ -326,6 +363,8 @@ function parseOptions() {
     cases,
     smoke,
     stores,
+    gateway: runGateway ? gateway : [],
+    upstreamCpu: values['upstream-cpu'],
     httpLoad: values.load === 'wrk' ? runWrkLoad : runHttpLoad,
     loadName: values.load,
     duration,
@@ -369,9 +408,11 @@ function describeMachine() {
 /**
  * Starts the real server (dist bundle) or the baseline in a fresh temp data dir.
  * The real server makes its own temporary token; the baseline gets one written in the same file format.
- * With `store`, the real server keeps its state in that Redis under that prefix (a config file, as an operator would).
+ * With `setup`, the real server reads `setup.config` as its config file (as an operator would: a Redis store, an
+ * upstream) with `setup.env` added to its environment.
+ * @param {{ config: string, env?: Record<string, string> }} [setup]
  */
-async function startServer(kind, pinning, baselineServer, store) {
+async function startServer(kind, pinning, baselineServer, setup) {
   const home = makeTempDir(kind);
   const dataDir = join(home, 'data');
   const port = await freePort();
@@ -386,15 +427,17 @@ async function startServer(kind, pinning, baselineServer, store) {
     writeFileSync(join(dataDir, 'webui.json'), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
     script = BASELINE_SCRIPT;
     args = ['--port', String(port), '--data-dir', dataDir];
-  } else if (store) {
+  } else if (setup) {
     const configFile = join(home, 'webui.toml');
-    writeFileSync(configFile, `[webui]\nstore = ${JSON.stringify(store.url)}\nstore_prefix = ${JSON.stringify(store.prefix)}\n`);
+    writeFileSync(configFile, setup.config);
     args.push('--config', configFile);
   }
   const startedAt = performance.now();
-  const child = spawnNode(script, args, { cwd: home, port, logFile, prefix: pinning.prefix });
+  const child = spawnNode(script, args, { cwd: home, port, logFile, env: setup?.env, prefix: pinning.prefix });
   const startupMs = await waitHealthy(child, HEALTH, startedAt);
-  const tokenFile = store ? null : readFileSync(join(dataDir, 'webui.json'), 'utf8');
+  // On Redis there is no webui.json.
+  const tokenPath = join(dataDir, 'webui.json');
+  const tokenFile = existsSync(tokenPath) ? readFileSync(tokenPath, 'utf8') : null;
   const token = tokenFile === null ? temporaryTokenLogged(logFile) : JSON.parse(tokenFile).access_token;
   return {
     kind,

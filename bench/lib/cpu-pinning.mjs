@@ -8,6 +8,8 @@ import { availableParallelism } from 'node:os';
  * @property {string} description one line for the report
  * @property {string[]} storePrefix the command redis-server is started through: the load generator's CPUs, as if on another host
  * @property {string} storeDescription where redis-server runs, for the report
+ * @property {string[]} upstreamPrefix the command the gateway comparison's upstream is started through: the load generator's CPUs
+ * @property {string} upstreamDescription where that upstream runs, for the report
  */
 
 /**
@@ -19,7 +21,14 @@ import { availableParallelism } from 'node:os';
  */
 export function pinCpus(wanted) {
   const count = availableParallelism();
-  const unpinned = (description) => ({ prefix: [], description, storePrefix: [], storeDescription: 'not pinned' });
+  const unpinned = (description) => ({
+    prefix: [],
+    description,
+    storePrefix: [],
+    storeDescription: 'not pinned',
+    upstreamPrefix: [],
+    upstreamDescription: 'not pinned',
+  });
   if (!wanted) return unpinned('not pinned (--no-pin)');
   if (count < 2) return unpinned(`not pinned: ${count} CPU`);
   const serverCpu = String(count - 1);
@@ -33,5 +42,9 @@ export function pinCpus(wanted) {
     // Never on the server's CPU: what Redis costs the server is its round trips, not a share of its CPU.
     storePrefix: ['taskset', '-c', loadCpus],
     storeDescription: `on CPU ${loadCpus} with the load generator`,
+    // The gateway comparison's upstream shares the load generator's CPU whether it is reached directly or through a proxy,
+    // so both setups give it the same CPU and the proxy (on the servers' CPU) adds only its own work.
+    upstreamPrefix: ['taskset', '-c', loadCpus],
+    upstreamDescription: `on CPU ${loadCpus} with the load generator, in every setup`,
   };
 }

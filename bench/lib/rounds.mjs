@@ -11,6 +11,7 @@ const MB = 1024 * 1024;
  * @property {string} token
  * @property {string} cookie
  * @property {number} [storePid] the process holding its store (redis-server), whose CPU counts per request too
+ * @property {string} [storeLabel] what that process is, for the log line (default `store`; the gateway's upstream)
  */
 
 /** Unrecorded runs of every case on every target, so the JIT of each process is warm before its round. */
@@ -79,7 +80,9 @@ async function runRound({ round, cases, targets, options, log, raw }) {
         `round ${round + 1}/${options.rounds}  ${c.label.padEnd(34)} ${kind.padEnd(8)} ${entry.rps.toFixed(0).padStart(6)} req/s  ` +
           `p50 ${entry.p50.toFixed(2).padStart(6)} ms  p99 ${entry.p99.toFixed(2).padStart(6)} ms  CPU ` +
           `${(io?.cpuUsPerRequest ?? NaN).toFixed(0).padStart(4)} us/req  RSS ${((entry.rss ?? NaN) / MB).toFixed(1)} MB` +
-          (storeCpuUsPerRequest === undefined ? '' : `  store CPU ${storeCpuUsPerRequest.toFixed(0)} us/req`) +
+          (storeCpuUsPerRequest === undefined
+            ? ''
+            : `  ${targets[kind].storeLabel ?? 'store'} CPU ${storeCpuUsPerRequest.toFixed(0)} us/req`) +
           (entry.non2xx || entry.errors
             ? `  non-2xx ${entry.non2xx} errors ${entry.errors}${entry.firstError ? ` (${entry.firstError})` : ''}`
             : ''),

@@ -1,0 +1,101 @@
+// The gateway comparison: an authenticated GET forwarded by the real server to an upstream, against the same upstream
+// reached directly and through nginx, in the same rounds; then the server's memory while 50 MB bodies stream through it.
+import { httpGet } from './children.mjs';
+import { CONFIG_PATH } from './bench-upstream.mjs';
+import { measureStreamingMemory } from './gateway-memory.mjs';
+import { gatewayTable, gatewayTargets, memoryTable } from './gateway-report.mjs';
+import { startGatewaySetups } from './gateway-setups.mjs';
+import { pairedRatio, summarise } from './report.mjs';
+import { runRounds } from './rounds.mjs';
+
+export const GATEWAY_CASE_ID = 'gateway';
+export const GATEWAY_PROXIES = ['server', 'nginx'];
+
+const GATEWAY_CASE = {
+  id: GATEWAY_CASE_ID,
+  label: `GET ${CONFIG_PATH.replace('/api/webui', '')} (authenticated)`,
+  run: (target, o) =>
+    o.httpLoad({
+      url: `http://127.0.0.1:${target.port}${CONFIG_PATH}`,
+      headers: target.headers,
+      connections: o.connections,
+      duration: o.duration,
+    }),
+};
+
+/**
+ * Rounds on fresh processes of `direct` (the upstream alone), `server` (this server forwarding to it) and, unless
+ * `options.gateway` leaves it out, `nginx`; the ratios to direct per round and their median; the memory check.
+ * @param {{ startServer: Function, pinning: import('./cpu-pinning.mjs').CpuPinning, options: any, log: (line?: string) => void }} run
+ */
+export async function compareGateway({ startServer, pinning, options, log }) {
+  const withNginx = options.gateway.includes('nginx');
+  const placement = upstreamPlacement(pinning, options.upstreamCpu);
+  log(
+    `Gateway: ${GATEWAY_CASE.label} on the bench's node:http upstream directly (direct), forwarded by this server with ` +
+      `[webui.upstream] and a cookie from a real login (server)${withNginx ? ', and through nginx with keep-alive to it (nginx)' : ''}`,
+  );
+  log(`CPUs: the server${withNginx ? ' and nginx' : ''} as the servers above; the upstream ${placement.description}`);
+  const raw = await runRounds({
+    cases: [GATEWAY_CASE],
+    options,
+    log,
+    startTargets: () => startGatewaySetups({ startServer, pinning: { ...pinning, upstreamPrefix: placement.prefix }, withNginx }),
+    onStarted: (targets) => requireSameConfig(targets, log),
+  });
+  const kinds = Object.keys(raw[GATEWAY_CASE_ID]);
+  const summaries = Object.fromEntries(kinds.map((kind) => [kind, summarise(raw[GATEWAY_CASE_ID][kind])]));
+  const ratios = Object.fromEntries(
+    kinds.filter((kind) => kind !== 'direct').map((kind) => [kind, pairedRatio(raw[GATEWAY_CASE_ID][kind], raw[GATEWAY_CASE_ID].direct)]),
+  );
+  log();
+  log(
+    `Gateway (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; ratio = req/s ` +
+      `through the proxy / direct in each round, and its median)`,
+  );
+  log();
+  log(gatewayTable(summaries, ratios));
+  log();
+
+  const memory = await measureStreamingMemory({ startServer, pinning: { ...pinning, upstreamPrefix: placement.prefix }, log });
+  log();
+  log(
+    'Gateway memory (RSS while one body streams through the server to or from the upstream; growth = peak during the ' +
+      'transfer - RSS before it)',
+  );
+  log();
+  log(memoryTable(memory));
+  log();
+  const verdicts = gatewayTargets({ ratios, memory });
+  log(`Gateway targets${options.smoke ? ' (smoke: reported, not enforced)' : ' (reported; a FAIL does not change the exit code)'}`);
+  for (const v of verdicts) log(`  ${v.pass ? 'PASS' : 'FAIL'}  ${v.target}: ${v.measured}`);
+  log();
+  const failures = [
+    ...kinds.flatMap((kind) => {
+      const s = summaries[kind];
+      return s.non2xx > 0 || s.errors > 0 || s.requests === 0
+        ? [`${GATEWAY_CASE.label} ${kind}: ${s.requests} completed, ${s.non2xx} non-2xx, ${s.errors} errors`]
+        : [];
+    }),
+    ...memory.filter((m) => m.error !== undefined).map((m) => `gateway ${m.direction} of ${m.bytes} bytes: ${m.error}`),
+  ];
+  return { summaries, ratios, runs: raw, memory, targets: verdicts, upstreamCpus: placement.description, failures };
+}
+
+/** Where the upstream runs: with the load generator (default), or on the servers' CPU with the proxy. */
+function upstreamPlacement(pinning, where) {
+  if (where === 'server') return { prefix: pinning.prefix, description: `on the servers' CPU, sharing it with the proxy measured` };
+  return { prefix: pinning.upstreamPrefix, description: pinning.upstreamDescription };
+}
+
+/** Every setup answers the same 200 JSON, the upstream's, or the comparison would be meaningless. */
+async function requireSameConfig(targets, log) {
+  const answers = await Promise.all(Object.values(targets).map((t) => httpGet(t.port, CONFIG_PATH, t.headers)));
+  const kinds = Object.keys(targets);
+  const problems = answers.flatMap((a, i) =>
+    a.status !== 200 || a.body !== answers[0].body ? [`${CONFIG_PATH} through ${kinds[i]}: ${a.status} ${a.body.slice(0, 200)}`] : [],
+  );
+  if (problems.length === 0) return;
+  for (const problem of problems) log(`PREFLIGHT FAIL ${problem}`);
+  throw new Error('the gateway setups do not answer alike; nothing was measured');
+}
