@@ -14,7 +14,14 @@ await runPortableServer<Bun.Server<unknown>>({
   getConnInfo,
   upgrade: upgradeWebSocket,
   serve(host, port, fetch) {
-    const server = Bun.serve({ hostname: host, port, fetch, websocket: { ...websocket, maxPayloadLength: MAX_MESSAGE_BYTES } });
+    const server = Bun.serve({
+      hostname: host,
+      port,
+      fetch,
+      websocket: { ...websocket, maxPayloadLength: MAX_MESSAGE_BYTES },
+      // Bun cuts a body past 128 MB by default; the app limits its own endpoints' bodies, a forwarded one streams to the bot.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    });
     return { server, port: server.port ?? port };
   },
   isAddressInUse: (error) => (error as { code?: string }).code === 'EADDRINUSE',
