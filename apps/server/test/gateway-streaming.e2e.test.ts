@@ -159,6 +159,16 @@ describe('50 MB bodies stream both ways through the server', () => {
     },
   );
 
+  it('an upload sent with Expect: 100-continue (as curl -T sends one) is forwarded without it', async () => {
+    const req = open(gateway, 'POST', '/api/webui/upload', { expect: '100-continue', 'content-length': String(MB) });
+    const response = answered(req);
+    // Sent at once, as a client that does not wait for the 100 may.
+    req.end(Buffer.alloc(MB, 0x42));
+    const res = await response;
+    expect([res.statusCode, await bodyText(res)]).toEqual([200, JSON.stringify({ bytes: MB })]);
+    expect(upstream.requestsTo('/api/webui/upload').at(-1)?.headers['expect']).toBeUndefined();
+  });
+
   it('server-sent events flow: an event the stand-in pushes later reaches the client on the open stream', async () => {
     const req = open(gateway, 'GET', '/api/webui/events?count=1&hold=1', { accept: 'text/event-stream' });
     req.end();

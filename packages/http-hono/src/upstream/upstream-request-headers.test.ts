@@ -4,7 +4,7 @@ import { upstreamRequestHeaders, withoutSessionCookie } from './upstream-request
 const ORIGIN = { clientIp: '203.0.113.7', secure: true, host: 'bot.example' };
 
 describe('upstreamRequestHeaders', () => {
-  it("drops hop-by-hop headers, those the Connection header names, the caller's credential, Host and claimed identity", () => {
+  it("drops hop-by-hop headers, those the Connection header names, Expect, the caller's credential, Host and claimed identity", () => {
     const caller = new Headers({
       connection: 'close, X-Per-Hop',
       'x-per-hop': '1',
@@ -22,6 +22,7 @@ describe('upstreamRequestHeaders', () => {
       forwarded: 'for=1.2.3.4',
       'x-real-ip': '1.2.3.4',
       'x-forwarded-for': '1.2.3.4',
+      expect: '100-continue',
       accept: 'application/json',
     });
     const headers = upstreamRequestHeaders(caller, ORIGIN, {}, { 'x-webui-principal': 'key:ci', 'x-webui-scope': 'read' });

@@ -3,6 +3,11 @@ import { FORWARDING_HEADERS, HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isField
 
 /** What only this server may tell the upstream about the caller: the caller's own copies are dropped (a forged address or Host). */
 const CALLER_CLAIMS = ['authorization', 'host', 'x-real-ip', ...FORWARDING_HEADERS];
+/**
+ * A caller's `Expect: 100-continue` (curl -T sends it) was this server's to meet, and the runtime did; passed on, undici refuses
+ * the request (502) and Bun's and Deno's fetch wait for an answer that never comes (504).
+ */
+const MET_HERE = ['expect'];
 
 /** Where the caller came from, as the edge resolved it. */
 export interface CallerOrigin {
@@ -14,7 +19,7 @@ export interface CallerOrigin {
 }
 
 /**
- * The headers an upstream request carries (design, Upstream request): the caller's, minus hop-by-hop ones, its credential
+ * The headers an upstream request carries (design, Upstream request): the caller's, minus hop-by-hop ones, Expect, its credential
  * (Authorization, the bot_session cookie; other cookies stay), Host and any identity it claims (x-webui-*, forwarding headers);
  * plus X-Forwarded-For/-Proto/-Host from `origin`; then `configured` (winning over the caller's); then `identity` (winning over all).
  */
@@ -25,7 +30,7 @@ export function upstreamRequestHeaders(
   identity: Readonly<Record<string, string>>,
 ): Headers {
   const headers = new Headers(caller);
-  const dropped = [...HOP_BY_HOP_HEADERS, ...CALLER_CLAIMS, ...connectionListed(caller.get('connection'))];
+  const dropped = [...HOP_BY_HOP_HEADERS, ...CALLER_CLAIMS, ...MET_HERE, ...connectionListed(caller.get('connection'))];
   for (const name of headers.keys()) if (name.startsWith(IDENTITY_HEADER_PREFIX)) dropped.push(name);
   for (const name of dropped) headers.delete(name);
 
