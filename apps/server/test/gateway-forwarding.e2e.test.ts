@@ -181,6 +181,16 @@ describe('forwarding through the real server to the stand-in upstream', () => {
     expect((await gateway.operator.get('/api/webui/auth/check')).status).toBe(200);
   });
 
+  it("HEAD is forwarded as a read and answers the upstream's head without a body", async () => {
+    const answer = await gateway.operator.request('HEAD', CONFIG_BOT);
+    expect(answer.status).toBe(200);
+    expect(answer.text).toBe('');
+    expect(answer.headers['content-type']).toBe('application/json');
+    expect(upstream.received.map((recorded) => `${recorded.method} ${recorded.path} ${recorded.status}`)).toEqual([
+      `HEAD ${CONFIG_BOT} 200`,
+    ]);
+  });
+
   it("this server's own endpoints are answered here, never forwarded", async () => {
     expect((await gateway.operator.get('/api/webui/auth/check')).status).toBe(200);
     expect((await gateway.operator.get('/api/webui/setup/status')).status).toBe(200);
