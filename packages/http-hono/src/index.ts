@@ -41,6 +41,7 @@ export {
   type UpstreamChannelOptions,
   type UpstreamOptions,
   type UpstreamSocket,
+  type UpstreamRequestParts,
   type UpstreamTransport,
 } from './upstream/upstream-options.js';
 export { FORWARDING_HEADERS, HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isFieldName } from './upstream/header-roles.js';

@@ -1,12 +1,14 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { UpstreamClient, UpstreamTarget } from '@webui/assembly';
-import type { UpstreamSocket } from '@webui/http-hono';
+import type { UpstreamRequestParts, UpstreamSocket } from '@webui/http-hono';
 import { Agent, type Dispatcher } from 'undici';
 import WebSocket from 'ws';
 
 /** Statuses whose answer never has a body (Fetch's null body statuses): a Response with one cannot be made. */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+/** Answers up to this many bytes, declared by Content-Length, are passed on whole rather than streamed. */
+const SMALL_ANSWER_BYTES = 64 * 1024;
 
 /**
  * The upstream's HTTP and WebSocket clients on Node: undici's `request` over one keep-alive pool (TCP, or the
@@ -27,6 +29,8 @@ export function nodeUpstreamClient(target: UpstreamTarget): UpstreamClient {
   });
   return {
     transport: (request) => forward(dispatcher, request),
+    // The forwarder's own requests come as parts: no web Request (and its signals) is built for them.
+    send: (parts) => forward(dispatcher, parts),
     openSocket(url, headers) {
       // ws names a socket file in the URL itself: ws+unix:/path:/request-path.
       const address = socketPath === undefined ? url : `ws+unix:${socketPath}:${pathOf(url)}`;
@@ -37,7 +41,7 @@ export function nodeUpstreamClient(target: UpstreamTarget): UpstreamClient {
 }
 
 /** Sends `request` through `dispatcher`, its body streamed; the answer as a web Response whose body streams too. */
-async function forward(dispatcher: Dispatcher, request: Request): Promise<Response> {
+async function forward(dispatcher: Dispatcher, request: Request | UpstreamRequestParts): Promise<Response> {
   const url = new URL(request.url);
   const headers: Record<string, string> = Object.fromEntries(request.headers);
   // The answer's body is passed on as it comes: nothing here would decode a compressed one.
@@ -63,7 +67,10 @@ async function forward(dispatcher: Dispatcher, request: Request): Promise<Respon
   const bodyless = NULL_BODY_STATUS.has(answer.statusCode) || request.method === 'HEAD';
   // Read to its (empty) end, so the connection goes back to the pool.
   if (bodyless) void answer.body.dump();
-  const body = bodyless ? null : webBody(answer.body);
+  // A small answer of a declared length is read whole: a streamed one costs the web stream's plumbing on both sides.
+  const length = Number(answer.headers['content-length'] ?? NaN);
+  const small = !bodyless && length <= SMALL_ANSWER_BYTES;
+  const body = bodyless ? null : small ? new Uint8Array(await answer.body.arrayBuffer()) : webBody(answer.body);
   return new Response(body, { status: answer.statusCode, statusText: answer.statusText, headers: answerHeaders });
 }
 

@@ -27,6 +27,10 @@ export async function openGateway(
     settings.socketPath === undefined ? { origin: settings.url } : { origin: UNIX_SOCKET_ORIGIN, socketPath: settings.socketPath },
   );
   const secret = dataDir === null ? systemRandom.bytes(ASSERTION_SECRET_BYTES) : await loadAssertionKey(dataDir);
-  const http = upstreamOptionsFrom(settings, { transport: client.transport, assertion: createAssertionSigner(secret) });
+  const http = upstreamOptionsFrom(settings, {
+    transport: client.transport,
+    ...(client.send ? { send: client.send } : {}),
+    assertion: createAssertionSigner(secret),
+  });
   return { http, channel: { upstream: http, openSocket: client.openSocket }, close: () => void client.close?.() };
 }

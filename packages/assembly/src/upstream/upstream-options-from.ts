@@ -5,10 +5,10 @@ import type { UpstreamSettings } from '../config/settings.js';
 export const UNIX_SOCKET_ORIGIN = 'http://localhost';
 
 /** What the runtime gives: how requests reach the upstream, and the assertion signer (absent: no X-WebUI-Assertion). */
-export type UpstreamRuntimeParts = Pick<UpstreamOptions, 'transport' | 'assertion'>;
+export type UpstreamRuntimeParts = Pick<UpstreamOptions, 'transport' | 'send' | 'assertion'>;
 
 /** The gateway's options from `[webui.upstream]`: the settings' part, plus the runtime's. */
-export function upstreamOptionsFrom(settings: UpstreamSettings, { transport, assertion }: UpstreamRuntimeParts): UpstreamOptions {
+export function upstreamOptionsFrom(settings: UpstreamSettings, { transport, send, assertion }: UpstreamRuntimeParts): UpstreamOptions {
   return {
     origin: settings.socketPath === undefined ? settings.url : UNIX_SOCKET_ORIGIN,
     paths: [...settings.paths],
@@ -17,6 +17,7 @@ export function upstreamOptionsFrom(settings: UpstreamSettings, { transport, ass
     // Never 0: a timer of 0 would time out every request.
     timeoutMs: Math.max(1, Math.round(settings.timeoutSeconds * 1000)),
     transport,
+    ...(send === undefined ? {} : { send }),
     ...(assertion === undefined ? {} : { assertion }),
   };
 }

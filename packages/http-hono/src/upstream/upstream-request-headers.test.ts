@@ -28,6 +28,7 @@ describe('upstreamRequestHeaders', () => {
     const headers = upstreamRequestHeaders(caller, ORIGIN, {}, { 'x-webui-principal': 'key:ci', 'x-webui-scope': 'read' });
     expect(Object.fromEntries(headers)).toEqual({
       accept: 'application/json',
+      'accept-encoding': 'identity',
       'x-forwarded-for': '203.0.113.7',
       'x-forwarded-proto': 'https',
       'x-forwarded-host': 'bot.example',
@@ -45,6 +46,7 @@ describe('upstreamRequestHeaders', () => {
       { 'x-webui-principal': 'anonymous', 'x-webui-scope': 'none' },
     );
     expect(Object.fromEntries(headers)).toEqual({
+      'accept-encoding': 'identity',
       cookie: 'maibot_session=s',
       'x-api': 'configured',
       'x-forwarded-for': '::1',

@@ -41,6 +41,8 @@ export function upstreamRequestHeaders(
     else headers.set('cookie', others);
   }
 
+  // The answer passes through as it comes, coded or not; asking for none keeps its headers true whatever the transport.
+  headers.set('accept-encoding', 'identity');
   headers.set('x-forwarded-for', origin.clientIp);
   headers.set('x-forwarded-proto', origin.secure ? 'https' : 'http');
   if (origin.host !== undefined) headers.set('x-forwarded-host', origin.host);
@@ -50,7 +52,7 @@ export function upstreamRequestHeaders(
 }
 
 /** The header names a Connection header lists (RFC 9110 §7.6.1: they are hop-by-hop too); tokens that are no header name are ignored. */
-function connectionListed(connection: string | null): string[] {
+export function connectionListed(connection: string | null): string[] {
   if (connection === null) return [];
   return connection
     .split(',')
