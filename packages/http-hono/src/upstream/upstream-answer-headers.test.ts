@@ -13,6 +13,17 @@ describe('upstreamAnswerHeaders', () => {
     expect(headers.get('cache-control')).toBe('public, max-age=60');
   });
 
+  it("drops the hop-by-hop headers and those the upstream's Connection names", () => {
+    const upstream = new Headers({
+      connection: 'keep-alive, x-hop',
+      'keep-alive': 'timeout=5',
+      'transfer-encoding': 'chunked',
+      'x-hop': 'one connection only',
+      'content-type': 'application/json',
+    });
+    expect([...upstreamAnswerHeaders(upstream, () => undefined).keys()]).toEqual(['cache-control', 'content-type']);
+  });
+
   it('keeps no-store when the upstream says nothing of caching', () => {
     expect(upstreamAnswerHeaders(new Headers(), () => undefined).get('cache-control')).toBe('no-store');
   });
