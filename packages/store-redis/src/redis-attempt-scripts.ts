@@ -76,15 +76,15 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
 `);
 
-// KEYS: record, index, recent logins. ARGV: client key, now. Replies {stored JSON or nil, 1 when a login is remembered}: the admission
-// read.
+// KEYS: record, index, recent logins. ARGV: client key, now. Replies {stored JSON or nil, until when a login is remembered, else 0}:
+// the admission read.
 export const READ_CLIENT = new LuaScript(`
 local now = tonumber(ARGV[2])
 local stored = false
 local expiry = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if expiry and tonumber(expiry) > now then stored = redis.call('GET', KEYS[1]) end
 local login = redis.call('ZSCORE', KEYS[3], ARGV[1])
-return {stored, (login and tonumber(login) > now) and 1 or 0}
+return {stored, (login and tonumber(login) > now) and tonumber(login) or 0}
 `);
 
 // KEYS: record, index. ARGV: client key, now.

@@ -1,4 +1,5 @@
 import type { AttemptEntry, AttemptRecord, AttemptStore, ClientState, Clock, FailureTally, FailureToCount } from '@webui/core';
+import { CleanClientMemory } from './clean-client-memory.js';
 import { expiryTtl } from './expiry-ttl.js';
 import type { KeySpace } from './key-space.js';
 import { COUNT_FAILURE, DELETE_ATTEMPTS, LIST_ATTEMPTS, READ_ATTEMPTS, READ_CLIENT, RECORD_LOGIN } from './redis-attempt-scripts.js';
@@ -13,7 +14,11 @@ export class RedisAttempts implements AttemptStore {
     private readonly limits: { maxAttemptKeys: number; maxRecentSuccesses: number },
   ) {}
 
+  // Clean, logged-in clients' admissions answered without a round trip for a moment (clean-client-memory.ts).
+  private readonly memory = new CleanClientMemory();
+
   async countFailure(key: string, failure: FailureToCount): Promise<FailureTally> {
+    this.memory.forget(key);
     const now = this.clock.now();
     const args = [
       key,
@@ -43,10 +48,15 @@ export class RedisAttempts implements AttemptStore {
   }
 
   async readClient(key: string): Promise<ClientState> {
-    const reply = await this.connection.run(READ_CLIENT, this.clientKeys(key), [key, this.clock.now()]);
+    const now = this.clock.now();
+    // Only while Redis answers: a lost store fails closed, whatever was read a moment ago.
+    if (this.connection.answering && this.memory.isClean(key, now)) return { attempts: null, loggedInRecently: true };
+    const reply = await this.connection.run(READ_CLIENT, this.clientKeys(key), [key, now]);
     if (!Array.isArray(reply)) throw new Error(`unexpected reply to the client read: ${JSON.stringify(reply)}`);
-    const [stored, loggedIn] = reply as unknown[];
-    return { attempts: typeof stored === 'string' ? decodeAttemptRecord(stored) : null, loggedInRecently: Number(loggedIn) === 1 };
+    const [stored, loginUntil] = reply as unknown[];
+    const until = Number(loginUntil);
+    if (typeof stored !== 'string' && until > now) this.memory.rememberClean(key, now, until);
+    return { attempts: typeof stored === 'string' ? decodeAttemptRecord(stored) : null, loggedInRecently: until > now };
   }
 
   async readAttempts(key: string): Promise<AttemptRecord | null> {
@@ -55,6 +65,7 @@ export class RedisAttempts implements AttemptStore {
   }
 
   async deleteAttempts(key: string): Promise<void> {
+    this.memory.forget(key);
     await this.connection.run(DELETE_ATTEMPTS, [this.keys.attempt(key), this.keys.attemptIndex], [key]);
   }
 

@@ -14,6 +14,11 @@ export class StoreConnection {
 
   constructor(readonly address: string) {}
 
+  /** Connected, and the last call got through. */
+  get answering(): boolean {
+    return this.client?.status === 'ready' && !this.failing;
+  }
+
   attach(client: Redis): void {
     this.client = client;
   }
