@@ -113,7 +113,8 @@ function webRequestOf(parts: UpstreamRequestParts): Request {
 /** What went wrong reaching the upstream, for the log: the error's name and system code, never its URL or headers. */
 function failureCause(error: unknown): { name: string; code?: string } {
   if (!(error instanceof Error)) return { name: typeof error };
-  const cause = error.cause;
+  // Read as a plain field: the setup page's type check targets a library without Error.cause.
+  const cause = (error as { cause?: unknown }).cause;
   const code = cause !== null && typeof cause === 'object' && 'code' in cause && typeof cause.code === 'string' ? cause.code : undefined;
   return code === undefined ? { name: error.name } : { name: error.name, code };
 }
