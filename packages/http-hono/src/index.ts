@@ -41,6 +41,7 @@ export {
   type UpstreamChannelOptions,
   type UpstreamOptions,
   type UpstreamSocket,
+  type UpstreamAnswerParts,
   type UpstreamRequestParts,
   type UpstreamTransport,
 } from './upstream/upstream-options.js';

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { UpstreamClient, UpstreamTarget } from '@webui/assembly';
-import type { UpstreamRequestParts, UpstreamSocket } from '@webui/http-hono';
+import type { UpstreamAnswerParts, UpstreamRequestParts, UpstreamSocket } from '@webui/http-hono';
 import { Agent, type Dispatcher } from 'undici';
 import WebSocket from 'ws';
 
@@ -28,7 +28,10 @@ export function nodeUpstreamClient(target: UpstreamTarget): UpstreamClient {
     ...(socketPath === undefined ? {} : { connect: { socketPath } }),
   });
   return {
-    transport: (request) => forward(dispatcher, request),
+    transport: async (request) => {
+      const answer = await forward(dispatcher, request);
+      return new Response(answer.body, answer);
+    },
     // The forwarder's own requests come as parts: no web Request (and its signals) is built for them.
     send: (parts) => forward(dispatcher, parts),
     openSocket(url, headers) {
@@ -40,8 +43,8 @@ export function nodeUpstreamClient(target: UpstreamTarget): UpstreamClient {
   };
 }
 
-/** Sends `request` through `dispatcher`, its body streamed; the answer as a web Response whose body streams too. */
-async function forward(dispatcher: Dispatcher, request: Request | UpstreamRequestParts): Promise<Response> {
+/** Sends `request` through `dispatcher`, its body streamed; the answer in parts, a small one whole, else streamed. */
+async function forward(dispatcher: Dispatcher, request: Request | UpstreamRequestParts): Promise<UpstreamAnswerParts> {
   const url = new URL(request.url);
   const headers: Record<string, string> = Object.fromEntries(request.headers);
   // The answer's body is passed on as it comes: nothing here would decode a compressed one.
@@ -71,7 +74,7 @@ async function forward(dispatcher: Dispatcher, request: Request | UpstreamReques
   const length = Number(answer.headers['content-length'] ?? NaN);
   const small = !bodyless && length <= SMALL_ANSWER_BYTES;
   const body = bodyless ? null : small ? new Uint8Array(await answer.body.arrayBuffer()) : webBody(answer.body);
-  return new Response(body, { status: answer.statusCode, statusText: answer.statusText, headers: answerHeaders });
+  return { status: answer.statusCode, statusText: answer.statusText, headers: answerHeaders, body };
 }
 
 /**

@@ -5,7 +5,13 @@ import { isSafeMethod } from '../middleware/safe-methods.js';
 import { upstreamAnswerHeaders } from './upstream-answer-headers.js';
 import { upstreamFailureAnswer, UpstreamWarnings } from './upstream-failure.js';
 import { upstreamRequestHeaders } from './upstream-request-headers.js';
-import { callerIdentity, type CallerIdentity, type UpstreamOptions, type UpstreamRequestParts } from './upstream-options.js';
+import {
+  callerIdentity,
+  type CallerIdentity,
+  type UpstreamAnswerParts,
+  type UpstreamOptions,
+  type UpstreamRequestParts,
+} from './upstream-options.js';
 
 export interface ForwarderOptions {
   upstream: UpstreamOptions;
@@ -67,7 +73,7 @@ export function forwardToUpstream(options: ForwarderOptions): (c: Context<WebuiE
       const timedOut = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), upstream.timeoutMs)));
       const hasBody = raw.body !== null && raw.method !== 'GET' && raw.method !== 'HEAD';
       const parts = { url: target, method: raw.method, headers, body: hasBody ? raw.body : null, signal: abort.signal };
-      const sent = upstream.send ? upstream.send(parts) : upstream.transport(webRequestOf(parts));
+      const sent: Promise<UpstreamAnswerParts> = upstream.send ? upstream.send(parts) : upstream.transport(webRequestOf(parts));
       const head = await Promise.race([sent, timedOut]);
       if (head === TIMED_OUT) {
         abort.abort();
@@ -76,7 +82,7 @@ export function forwardToUpstream(options: ForwarderOptions): (c: Context<WebuiE
       }
       if (head.status === 401) {
         // The upstream refused the gateway's own credential: a 401 here would send the dashboard back to its login.
-        void head.body?.cancel().catch(() => undefined);
+        if (head.body instanceof ReadableStream) void head.body.cancel().catch(() => undefined);
         warnings.warn('upstream_refused');
         return upstreamFailureAnswer(c, 'upstream_refused', upstream.timeoutMs);
       }

@@ -28,6 +28,14 @@ export function callerIdentity(principal: Principal | undefined): CallerIdentity
     : { principal: `key:${principal.name}`, scope: principal.scope };
 }
 
+/** An upstream answer in its parts: a small one may come whole, a larger one streams. A web Response has this shape too. */
+export interface UpstreamAnswerParts {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null;
+}
+
 /** The bot's own backend behind this server (`[webui.upstream]`, issue 33). */
 export interface UpstreamOptions {
   /** The upstream's origin, e.g. `http://127.0.0.1:8002`; a Unix socket upstream has a placeholder origin and a transport that dials it. */
@@ -42,10 +50,10 @@ export interface UpstreamOptions {
   timeoutMs: number;
   transport: UpstreamTransport;
   /**
-   * Speed-up: sends a forwarded request from its parts, the same as `transport` with no web Request built for it (on Node
-   * the Request and its signals cost more than the rest of the forward; README, Performance). Absent: `transport`.
+   * Speed-up: sends a forwarded request from its parts and answers in parts, the same as `transport` with no web Request or
+   * Response built on the way (on Node they cost more than the rest of the forward; README, Performance). Absent: `transport`.
    */
-  send?: (request: UpstreamRequestParts) => Promise<Response>;
+  send?: (request: UpstreamRequestParts) => Promise<UpstreamAnswerParts>;
   /** A short-lived signed assertion of the caller (X-WebUI-Assertion); absent, the header is not sent. */
   assertion?: (identity: CallerIdentity) => Promise<string>;
 }
