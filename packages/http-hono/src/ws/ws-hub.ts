@@ -49,8 +49,8 @@ interface Connection {
   upstream?: { relay: UpstreamRelay; logs: MergedLogView };
 }
 
-/** The domains that exist without an upstream; none of them takes calls. */
-const OWN_DOMAINS: ReadonlySet<string> = new Set(['logs', 'plugin_progress', 'security', 'system']);
+/** The domains that exist without an upstream (with one, plugin_progress is the bot's); none of them takes calls. */
+const OWN_DOMAINS: ReadonlySet<string> = new Set([...HUB_DOMAINS, 'plugin_progress']);
 
 /**
  * The unified WebSocket channel (DESIGN D13): system events, the log stream and plugin progress; with an upstream
@@ -240,7 +240,8 @@ export class WsHub {
       );
       return;
     }
-    if (key === 'plugin_progress/main' && !this.options.upstream) {
+    // With an upstream this domain is the bot's: relayed before it gets here.
+    if (key === 'plugin_progress/main') {
       connection.subscriptions.get(key)?.();
       this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
       this.send(connection, { op: 'event', domain, topic, event: 'snapshot', data: { progress: this.options.progress.snapshot() } });
