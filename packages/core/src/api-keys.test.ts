@@ -161,12 +161,47 @@ describe('Credentials', () => {
     if (!issued.ok) throw new Error('ticket refused');
     const spare = await harness.tickets.issue(auth.principal.session);
     if (!spare.ok) throw new Error('ticket refused');
-    expect(await harness.tickets.redeem(issued.value.ticket)).toEqual({ ok: true, value: { sessionToken: auth.principal.session } });
+    // The socket's principal is the key's, as the record has it now; opening it is no first use.
+    expect(await harness.tickets.redeem(issued.value.ticket)).toEqual({
+      ok: true,
+      value: {
+        sessionToken: auth.principal.session,
+        principal: { kind: 'key', session: auth.principal.session, name: 'dash', scope: 'read', firstUse: false },
+      },
+    });
     await harness.keys.revoke('dash');
     expect((await harness.tickets.redeem(spare.value.ticket)).ok).toBe(false);
     expect(await harness.tickets.issue(auth.principal.session)).toEqual({ ok: false, error: 'invalid_session' });
     // The access token's tickets are untouched by a key's revocation.
     expect((await harness.tickets.issue(harness.token)).ok).toBe(true);
+  });
+});
+
+describe('Credentials.principalOf', () => {
+  it("names the token's and a key's principal while their session is valid, null after", async () => {
+    const harness = await booted();
+    const { key } = await created(harness, 'board', 'admin', DAY);
+    const auth = await harness.credentials.authenticate(key);
+    if (!auth.ok) throw new Error('key refused');
+    const session = auth.principal.session;
+    expect(await harness.credentials.principalOf(session)).toEqual({
+      kind: 'key',
+      session,
+      name: 'board',
+      scope: 'admin',
+      firstUse: false,
+    });
+    expect(await harness.credentials.principalOf(harness.token)).toEqual({
+      kind: 'token',
+      session: harness.token,
+      status: { tokenSource: 'temporary', requiresCustomToken: true },
+    });
+    expect(await harness.credentials.principalOf('not-a-session')).toBeNull();
+    expect(await harness.credentials.principalOf(key)).toBeNull();
+    harness.clock.advance(DAY);
+    expect(await harness.credentials.principalOf(session)).toBeNull();
+    await harness.tokens.regenerate();
+    expect(await harness.credentials.principalOf(harness.token)).toBeNull();
   });
 });
 

@@ -123,9 +123,14 @@ export class ApiKeys {
 
   /** Whether the key a session came from still exists and has not expired. */
   async isLive(session: string): Promise<boolean> {
-    if (!isKeySession(session)) return false;
+    return (await this.liveEntry(session)) !== null;
+  }
+
+  /** The entry of the key a session came from (its name and scope for a socket's principal); null once revoked or expired. */
+  async liveEntry(session: string): Promise<ApiKeyEntry | null> {
+    if (!isKeySession(session)) return null;
     const found = findByHash((await this.store.record.readRecord())?.apiKeys ?? [], session.slice(KEY_SESSION_PREFIX.length));
-    return found !== undefined && !isExpired(found, this.clock.now());
+    return found === undefined || isExpired(found, this.clock.now()) ? null : this.entryOf(found);
   }
 
   private remove(matches: (key: ApiKeyRecord) => boolean): Promise<ApiKeyEntry[]> {

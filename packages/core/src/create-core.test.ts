@@ -46,7 +46,7 @@ describe('createCore', () => {
     const issued = await core.tickets.issue(token);
     if (!issued.ok) throw new Error('no ticket');
     await core.setup.complete();
-    expect(await core.tickets.redeem(issued.value.ticket)).toEqual({ ok: true, value: { sessionToken: token } });
+    expect(await core.tickets.redeem(issued.value.ticket)).toMatchObject({ ok: true, value: { sessionToken: token } });
   });
 
   it('passes the ban options on', async () => {

@@ -59,4 +59,15 @@ export class Credentials {
   isCurrent(session: string): Promise<boolean> {
     return isKeySession(session) ? this.keys.isLive(session) : this.tokens.verify(session);
   }
+
+  /** Who a still-valid session acts as (a WebSocket's owner, from its ticket); null once it is not valid. */
+  async principalOf(session: string): Promise<Principal | null> {
+    if (isKeySession(session)) {
+      const entry = await this.keys.liveEntry(session);
+      // A socket is not a request: its opening is no key's first use, which the ticket's request already reported.
+      return entry ? { kind: 'key', session, name: entry.name, scope: entry.scope, firstUse: false } : null;
+    }
+    const status = await this.tokens.statusFor(session);
+    return status ? { kind: 'token', session, status } : null;
+  }
 }

@@ -55,11 +55,17 @@ describe('WsTicketIssuer: none -> issued', () => {
 });
 
 describe('WsTicketIssuer: issued -> consumed / rejected / expired', () => {
-  it('redeemed 59 s after issue: accepted, bound to its session token', async () => {
+  it('redeemed 59 s after issue: accepted, bound to its session token, with the principal the token is', async () => {
     const harness = await bootedHarness();
     const ticket = await issued(harness);
     harness.clock.advanceSeconds(59);
-    expect(await harness.tickets.redeem(ticket)).toEqual({ ok: true, value: { sessionToken: harness.token } });
+    expect(await harness.tickets.redeem(ticket)).toEqual({
+      ok: true,
+      value: {
+        sessionToken: harness.token,
+        principal: { kind: 'token', session: harness.token, status: { tokenSource: 'temporary', requiresCustomToken: true } },
+      },
+    });
     expect(harness.store.size.tickets).toBe(0);
   });
 

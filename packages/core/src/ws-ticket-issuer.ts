@@ -1,3 +1,4 @@
+import type { Principal } from './credentials.js';
 import type { Clock } from './ports/clock.js';
 import type { RandomSource } from './ports/random-source.js';
 import type { Store } from './ports/store.js';
@@ -8,9 +9,11 @@ export const TICKET_TTL_SECONDS = 60;
 
 export type TicketRefusal = 'unknown_ticket' | 'expired_ticket' | 'session_revoked';
 
-/** Whether the session a ticket is asked for, or was issued from, is still valid (Credentials.isCurrent). */
+/** Whether the session a ticket is asked for is still valid, and who the one it was issued from acts as (Credentials). */
 export interface SessionValidity {
   isCurrent(session: string): Promise<boolean>;
+  /** null once the session is not valid. */
+  principalOf(session: string): Promise<Principal | null>;
 }
 
 /**
@@ -32,12 +35,16 @@ export class WsTicketIssuer {
     return ok({ ticket, expiresIn: TICKET_TTL_SECONDS });
   }
 
-  /** Spends a ticket; it is gone afterwards whatever the outcome, so it can never be replayed. */
-  async redeem(ticket: string): Promise<Result<{ sessionToken: string }, TicketRefusal>> {
+  /**
+   * Spends a ticket; it is gone afterwards whatever the outcome, so it can never be replayed. The principal is the session's
+   * as it is now (a key's scope as the record has it), for what the socket may subscribe to and call.
+   */
+  async redeem(ticket: string): Promise<Result<{ sessionToken: string; principal: Principal }, TicketRefusal>> {
     const grant = await this.store.tickets.consumeTicket(ticket);
     if (!grant) return err('unknown_ticket');
     if (this.clock.now() >= grant.expiresAt) return err('expired_ticket');
-    if (!(await this.sessions.isCurrent(grant.sessionToken))) return err('session_revoked');
-    return ok({ sessionToken: grant.sessionToken });
+    const principal = await this.sessions.principalOf(grant.sessionToken);
+    if (!principal) return err('session_revoked');
+    return ok({ sessionToken: grant.sessionToken, principal });
   }
 }

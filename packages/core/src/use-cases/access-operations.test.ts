@@ -195,7 +195,11 @@ describe('tickets', () => {
     const issued = (await ops.issueTicket(cookie(token), CLIENT)).outcome;
     if (issued.kind !== 'issued') throw new Error(`no ticket: ${issued.kind}`);
     expect(issued.expiresIn).toBe(60);
-    expect((await ops.redeemTicket([issued.ticket], CLIENT)).outcome).toEqual({ kind: 'redeemed', sessionToken: token });
+    expect((await ops.redeemTicket([issued.ticket], CLIENT)).outcome).toEqual({
+      kind: 'redeemed',
+      sessionToken: token,
+      principal: { kind: 'token', session: token, status: { tokenSource: 'temporary', requiresCustomToken: true } },
+    });
     expect((await ops.redeemTicket([issued.ticket], CLIENT)).outcome).toEqual({ kind: 'rejected', reason: 'unknown_ticket' });
   });
 
@@ -223,7 +227,7 @@ describe('tickets', () => {
       outcome: { kind: 'ambiguous', code: 'duplicate_credentials' },
       events: [{ event: 'login_failed', address: CLIENT.ip, via: 'api', how: 'ticket', counted: true, remaining: 4 }],
     });
-    expect((await ops.redeemTicket([issued.ticket], CLIENT)).outcome).toEqual({ kind: 'redeemed', sessionToken: token });
+    expect((await ops.redeemTicket([issued.ticket], CLIENT)).outcome).toMatchObject({ kind: 'redeemed', sessionToken: token });
     for (let i = 0; i < 4; i++) await ops.redeemTicket(['a', 'b'], CLIENT);
     expect((await ops.redeemTicket(['a', 'b'], CLIENT)).outcome).toEqual({ kind: 'refused', retryAfterSeconds: 600, scope: 'address' });
   });

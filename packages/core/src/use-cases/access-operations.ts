@@ -27,13 +27,13 @@ export type SessionCheckOutcome =
 export type TicketIssueOutcome =
   Exclude<AuthenticationOutcome, { kind: 'valid' }> | { kind: 'issued'; ticket: string; expiresIn: number } | { kind: 'session_invalid' };
 
-/** GET /ws?token=: the session a ticket opens, or why not (several tickets are one guess, none compared). */
+/** GET /ws?token=: the session a ticket opens and who it acts as, or why not (several tickets are one guess, none compared). */
 export type TicketRedeemOutcome =
   | ({ kind: 'refused' } & AttemptRefusal)
   | { kind: 'ambiguous'; code: 'duplicate_credentials' }
   | { kind: 'missing' }
   | { kind: 'rejected'; reason: TicketRefusal }
-  | { kind: 'redeemed'; sessionToken: string };
+  | { kind: 'redeemed'; sessionToken: string; principal: Principal };
 
 const NO_EVENTS: readonly OperationEvent[] = [];
 
@@ -122,7 +122,7 @@ export function createAccessOperations(
       if (!ticket) return done({ kind: 'missing' }, events);
       const redeemed = await core.tickets.redeem(ticket);
       if (!redeemed.ok) return done({ kind: 'rejected', reason: redeemed.error }, events);
-      return done({ kind: 'redeemed', sessionToken: redeemed.value.sessionToken }, events);
+      return done({ kind: 'redeemed', sessionToken: redeemed.value.sessionToken, principal: redeemed.value.principal }, events);
     },
   };
 }

@@ -24,7 +24,7 @@ describe('GET /ws-token', () => {
     const body = await json(res);
     expect(body).toEqual({ success: true, token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), expires_in: 60 });
     const ticket = body.token as string;
-    expect(await t.harness.tickets.redeem(ticket)).toEqual({ ok: true, value: { sessionToken: t.token } });
+    expect(await t.harness.tickets.redeem(ticket)).toMatchObject({ ok: true, value: { sessionToken: t.token } });
     expect((await t.harness.tickets.redeem(ticket)).ok).toBe(false);
   });
 
