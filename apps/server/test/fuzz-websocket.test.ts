@@ -1,4 +1,4 @@
-import { CLOSE_MESSAGE_TOO_BIG, PluginProgressBoard, WsHub } from '@webui/http-hono';
+import { CLOSE_MESSAGE_TOO_BIG, PluginProgressBoard, PluginProgressDomain, WsHub } from '@webui/http-hono';
 import fc from 'fast-check';
 import type { WSContext } from 'hono/ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,7 +107,7 @@ describe('fuzzing WebSocket messages in process (the hub)', () => {
       const logger = new ErrorLogger();
       const hub = new WsHub({
         logs: { recent: () => [], subscribe: () => () => undefined },
-        progress: new PluginProgressBoard(),
+        domains: [new PluginProgressDomain(new PluginProgressBoard())],
         logger,
         now: () => 1_700_000_000_000,
         newConnectionId: () => 'c1',
@@ -116,7 +116,11 @@ describe('fuzzing WebSocket messages in process (the hub)', () => {
       await fc.assert(
         fc.asyncProperty(fc.oneof({ weight: 19, arbitrary: anyMessage }, { weight: 1, arbitrary: oversized }), async (message) => {
           const { socket, sent, closed } = fakeSocket();
-          const events = hub.events('session-token');
+          const events = hub.events({
+            kind: 'token',
+            session: 'session-token',
+            status: { tokenSource: 'configured', requiresCustomToken: false },
+          });
           events.onOpen?.(new Event('open'), socket);
           sent.length = 0;
           const data = typeof message === 'string' ? message : message.buffer;

@@ -1,4 +1,4 @@
-import { PluginProgressBoard, WsHub, type LogEntry, type LogSource, type UpstreamSocket } from '@webui/http-hono';
+import { WsHub, type LogEntry, type LogSource, type UpstreamSocket } from '@webui/http-hono';
 import type { WSContext, WSEvents } from 'hono/ws';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -68,7 +68,6 @@ function makeHub() {
   const logs = new OurLogs();
   const hub = new WsHub({
     logs,
-    progress: new PluginProgressBoard(),
     logger: quiet,
     now: () => Date.now(),
     newConnectionId: () => 'conn',
@@ -88,7 +87,7 @@ function makeHub() {
   });
   const open = (session = 'session-a') => {
     const socket = new ClientSocket();
-    const events: WSEvents = hub.events(session);
+    const events: WSEvents = hub.events({ kind: 'token', session, status: { tokenSource: 'configured', requiresCustomToken: false } });
     const ctx = socket as unknown as WSContext;
     events.onOpen?.(new Event('open'), ctx);
     const send = (message: unknown) => events.onMessage?.(new MessageEvent('message', { data: JSON.stringify(message) }), ctx);

@@ -5,6 +5,8 @@ import {
   createWebuiApp,
   MAX_MESSAGE_BYTES,
   PluginProgressBoard,
+  PluginProgressDomain,
+  SecurityDomain,
   SecurityFeed,
   WsHub,
   type RuntimePort,
@@ -29,6 +31,7 @@ import { auditBootstrap, reactToRecordChanges } from './record-change-reaction.j
 import { warnOfWeakTokenChanges } from './weak-token-warning.js';
 import { openGateway, type Gateway } from './upstream/gateway.js';
 import type { UpstreamClientFactory } from './upstream/upstream-client.js';
+import type { ExtensionsSource } from './webui-extensions.js';
 
 const SWEEP_INTERVAL_MS = 30_000;
 
@@ -46,6 +49,8 @@ export interface WebuiParts {
   logger: Logger;
   feed: LogFeed;
   runtime: WebuiRuntime;
+  /** The bot's route groups and channel domains (issue 34), mounted behind the same login as this server's own. */
+  extensions?: ExtensionsSource;
 }
 
 /** The app over the core, not listening yet: the runtime's server binds `app.fetch`. */
@@ -98,8 +103,8 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
   const progress = new PluginProgressBoard();
   const hub = new WsHub({
     logs: feed,
-    progress,
-    security,
+    // With an upstream, plugin_progress is the bot's: relayed like every domain the hub does not serve itself.
+    domains: [...(gateway ? [] : [new PluginProgressDomain(progress)]), new SecurityDomain(security)],
     logger: logger.child({ module: 'ws' }),
     now: () => Date.now(),
     newConnectionId: () => crypto.randomUUID(),

@@ -18,9 +18,35 @@ export {
   type WsHubOptions,
 } from './ws/ws-hub.js';
 export { IDLE_PROGRESS, PluginProgressBoard, type PluginProgress } from './ws/plugin-progress-board.js';
+export { ChannelDomain, channelCall, type ChannelCall, type ChannelCallContext, type ChannelDomainOptions } from './ws/channel-domain.js';
+export { ChannelCallError } from './ws/channel-call-error.js';
+export type { ChannelScope } from './ws/channel-scope.js';
+export type {
+  ChannelCallRequest,
+  ChannelCallResult,
+  ChannelDomainPort,
+  ChannelRefusal,
+  ChannelSend,
+  ChannelSubscribeRequest,
+  ChannelSubscription,
+} from './ws/channel-domain-port.js';
+export { LogsDomain } from './ws/logs-domain.js';
+export { PluginProgressDomain } from './ws/plugin-progress-domain.js';
+export { SecurityDomain } from './ws/security-domain.js';
 export type { LogEntry, LogLevel, LogSource } from './ws/log-source.js';
 export { buildOpenApiDocument } from './openapi/openapi-document.js';
-export { OPERATIONS, type Operation } from './openapi/operations.js';
+export { MountError } from './mount/mount-error.js';
+export {
+  RouteGroup,
+  type AuditDetails,
+  type RouteDeclarer,
+  type RouteHandler,
+  type RouteMethod,
+  type RouteOptions,
+  type RouteRequest,
+  type RouteScope,
+} from './mount/route-group.js';
+export { OPERATIONS, type DocumentedOperation, type Operation } from './openapi/operations.js';
 export { documentedResponses, responseSchema, type StatusResponse } from './openapi/documented-responses.js';
 export * as schemas from './schemas.js';
 export type { WireBody, WireShape } from './wire-body.js';

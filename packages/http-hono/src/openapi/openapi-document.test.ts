@@ -1,11 +1,14 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createCoreHarness } from '@webui/core/testing';
-import type { MiddlewareHandler } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import type { WebuiEnv } from '../app-env.js';
 import { API_PREFIX, createWebuiApp } from '../create-webui-app.js';
+import { RouteGroup } from '../mount/route-group.js';
 import { createTestApp, RecordingLogger } from '../testing/test-app.js';
 import { PluginProgressBoard } from '../ws/plugin-progress-board.js';
+import { PluginProgressDomain } from '../ws/plugin-progress-domain.js';
 import { WsHub } from '../ws/ws-hub.js';
 import { responseSchema } from './documented-responses.js';
 import { buildOpenApiDocument } from './openapi-document.js';
@@ -19,7 +22,7 @@ function fullApp() {
   const logger = new RecordingLogger();
   const hub = new WsHub({
     logs: { recent: () => [], subscribe: () => () => undefined },
-    progress: new PluginProgressBoard(),
+    domains: [new PluginProgressDomain(new PluginProgressBoard())],
     logger,
     now: () => 0,
     newConnectionId: () => 'c',
@@ -118,6 +121,46 @@ describe('OpenAPI document', () => {
     expect(components['CheckResponse']?.oneOf?.[0]?.properties).toHaveProperty('key');
     const check = (document.paths as Paths)[`${API_PREFIX}/auth/check`]?.get?.responses['200'];
     expect(check).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/CheckResponse' } } } });
+  });
+
+  it("lists a bot's mounted routes with their schemas, guards and tags, and still validates", async () => {
+    const Section = v.object({ name: v.string(), level: v.picklist(['info', 'debug']) });
+    const ok = (c: { json(body: unknown): Response }) => c.json({});
+    const group = new RouteGroup('/api/webui/config')
+      .get('/', { summary: 'Read the config', response: Section }, ok)
+      .put('/sections/:name', { body: Section, response: Section, tag: 'settings' }, ok)
+      .get('/version', { public: true }, ok);
+    const whole = new RouteGroup(
+      '/api/webui/system',
+      new Hono<WebuiEnv>().get('/status', ok).use('*', async (_c, next) => next()),
+    );
+    const t = await createTestApp({ routeGroups: [group, whole] });
+    const document = (await (await t.request('/openapi.json')).json()) as Record<string, unknown>;
+    const validator = new Validator();
+    expect((await validator.validate(document)).errors).toBeUndefined();
+
+    type Op = { summary: string; tags: string[]; security: unknown[]; responses: Record<string, { content?: unknown }> };
+    type Described = Op & {
+      parameters?: Array<{ name: string; in: string }>;
+      requestBody?: { content: Record<string, { schema: unknown }> };
+    };
+    const paths = document.paths as Record<string, Record<string, Described>>;
+    const read = paths['/api/webui/config']?.get;
+    expect(read).toMatchObject({ summary: 'Read the config', tags: ['config'], security: [{ botSession: [] }, { bearerAuth: [] }] });
+    expect(Object.keys(read?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '403', '429']));
+    expect(read?.responses['200']?.content).toEqual({
+      'application/json': { schema: expect.objectContaining({ required: ['name', 'level'] }) },
+    });
+    const put = paths['/api/webui/config/sections/{name}']?.put;
+    expect(put?.tags).toEqual(['settings']);
+    expect(put?.parameters).toEqual([expect.objectContaining({ name: 'name', in: 'path' })]);
+    expect(put?.requestBody?.content['application/json']?.schema).toEqual(expect.objectContaining({ required: ['name', 'level'] }));
+    expect(Object.keys(put?.responses ?? {})).toEqual(expect.arrayContaining(['400', '413', '415', '422']));
+    const version = paths['/api/webui/config/version']?.get;
+    expect(version?.security).toEqual([]);
+    expect(Object.keys(version?.responses ?? {})).not.toContain('401');
+    expect(paths['/api/webui/system/status']?.get?.tags).toEqual(['system']);
+    expect(Object.keys(paths).filter((path) => path.startsWith('/api/webui/system'))).toEqual(['/api/webui/system/status']);
   });
 
   it('is served at /api/webui/openapi.json without a session', async () => {

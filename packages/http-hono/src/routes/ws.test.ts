@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
 import { API_PREFIX, createWebuiApp } from '../create-webui-app.js';
 import { cidrs, expectErrorBody, json, LISTEN_ORIGIN, RecordingLogger, sessionCookieValue } from '../testing/test-app.js';
+import { tokenPrincipal } from '../testing/ws-doubles.js';
+import { ChannelDomain } from '../ws/channel-domain.js';
+import type { ChannelDomainPort } from '../ws/channel-domain-port.js';
 import { PluginProgressBoard } from '../ws/plugin-progress-board.js';
+import { PluginProgressDomain } from '../ws/plugin-progress-domain.js';
 import { WsHub } from '../ws/ws-hub.js';
 import type { WsUpgrade } from './ws.js';
 
@@ -13,14 +17,14 @@ import type { WsUpgrade } from './ws.js';
  * The /ws route over the core harness (fake clock) with a stub upgrade: the stub answers 200 with
  * `x-upgraded: 1` where the runtime would answer 101, and keeps the events the route made.
  */
-async function createWsApp(options: { maxPerSession?: number; allowedOrigins?: string[] } = {}) {
+async function createWsApp(options: { maxPerSession?: number; allowedOrigins?: string[]; domains?: ChannelDomainPort[] } = {}) {
   const harness = createCoreHarness();
   const boot = await harness.tokens.bootstrap();
   const token = boot.temporaryToken as string;
   const logger = new RecordingLogger();
   const hub = new WsHub({
     logs: { recent: () => [], subscribe: () => () => undefined },
-    progress: new PluginProgressBoard(),
+    domains: [new PluginProgressDomain(new PluginProgressBoard()), ...(options.domains ?? [])],
     logger,
     now: () => harness.clock.now(),
     newConnectionId: () => 'c',
@@ -108,6 +112,32 @@ describe('GET /ws: accepted handshake', () => {
     const again = await t.handshake(ticket);
     await expectErrorBody(again, 401, 'unknown_ticket');
     expect(t.upgraded).toHaveLength(1);
+  });
+
+  it("the socket acts as the ticket's principal: a read key's cannot subscribe to an admin domain, the token's can", async () => {
+    const t = await createWsApp({ domains: [new ChannelDomain('config', { scope: 'admin', snapshot: () => ({ ready: true }) })] });
+    const created = await t.harness.keys.create({ name: 'board', scope: 'read', lifetimeMs: null });
+    if (!created.ok) throw new Error('no key');
+    const keyTicket = async (): Promise<string> => {
+      const body = await json(await t.request('/ws-token', { headers: { authorization: `Bearer ${created.value.key}` } }));
+      return body.token as string;
+    };
+    const subscribeOver = (events: WSEvents | undefined) => {
+      const sent: unknown[] = [];
+      const socket = { readyState: 1, send: (data: string) => sent.push(JSON.parse(data)), close: () => undefined } as unknown as WSContext;
+      events?.onOpen?.(new Event('open'), socket);
+      events?.onMessage?.(new MessageEvent('message', { data: '{"op":"subscribe","id":1,"domain":"config","topic":"main"}' }), socket);
+      return sent.slice(1);
+    };
+    expect(isUpgraded(await t.handshake(await keyTicket()))).toBe(true);
+    expect(subscribeOver(t.upgraded[0]?.events)).toEqual([
+      { op: 'response', id: 1, ok: false, error: { code: 'insufficient_scope', message: expect.any(String) } },
+    ]);
+    expect(isUpgraded(await t.handshake(await t.ticket()))).toBe(true);
+    expect(subscribeOver(t.upgraded[1]?.events)).toEqual([
+      { op: 'response', id: 1, ok: true, data: { domain: 'config', topic: 'main' } },
+      { op: 'event', domain: 'config', topic: 'main', event: 'snapshot', data: { ready: true } },
+    ]);
   });
 
   it('59 s after issue the ticket still works', async () => {
@@ -276,7 +306,7 @@ describe('GET /ws: other refusals', () => {
   it('at the per-session cap: 429 with Retry-After, no upgrade', async () => {
     const t = await createWsApp({ maxPerSession: 1 });
     const socket = { readyState: 1, send: () => undefined, close: () => undefined } as unknown as WSContext;
-    t.hub.events(t.token).onOpen?.(new Event('open'), socket);
+    t.hub.events(tokenPrincipal(t.token)).onOpen?.(new Event('open'), socket);
     const res = await t.handshake(await t.ticket());
     await expectErrorBody(res, 429, 'too_many_connections');
     expect(res.headers.get('retry-after')).toBe('5');

@@ -61,8 +61,9 @@ export function wsRoutes(
         return errorBody(c, 429, 'too_many_connections', 'Too many WebSocket connections; close some and try again.', { retry_after: 5 });
       }
       c.set('sessionToken', outcome.sessionToken);
+      c.set('principal', outcome.principal);
       await next();
     },
-    upgrade((c: Context<WebuiEnv>) => hub.events(c.get('sessionToken'))),
+    upgrade((c: Context<WebuiEnv>) => hub.events(c.get('principal'))),
   );
 }

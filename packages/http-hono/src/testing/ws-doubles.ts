@@ -1,8 +1,19 @@
 // Test doubles of the unified channel's neighbours: this server's log, a client socket, a clock, and the bot's upstream channel.
+import type { Principal } from '@webui/core';
 import type { UpstreamOptions, UpstreamSocket } from '../upstream/upstream-options.js';
 import type { ServerEnvelope } from '../ws/envelopes.js';
 import type { LogEntry, LogLevel, LogSource } from '../ws/log-source.js';
 import type { RelayTimers } from '../ws/upstream-relay.js';
+
+/** The access token's principal, as a ticket of `session` redeems to. */
+export function tokenPrincipal(session = 'session-a'): Principal {
+  return { kind: 'token', session, status: { tokenSource: 'configured', requiresCustomToken: false } };
+}
+
+/** An API key's principal; its session is what revoking the key closes. */
+export function keyPrincipal(name: string, scope: 'read' | 'admin', session = `api-key ${name}`): Principal {
+  return { kind: 'key', session, name, scope, firstUse: false };
+}
 
 /** An in-memory log source: `log()` plays a new server log line. */
 export class FakeLogs implements LogSource {

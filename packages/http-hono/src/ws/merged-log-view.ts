@@ -32,6 +32,11 @@ export class MergedLogView {
 
   constructor(private readonly options: MergedLogViewOptions) {}
 
+  /** Whether the client is subscribed (its snapshot on the way, or live). */
+  get subscribed(): boolean {
+    return this.phase !== 'off';
+  }
+
   subscribe(replay: number): void {
     this.replay = replay;
     this.stopOwnEntries();

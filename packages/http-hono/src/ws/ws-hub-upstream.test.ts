@@ -1,10 +1,11 @@
 import type { WSContext, WSEvents } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
 import { RecordingLogger } from '../testing/test-app.js';
-import { FakeClock, FakeLogs, FakeSocket, FakeUpstream, settle } from '../testing/ws-doubles.js';
+import { FakeClock, FakeLogs, FakeSocket, FakeUpstream, settle, tokenPrincipal } from '../testing/ws-doubles.js';
 import type { ServerEnvelope } from './envelopes.js';
 import type { MergedLogEntry } from './merged-log-entry.js';
 import { PluginProgressBoard } from './plugin-progress-board.js';
+import { PluginProgressDomain } from './plugin-progress-domain.js';
 import { CLOSE_TOKEN_CHANGED, WsHub, type WsHubOptions } from './ws-hub.js';
 
 const NOW = 1_700_000_123_456;
@@ -20,7 +21,8 @@ function makeHub(options: Partial<WsHubOptions> & { withUpstream?: boolean } = {
   let counter = 0;
   const hub = new WsHub({
     logs,
-    progress,
+    // As the assembly does: with an upstream, plugin_progress is the bot's.
+    domains: withUpstream ? [] : [new PluginProgressDomain(progress)],
     logger,
     now: () => NOW,
     newConnectionId: () => `conn-${++counter}`,
@@ -31,7 +33,7 @@ function makeHub(options: Partial<WsHubOptions> & { withUpstream?: boolean } = {
 
   const open = (session = 'session-a') => {
     const socket = new FakeSocket();
-    const events: WSEvents = hub.events(session);
+    const events: WSEvents = hub.events(tokenPrincipal(session));
     const ctx = socket as unknown as WSContext;
     events.onOpen?.(new Event('open'), ctx);
     socket.take();

@@ -1,9 +1,10 @@
 import type { WSContext, WSEvents } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
 import { RecordingLogger } from '../testing/test-app.js';
-import { FakeLogs, FakeSocket } from '../testing/ws-doubles.js';
+import { FakeLogs, FakeSocket, tokenPrincipal } from '../testing/ws-doubles.js';
 import type { LogEntry } from './log-source.js';
 import { IDLE_PROGRESS, PluginProgressBoard, type PluginProgress } from './plugin-progress-board.js';
+import { PluginProgressDomain } from './plugin-progress-domain.js';
 import { CLOSE_GOING_AWAY, CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_CHANGED, CLOSE_TRY_AGAIN_LATER, WsHub, type WsHubOptions } from './ws-hub.js';
 
 const NOW = 1_700_000_123_456;
@@ -13,12 +14,19 @@ function makeHub(options: Partial<WsHubOptions> = {}) {
   const progress = new PluginProgressBoard();
   const logger = new RecordingLogger();
   let counter = 0;
-  const hub = new WsHub({ logs, progress, logger, now: () => NOW, newConnectionId: () => `conn-${++counter}`, ...options });
+  const hub = new WsHub({
+    logs,
+    domains: [new PluginProgressDomain(progress)],
+    logger,
+    now: () => NOW,
+    newConnectionId: () => `conn-${++counter}`,
+    ...options,
+  });
 
   /** Opens one socket under `session` the way the runtime would: events(), then onOpen. */
   const open = (session = 'session-a') => {
     const socket = new FakeSocket();
-    const events: WSEvents = hub.events(session);
+    const events: WSEvents = hub.events(tokenPrincipal(session));
     const ctx = socket as unknown as WSContext;
     events.onOpen?.(new Event('open'), ctx);
     const send = (data: unknown) => events.onMessage?.(new MessageEvent('message', { data: data as string }), ctx);

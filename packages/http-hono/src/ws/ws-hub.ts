@@ -1,12 +1,15 @@
+import type { Principal } from '@webui/core';
 import type { WSContext, WSEvents } from 'hono/ws';
 import * as v from 'valibot';
 import type { AppLogger } from '../app-env.js';
 import type { UpstreamChannelOptions } from '../upstream/upstream-options.js';
-import { ClientMessage, LogSubscribeData, type ServerEnvelope } from './envelopes.js';
+import type { ChannelDomainPort, ChannelRefusal, ChannelSubscription } from './channel-domain-port.js';
+import { coversScope, insufficientScope } from './channel-scope.js';
+import { domainRegistry } from './domain-registry.js';
+import { ClientMessage, type ServerEnvelope } from './envelopes.js';
 import type { LogSource } from './log-source.js';
+import { LogsDomain, replayOf } from './logs-domain.js';
 import { MergedLogView } from './merged-log-view.js';
-import type { PluginProgressBoard } from './plugin-progress-board.js';
-import type { SecurityFeed } from './security-feed.js';
 import { HUB_DOMAINS, SYSTEM_TIMERS, UpstreamRelay, type RelayTimers } from './upstream-relay.js';
 
 /** The largest message a client may send; bigger ones close the socket with 1009. The runtime's socket enforces it too. */
@@ -21,10 +24,13 @@ export type SessionEnd = 'token_changed' | 'key_revoked';
 export const SESSION_END_REASONS: Record<SessionEnd, string> = { token_changed: 'access token changed', key_revoked: 'API key revoked' };
 
 export interface WsHubOptions {
+  /** This server's log lines: the built-in `logs` domain, always registered first (merged with the bot's with an upstream). */
   logs: LogSource;
-  progress: PluginProgressBoard;
-  /** The `security` domain's events; without it the topic is unknown. */
-  security?: SecurityFeed;
+  /**
+   * The other domains, in the order `unknown_topic` lists them: the built-in plugin_progress (not with an upstream, where it is
+   * the bot's) and security, and a bot's own. A name taken, reserved (`system`) or malformed is a MountError here.
+   */
+  domains?: readonly ChannelDomainPort[];
   logger: AppLogger;
   now: () => number;
   newConnectionId: () => string;
@@ -41,7 +47,8 @@ export interface WsHubOptions {
 
 interface Connection {
   id: string;
-  sessionToken: string;
+  /** Who opened it (from its ticket): what it may subscribe to and call; its session is what revocation closes. */
+  principal: Principal;
   socket: WSContext;
   /** Unsubscribe functions by "domain/topic". */
   subscriptions: Map<string, () => void>;
@@ -49,20 +56,22 @@ interface Connection {
   upstream?: { relay: UpstreamRelay; logs: MergedLogView };
 }
 
-/** The domains that exist without an upstream (with one, plugin_progress is the bot's); none of them takes calls. */
-const OWN_DOMAINS: ReadonlySet<string> = new Set([...HUB_DOMAINS, 'plugin_progress']);
+const LOGS_MAIN = 'logs/main';
 
 /**
- * The unified WebSocket channel (DESIGN D13): system events, the log stream and plugin progress; with an upstream
- * (issue 33), the bot's domains relayed to its own channel and its log lines merged into ours.
+ * The unified WebSocket channel (DESIGN D13): system events and the registered domains (logs, plugin progress, security,
+ * a bot's own; issue 34); with an upstream (issue 33), every other domain relayed to the bot's channel and its log lines
+ * merged into ours.
  */
 export class WsHub {
   private readonly connections = new Set<Connection>();
+  private readonly domains: ReadonlyMap<string, ChannelDomainPort>;
   private readonly maxPerSession: number;
   private readonly maxTotal: number;
   private readonly maxMessageBytes: number;
 
   constructor(private readonly options: WsHubOptions) {
+    this.domains = domainRegistry([new LogsDomain(options.logs), ...(options.domains ?? [])]);
     this.maxPerSession = options.maxPerSession ?? 256;
     this.maxTotal = options.maxTotal ?? 1024;
     this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
@@ -72,26 +81,40 @@ export class WsHub {
     return this.connections.size;
   }
 
+  /** Open subscriptions to this hub's own domains, by domain (relayed ones are the bot's to count). */
+  subscriptionCounts(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const name of this.domains.keys()) counts[name] = 0;
+    for (const connection of this.connections) {
+      for (const key of connection.subscriptions.keys()) {
+        const name = key.slice(0, key.indexOf('/'));
+        counts[name] = (counts[name] ?? 0) + 1;
+      }
+      if (connection.upstream?.logs.subscribed) counts['logs'] = (counts['logs'] ?? 0) + 1;
+    }
+    return counts;
+  }
+
   /** Whether one more socket fits the caps that keep memory bounded (DESIGN D14). */
   canAccept(sessionToken: string): boolean {
     if (this.connections.size >= this.maxTotal) return false;
     let ofSession = 0;
-    for (const connection of this.connections) if (connection.sessionToken === sessionToken) ofSession++;
+    for (const connection of this.connections) if (connection.principal.session === sessionToken) ofSession++;
     return ofSession < this.maxPerSession;
   }
 
-  /** The event handlers of one socket opened with a ticket of `sessionToken`. */
-  events(sessionToken: string): WSEvents {
+  /** The event handlers of one socket opened with a ticket of `principal`'s session. */
+  events(principal: Principal): WSEvents {
     const connection: Connection = {
       id: this.options.newConnectionId(),
-      sessionToken,
+      principal,
       socket: undefined as unknown as WSContext,
       subscriptions: new Map(),
     };
     return {
       onOpen: (_event, socket) => {
         connection.socket = socket;
-        if (!this.canAccept(sessionToken)) {
+        if (!this.canAccept(principal.session)) {
           socket.close(CLOSE_TRY_AGAIN_LATER, 'too many connections');
           return;
         }
@@ -108,10 +131,7 @@ export class WsHub {
         try {
           this.receive(connection, event.data);
         } catch (error) {
-          this.options.logger.error(
-            { err: error instanceof Error ? error.message : String(error) },
-            'a WebSocket message could not be handled',
-          );
+          this.options.logger.error({ err: errorText(error) }, 'a WebSocket message could not be handled');
           this.fail(connection, null, 'internal_error', 'The message could not be handled.');
         }
       },
@@ -123,7 +143,7 @@ export class WsHub {
   /** Closes every socket opened under a session that is no longer valid (the old token, or a revoked key's), with 4001 and why. */
   revokeSession(sessionToken: string, why: SessionEnd = 'token_changed'): void {
     for (const connection of [...this.connections]) {
-      if (connection.sessionToken === sessionToken) this.close(connection, CLOSE_TOKEN_CHANGED, SESSION_END_REASONS[why]);
+      if (connection.principal.session === sessionToken) this.close(connection, CLOSE_TOKEN_CHANGED, SESSION_END_REASONS[why]);
     }
   }
 
@@ -165,18 +185,13 @@ export class WsHub {
     // The client's own text goes upstream: the relay changes nothing in it.
     if (this.relays(message.domain)) return this.upstreamOf(connection)?.relay.forward(message, text);
     switch (message.op) {
-      case 'call': {
-        const known = OWN_DOMAINS.has(message.domain);
-        const domain = JSON.stringify(message.domain).slice(0, 100);
-        return known
-          ? this.fail(connection, message.id, 'unknown_method', `The ${domain} domain takes no calls.`)
-          : this.fail(connection, message.id, 'unknown_domain', `No domain ${domain}.`);
-      }
+      case 'call':
+        return this.call(connection, message);
       case 'subscribe':
         return this.subscribe(connection, message);
       case 'unsubscribe': {
         const key = `${message.domain}/${message.topic}`;
-        if (key === 'logs/main') connection.upstream?.logs.unsubscribe();
+        if (key === LOGS_MAIN) connection.upstream?.logs.unsubscribe();
         connection.subscriptions.get(key)?.();
         connection.subscriptions.delete(key);
         return this.send(connection, { op: 'response', id: message.id, ok: true, data: { domain: message.domain, topic: message.topic } });
@@ -184,9 +199,9 @@ export class WsHub {
     }
   }
 
-  /** Whether a domain is the upstream's: with one, every domain but logs, security and system. */
+  /** Whether a domain is the upstream's: with one, every domain but logs, security, system and the registered ones. */
   private relays(domain: string): boolean {
-    return this.options.upstream !== undefined && !HUB_DOMAINS.has(domain);
+    return this.options.upstream !== undefined && !HUB_DOMAINS.has(domain) && !this.domains.has(domain);
   }
 
   /** The connection's link to the upstream, made on first need; none for a socket already dropped (no socket may leak). */
@@ -218,61 +233,94 @@ export class WsHub {
   }
 
   private subscribe(connection: Connection, message: Extract<ClientMessage, { op: 'subscribe' }>): void {
-    const { id, domain, topic } = message;
-    const key = `${domain}/${topic}`;
-    if (key === 'logs/main') {
-      const data = v.safeParse(LogSubscribeData, message.data);
-      if (!data.success) return this.fail(connection, id, 'invalid_request', 'data.replay must be an integer from 0 to 500.');
-      connection.subscriptions.get(key)?.();
-      this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
-      // With an upstream the snapshot merges the bot's entries, which take a moment to arrive.
-      if (this.options.upstream) return this.upstreamOf(connection)?.logs.subscribe(data.output.replay);
-      this.send(connection, {
-        op: 'event',
-        domain,
-        topic,
-        event: 'snapshot',
-        data: { entries: this.options.logs.recent(data.output.replay) },
-      });
-      connection.subscriptions.set(
-        key,
-        this.options.logs.subscribe((entry) => this.send(connection, { op: 'event', domain, topic, event: 'entry', data: { entry } })),
+    const { id, domain: name, topic } = message;
+    const key = `${name}/${topic}`;
+    const domain = this.domains.get(name);
+    if (!domain || (domain.topics !== undefined && !domain.topics.includes(topic)))
+      return this.fail(
+        connection,
+        id,
+        'unknown_topic',
+        `No topic ${JSON.stringify(key).slice(0, 100)}; available: ${this.availableTopics()}.`,
       );
-      return;
+    if (!coversScope(connection.principal, domain.scope))
+      return this.refuse(connection, id, insufficientScope(`The "${name}" domain`, domain.scope));
+    // With an upstream the snapshot merges the bot's entries, which take a moment to arrive.
+    if (key === LOGS_MAIN && this.options.upstream) return this.subscribeMergedLogs(connection, id, message.data);
+    let subscription: ChannelRefusal | ChannelSubscription;
+    try {
+      subscription = domain.subscribe({ topic, data: message.data, principal: connection.principal });
+    } catch (error) {
+      return this.failed(connection, id, `the ${name} domain's subscribe failed`, error);
     }
-    // With an upstream this domain is the bot's: relayed before it gets here.
-    if (key === 'plugin_progress/main') {
-      connection.subscriptions.get(key)?.();
-      this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
-      this.send(connection, { op: 'event', domain, topic, event: 'snapshot', data: { progress: this.options.progress.snapshot() } });
-      connection.subscriptions.set(
-        key,
-        this.options.progress.subscribe((progress) =>
-          this.send(connection, { op: 'event', domain, topic, event: 'update', data: { progress } }),
-        ),
-      );
-      return;
+    if (!subscription.ok) return this.refuse(connection, id, subscription);
+    connection.subscriptions.get(key)?.();
+    connection.subscriptions.delete(key);
+    this.send(connection, { op: 'response', id, ok: true, data: { domain: name, topic } });
+    const { snapshot } = subscription;
+    if (snapshot) this.sendEvent(connection, name, topic, snapshot.event, snapshot.data);
+    connection.subscriptions.set(
+      key,
+      subscription.listen((event, data) => this.sendEvent(connection, name, topic, event, data)),
+    );
+  }
+
+  private subscribeMergedLogs(connection: Connection, id: string | number, data: unknown): void {
+    const replay = replayOf(data);
+    if (!replay.ok) return this.refuse(connection, id, replay);
+    this.send(connection, { op: 'response', id, ok: true, data: { domain: 'logs', topic: 'main' } });
+    this.upstreamOf(connection)?.logs.subscribe(replay.replay);
+  }
+
+  private call(connection: Connection, message: Extract<ClientMessage, { op: 'call' }>): void {
+    const { id, domain: name, method } = message;
+    const domain = this.domains.get(name);
+    const quotedName = JSON.stringify(name).slice(0, 100);
+    if (!domain?.call)
+      return domain || HUB_DOMAINS.has(name)
+        ? this.fail(connection, id, 'unknown_method', `The ${quotedName} domain takes no calls.`)
+        : this.fail(connection, id, 'unknown_domain', `No domain ${quotedName}.`);
+    if (!coversScope(connection.principal, domain.scope))
+      return this.refuse(connection, id, insufficientScope(`The "${name}" domain`, domain.scope));
+    const answer = (envelope: ServerEnvelope) => {
+      if (this.connections.has(connection)) this.send(connection, envelope);
+    };
+    // The answer comes when the handler settles; whatever it throws or returns, the hub answers once and never rejects.
+    void Promise.resolve()
+      .then(() => domain.call?.({ method, data: message.data, principal: connection.principal }))
+      .then(
+        (result) => {
+          if (!result) return;
+          answer(result.ok ? { op: 'response', id, ok: true, data: result.data } : refusalEnvelope(id, result));
+        },
+        (error: unknown) => this.failed(connection, id, `the ${name} domain's call ${JSON.stringify(method).slice(0, 100)} failed`, error),
+      )
+      .catch((error: unknown) => this.failed(connection, id, `the ${name} domain's answer could not be sent`, error));
+  }
+
+  /** Sends one event of a domain's topic; an event that cannot be serialised is logged and dropped, never thrown at its publisher. */
+  private sendEvent(connection: Connection, domain: string, topic: string, event: string, data: unknown): void {
+    try {
+      this.send(connection, { op: 'event', domain, topic, event, data });
+    } catch (error) {
+      this.options.logger.error({ domain, topic, event, err: errorText(error) }, 'a channel event could not be sent');
     }
-    const security = this.options.security;
-    if (key === 'security/main' && security) {
-      connection.subscriptions.get(key)?.();
-      this.send(connection, { op: 'response', id, ok: true, data: { domain, topic } });
-      this.send(connection, { op: 'event', domain, topic, event: 'snapshot', data: { events: security.recent() } });
-      // Each event under its own name (login_failed, ban_started, ...), the line as the audit file has it.
-      connection.subscriptions.set(
-        key,
-        security.subscribe((line) => this.send(connection, { op: 'event', domain, topic, event: line.event, data: line })),
-      );
-      return;
-    }
-    this.fail(connection, id, 'unknown_topic', `No topic ${JSON.stringify(key).slice(0, 100)}; available: ${this.availableTopics()}.`);
   }
 
   private availableTopics(): string {
-    const topics = ['logs/main'];
-    if (!this.options.upstream) topics.push('plugin_progress/main');
-    if (this.options.security) topics.push('security/main');
+    const topics: string[] = [];
+    for (const [name, domain] of this.domains) for (const topic of domain.topics ?? []) topics.push(`${name}/${topic}`);
     return topics.join(', ');
+  }
+
+  private refuse(connection: Connection, id: string | number, refusal: ChannelRefusal): void {
+    this.send(connection, refusalEnvelope(id, refusal));
+  }
+
+  /** A domain threw: logged with why, answered internal_error (when the socket is still there). */
+  private failed(connection: Connection, id: string | number, what: string, error: unknown): void {
+    this.options.logger.error({ err: errorText(error) }, what);
+    if (this.connections.has(connection)) this.fail(connection, id, 'internal_error', 'The request could not be handled.');
   }
 
   private fail(connection: Connection, id: string | number | null, code: string, message: string): void {
@@ -305,6 +353,14 @@ export class WsHub {
     connection.upstream?.relay.close();
     this.connections.delete(connection);
   }
+}
+
+function refusalEnvelope(id: string | number, refusal: ChannelRefusal): ServerEnvelope {
+  return { op: 'response', id, ok: false, error: { code: String(refusal.code), message: String(refusal.message) } };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The op as the client sent it, for the error message; never stringifies a nested value, which may be thousands deep. */

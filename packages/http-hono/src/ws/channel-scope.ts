@@ -1,0 +1,16 @@
+import { permits, type Principal } from '@webui/core';
+
+/** What a principal must cover to subscribe to a domain or call a method: `read` (any session or key) or `admin`. */
+export type ChannelScope = 'read' | 'admin';
+
+export const CHANNEL_SCOPES: readonly ChannelScope[] = ['read', 'admin'];
+
+/** The access token covers both; a key covers its own scope (an admin key covers read too). */
+export function coversScope(principal: Principal, scope: ChannelScope): boolean {
+  return permits(principal, scope === 'admin' ? 'write' : 'read');
+}
+
+/** The answer to a subscribe or call the principal's scope does not cover; only a read key is ever refused. */
+export function insufficientScope(what: string, scope: ChannelScope): { ok: false; code: 'insufficient_scope'; message: string } {
+  return { ok: false, code: 'insufficient_scope', message: `${what} needs the ${scope} scope; this API key has read only.` };
+}
