@@ -290,6 +290,9 @@ export class BanPolicy {
         const remainingAttempts = this.options.threshold - tally.failures;
         return { banned: false, remainingAttempts, remind: remainingAttempts <= this.options.reminderAt, counted: true };
       }
+      case 'full':
+        // A guess the store could not keep for its address (a flood filled the counts): it still spends the global budget.
+        return { banned: false, remainingAttempts: this.options.threshold - 1, remind: false, counted: true };
     }
   }
 

@@ -10,10 +10,13 @@ interface Expiring<T> {
 
 /**
  * Failures, bans and recent logins per client key, in memory. Every call is synchronous from read to
- * write, which makes it atomic; the map keeps insertion order, so its first entry is the oldest.
+ * write, which makes it atomic. Counts under the threshold and running bans are kept apart: only the counts are capped
+ * (maxAttemptKeys), a new key finding them full is refused rather than anything evicted, and a ban stays until it ends.
+ * Each map keeps insertion order, so its first entry is the oldest written.
  */
 export class MemoryAttempts implements AttemptStore {
-  private readonly attempts = new Map<string, Expiring<AttemptRecord>>();
+  private readonly counting = new Map<string, Expiring<AttemptRecord>>();
+  private readonly bans = new Map<string, Expiring<AttemptRecord>>();
   private readonly logins: RememberedKeys;
 
   constructor(
@@ -25,18 +28,28 @@ export class MemoryAttempts implements AttemptStore {
 
   async countFailure(key: string, failure: FailureToCount): Promise<FailureTally> {
     const { tally, keep } = tallyFailure(this.live(key, failure.at), failure);
-    if (keep) {
-      // Delete first so the key moves to the end: the map stays ordered by last write.
-      this.attempts.delete(key);
-      if (this.attempts.size >= this.limits.maxAttemptKeys) this.evict();
-      this.attempts.set(key, { value: keep.record, expiresAt: keep.until });
+    if (!keep) return tally;
+    const entry = { value: keep.record, expiresAt: keep.until };
+    if (keep.record.bannedUntil !== undefined) {
+      this.counting.delete(key);
+      this.bans.delete(key);
+      this.bans.set(key, entry);
+      return tally;
     }
+    if (!this.counting.has(key) && this.counting.size >= this.limits.maxAttemptKeys) {
+      this.dropExpiredCounts(failure.at);
+      if (this.counting.size >= this.limits.maxAttemptKeys) return { kind: 'full' };
+    }
+    // Delete first so the key moves to the end: the map stays ordered by last write.
+    this.counting.delete(key);
+    this.bans.delete(key);
+    this.counting.set(key, entry);
     return tally;
   }
 
   async recordLogin(key: string, now: number, rememberUntil?: number): Promise<void> {
     if (rememberUntil !== undefined) this.logins.remember(key, rememberUntil);
-    if (clearable(this.live(key, now), now)) this.attempts.delete(key);
+    if (clearable(this.live(key, now), now)) this.forget(key);
   }
 
   async readClient(key: string): Promise<ClientState> {
@@ -51,45 +64,47 @@ export class MemoryAttempts implements AttemptStore {
   }
 
   async deleteAttempts(key: string): Promise<void> {
-    this.attempts.delete(key);
+    this.forget(key);
   }
 
   async listAttempts(): Promise<AttemptEntry[]> {
     const now = this.clock.now();
     const entries: AttemptEntry[] = [];
-    for (const [key, entry] of this.attempts) if (entry.expiresAt > now) entries.push({ key, record: copyAttempts(entry.value) });
+    for (const map of [this.bans, this.counting])
+      for (const [key, entry] of map) if (entry.expiresAt > now) entries.push({ key, record: copyAttempts(entry.value) });
     return entries;
   }
 
   /** Drops expired records and logins. */
   sweep(now: number): void {
-    for (const [key, entry] of this.attempts) if (entry.expiresAt <= now) this.attempts.delete(key);
+    for (const map of [this.bans, this.counting]) for (const [key, entry] of map) if (entry.expiresAt <= now) map.delete(key);
     this.logins.sweep(now);
   }
 
   /** Client keys with failures or a ban held now, for tests and the memory benchmark. */
   get size(): number {
-    return this.attempts.size;
+    return this.counting.size + this.bans.size;
   }
 
   private live(key: string, now: number): AttemptRecord | null {
-    const entry = this.attempts.get(key);
+    const entry = this.bans.get(key) ?? this.counting.get(key);
     if (!entry) return null;
     if (entry.expiresAt > now) return entry.value;
-    this.attempts.delete(key);
+    this.forget(key);
     return null;
   }
 
-  private evict(): void {
-    const now = this.clock.now();
-    // Oldest expired-or-unbanned record goes (a flood cannot lift bans); no full sweep, which cost O(maxAttemptKeys) per guess.
-    for (const [key, entry] of this.attempts) {
-      if (entry.expiresAt <= now || entry.value.bannedUntil === undefined || entry.value.bannedUntil <= now) {
-        this.attempts.delete(key);
-        return;
-      }
+  private forget(key: string): void {
+    this.counting.delete(key);
+    this.bans.delete(key);
+  }
+
+  /** The oldest written counts first, up to the first live one: each count lives one window, so this is no full sweep per guess. */
+  private dropExpiredCounts(now: number): void {
+    for (const [key, entry] of this.counting) {
+      if (entry.expiresAt > now) return;
+      this.counting.delete(key);
     }
-    this.attempts.delete(this.attempts.keys().next().value as string);
   }
 }
 

@@ -63,52 +63,45 @@ describe('MemoryStore', () => {
     expect(await store.attempts.readAttempts('b')).toEqual(counting(0));
   });
 
-  it('counting again moves a key to the end: the least recently written record is evicted first', async () => {
+  it('full counts refuse a new key and keep the ones counting; counting again keeps a key its place', async () => {
     const clock = new FakeClock(0);
     const store = new MemoryStore(clock, { limits: { maxAttemptKeys: 3 } });
     await fail(store, 'a', 0);
     await fail(store, 'b', 0);
     await fail(store, 'c', 0);
-    await fail(store, 'a', 1);
-    await fail(store, 'd', 0);
+    expect(await fail(store, 'a', 1)).toEqual({ kind: 'counted', failures: 2 });
+    expect(await fail(store, 'd', 1)).toEqual({ kind: 'full' });
     expect(store.size.attempts).toBe(3);
-    expect(await store.attempts.readAttempts('b')).toBeNull();
+    expect(await store.attempts.readAttempts('d')).toBeNull();
+    expect(await store.attempts.readAttempts('b')).toEqual(counting(0));
     expect((await store.attempts.readAttempts('a'))?.failures).toEqual([{ at: 0 }, { at: 1 }]);
   });
 
-  it('when full, a record past its expiry goes even if it held a ban', async () => {
+  it('when the counts are full, the expired go first and a new key takes their place', async () => {
     const clock = new FakeClock(0);
     const store = new MemoryStore(clock, { limits: { maxAttemptKeys: 2 } });
-    await fail(store, 'expired', 0, { banUntil: 1_000 });
-    await fail(store, 'ban-running', 0, { banUntil: 600_000 });
-    clock.set(2_000);
-    await fail(store, 'new', 2_000);
-    expect(store.size.attempts).toBe(2);
-    expect(await store.attempts.readAttempts('ban-running')).not.toBeNull();
-    expect(await store.attempts.readAttempts('new')).not.toBeNull();
+    await fail(store, 'short', 0, { keepUntil: 1_000 });
+    await fail(store, 'long', 0);
+    clock.set(1_000);
+    expect(await fail(store, 'new', 1_000)).toEqual({ kind: 'counted', failures: 1 });
+    expect(await store.attempts.readAttempts('long')).toEqual(counting(0));
+    expect(await store.attempts.readAttempts('new')).toEqual(counting(1_000));
   });
 
-  it('when full, running bans are kept and the oldest record without one goes', async () => {
+  it('running bans are outside the cap: a flood of new keys evicts none, and a ban is kept until it ends', async () => {
     const clock = new FakeClock(0);
-    const store = new MemoryStore(clock, { limits: { maxAttemptKeys: 3 } });
+    const store = new MemoryStore(clock, { limits: { maxAttemptKeys: 2 } });
     const ban: AttemptRecord = { failures: [], bannedUntil: 600_000, lastFailureAt: 0 };
-    await fail(store, 'banned-1', 0, { banUntil: 600_000 });
-    await fail(store, 'counting', 0);
-    await fail(store, 'banned-2', 0, { banUntil: 600_000 });
-    await fail(store, 'new', 0);
-    expect(await store.attempts.readAttempts('banned-1')).toEqual(ban);
-    expect(await store.attempts.readAttempts('banned-2')).toEqual(ban);
-    expect(await store.attempts.readAttempts('counting')).toBeNull();
-  });
-
-  it('when every record is a running ban, the oldest ban goes: the cap always holds', async () => {
-    const clock = new FakeClock(0);
-    const store = new MemoryStore(clock, { limits: { maxAttemptKeys: 2 } });
-    await fail(store, 'banned-1', 0, { banUntil: 600_000 });
-    await fail(store, 'banned-2', 0, { banUntil: 600_000 });
-    await fail(store, 'banned-3', 0, { banUntil: 600_000 });
-    expect(store.size.attempts).toBe(2);
-    expect(await store.attempts.readAttempts('banned-1')).toBeNull();
+    for (let i = 0; i < 5; i++) await fail(store, `banned-${i}`, 0, { banUntil: 600_000 });
+    for (let i = 0; i < 1_000; i++) await fail(store, `flood-${i}`, 0);
+    for (let i = 0; i < 5; i++) expect(await store.attempts.readAttempts(`banned-${i}`)).toEqual(ban);
+    expect(store.size.attempts).toBe(7);
+    // A key counting up to its ban leaves the counts: its place goes to a new key.
+    expect(await fail(store, 'flood-0', 1, { banUntil: 600_000 })).toEqual({ kind: 'banned', bannedUntil: 600_000 });
+    expect(await fail(store, 'newcomer', 1)).toEqual({ kind: 'counted', failures: 1 });
+    clock.set(600_000);
+    store.sweep();
+    expect(await store.attempts.readAttempts('banned-0')).toBeNull();
   });
 
   it('tickets are copied in', async () => {

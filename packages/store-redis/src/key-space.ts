@@ -1,13 +1,19 @@
 import { createHash } from 'node:crypto';
 
-/** The names of every key and channel the store uses, all under one prefix so several deployments can share a Redis. */
+/** Client keys are spread over this many groups of keys (hash tags), each with its own share of the caps. */
+export const DEFAULT_ATTEMPT_SHARDS = 16;
+/** The global failure budget is spread over this many keys, so no one key takes every instance's writes. */
+export const BUDGET_SHARDS = 4;
+
+/**
+ * The names of every key and channel the store uses, all under one prefix so several deployments can share a Redis.
+ * Keys a script touches together share a hash tag (`{…}`), so that on Redis Cluster they live on one slot and each
+ * script runs on one node: a client key's records, its indexes and its login are in its shard's tag; tickets and the
+ * instance registry have one tag each; the record, the retired tokens and each budget shard are keys of their own.
+ */
 export class KeySpace {
   readonly record: string;
   readonly recordChanged: string;
-  readonly attemptPrefix: string;
-  readonly attemptIndex: string;
-  readonly globalFailures: string;
-  readonly recentSuccesses: string;
   readonly retiredTokens: string;
   readonly ticketPrefix: string;
   readonly ticketIndex: string;
@@ -15,25 +21,46 @@ export class KeySpace {
   readonly ticketSequence: string;
   readonly instances: string;
   readonly instanceStarts: string;
+  /** The keys of the layout before hash tags (kept only to carry their state over once, see legacy-layout.ts). */
+  readonly legacy: { attemptPrefix: string; attemptIndex: string; recentSuccesses: string };
 
-  constructor(readonly prefix: string) {
+  constructor(
+    readonly prefix: string,
+    readonly attemptShards: number = DEFAULT_ATTEMPT_SHARDS,
+  ) {
     this.record = `${prefix}record`;
     this.recordChanged = `${prefix}record-changed`;
-    this.attemptPrefix = `${prefix}attempt:`;
-    this.attemptIndex = `${prefix}attempts`;
-    this.globalFailures = `${prefix}global-failures`;
-    this.recentSuccesses = `${prefix}recent-successes`;
     this.retiredTokens = `${prefix}retired-tokens`;
-    this.ticketPrefix = `${prefix}ticket:`;
-    this.ticketIndex = `${prefix}tickets`;
-    this.sessionTicketsPrefix = `${prefix}session-tickets:`;
-    this.ticketSequence = `${prefix}ticket-sequence`;
-    this.instances = `${prefix}instances`;
-    this.instanceStarts = `${prefix}instance-started`;
+    this.ticketPrefix = `${prefix}{tickets}ticket:`;
+    this.ticketIndex = `${prefix}{tickets}all`;
+    this.sessionTicketsPrefix = `${prefix}{tickets}session:`;
+    this.ticketSequence = `${prefix}{tickets}sequence`;
+    this.instances = `${prefix}{instances}beats`;
+    this.instanceStarts = `${prefix}{instances}started`;
+    this.legacy = { attemptPrefix: `${prefix}attempt:`, attemptIndex: `${prefix}attempts`, recentSuccesses: `${prefix}recent-successes` };
   }
 
-  attempt(clientKey: string): string {
-    return `${this.attemptPrefix}${clientKey}`;
+  /** The keys of the shard that holds `clientKey`: see AttemptShardKeys. */
+  attemptsOf(clientKey: string): AttemptShardKeys {
+    return this.attemptShard(shardOf(clientKey, this.attemptShards));
+  }
+
+  attemptShard(shard: number): AttemptShardKeys {
+    const tag = `${this.prefix}{attempts:${shard}}`;
+    return { recordPrefix: `${tag}record:`, counting: `${tag}counting`, banned: `${tag}banned`, logins: `${tag}logins` };
+  }
+
+  /** Every attempt shard, for the listings. */
+  allAttemptShards(): AttemptShardKeys[] {
+    return Array.from({ length: this.attemptShards }, (_, shard) => this.attemptShard(shard));
+  }
+
+  budgetShard(shard: number): string {
+    return `${this.prefix}{budget:${shard}}failures`;
+  }
+
+  allBudgetShards(): string[] {
+    return Array.from({ length: BUDGET_SHARDS }, (_, shard) => this.budgetShard(shard));
   }
 
   ticket(ticket: string): string {
@@ -44,6 +71,28 @@ export class KeySpace {
   sessionTickets(sessionToken: string): string {
     return `${this.sessionTicketsPrefix}${sessionTokenHash(sessionToken)}`;
   }
+}
+
+/**
+ * One shard of the attempt state, all under one hash tag: `record:<client key>` (JSON, TTL) for each client key, and three
+ * sorted sets of client keys: `counting` (failures under the threshold, score = when they leave the window; the only capped
+ * one), `banned` (running bans, score = their end; no cap touches them) and `logins` (recent logins, score = until; capped).
+ */
+export interface AttemptShardKeys {
+  recordPrefix: string;
+  counting: string;
+  banned: string;
+  logins: string;
+}
+
+/** The shard of a client key: FNV-1a of its UTF-16 code units, the same in every instance and every runtime. */
+export function shardOf(clientKey: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < clientKey.length; i++) {
+    hash ^= clientKey.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shards;
 }
 
 export function sessionTokenHash(sessionToken: string): string {

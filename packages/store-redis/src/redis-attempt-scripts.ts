@@ -2,24 +2,32 @@ import { KEEP_AT_LEAST_LUA } from './expiry-ttl.js';
 import { LuaScript } from './lua-script.js';
 import { REMEMBER_LUA } from './remembered-set-lua.js';
 
-// The attempt scripts. Every attempt record lives at <prefix>attempt:<client key> (JSON, with a TTL) and in the index <prefix>attempts
-// (sorted set, score = when it expires), which the listing and the cap read; expiry is always judged by ARGV's clock time.
+// The attempt scripts. Every script's keys are one shard's (key-space.ts: one hash tag, so one slot on a cluster): a client
+// key's record at <shard>record:<client key> (JSON, TTL) and its place in <shard>counting (failures, capped) or <shard>banned
+// (running bans, never capped), scores = when the record expires. Expiry is always judged by ARGV's clock time.
 const LIVE_RECORD = `
-local function live_record(key, index, member, now)
-  local expiry = redis.call('ZSCORE', index, member)
+local function live_expiry(counting, banned, member, now)
+  local expiry = redis.call('ZSCORE', banned, member)
+  if not expiry or tonumber(expiry) <= now then expiry = redis.call('ZSCORE', counting, member) end
   if not expiry or tonumber(expiry) <= now then return nil end
+  return expiry
+end
+local function live_record(key, counting, banned, member, now)
+  if not live_expiry(counting, banned, member, now) then return nil end
   local stored = redis.call('GET', key)
   if not stored then return nil end
   return cjson.decode(stored)
 end
 `;
 
-// KEYS: record, index. ARGV: client key, at, has cookie (1/0), cookie, windowStart, threshold, banUntil, keepUntil,
-// ban TTL, keep TTL, maxAttemptKeys, clock now, key prefix. tallyFailure's arithmetic, step for step.
+// KEYS: record, counting, banned. ARGV: client key, at, has cookie (1/0), cookie, windowStart, threshold, banUntil, keepUntil,
+// ban TTL, keep TTL, the shard's share of maxAttemptKeys, clock now. tallyFailure's arithmetic, step for step; a ban moves the
+// key from counting to banned, where no cap reaches it. A new key finding counting full (once the expired are gone) is not
+// kept: {'full'}, and a ban is never evicted to make room.
 export const COUNT_FAILURE = new LuaScript(`${LIVE_RECORD}${KEEP_AT_LEAST_LUA}
-local key, index, member = KEYS[1], KEYS[2], ARGV[1]
-local at, has_cookie, cookie = tonumber(ARGV[2]), ARGV[3] == '1', ARGV[4]
-local record = live_record(key, index, member, at)
+local key, counting, banned, member = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
+local at, has_cookie, cookie, now = tonumber(ARGV[2]), ARGV[3] == '1', ARGV[4], ARGV[12]
+local record = live_record(key, counting, banned, member, at)
 if record and record.bannedUntil and record.bannedUntil > at then
   return {'already_banned', record.bannedUntil}
 end
@@ -38,77 +46,76 @@ if has_cookie then
 else
   failures[#failures + 1] = {at = at}
 end
-local kept, expires_at, ttl, reply
 if #failures >= tonumber(ARGV[6]) then
   -- No failures field: cjson writes an empty table as {}, and the reader takes a missing list as empty.
-  expires_at, ttl = tonumber(ARGV[7]), ARGV[9]
-  kept = cjson.encode({bannedUntil = expires_at, lastFailureAt = at})
-  reply = {'banned', expires_at}
-else
-  expires_at, ttl = tonumber(ARGV[8]), ARGV[10]
-  kept = cjson.encode({failures = failures, lastFailureAt = at})
-  reply = {'counted', #failures}
+  local until_ = tonumber(ARGV[7])
+  redis.call('SET', key, cjson.encode({bannedUntil = until_, lastFailureAt = at}), 'PX', ARGV[9])
+  redis.call('ZREM', counting, member)
+  redis.call('ZREMRANGEBYSCORE', banned, '-inf', now)
+  redis.call('ZADD', banned, until_, member)
+  keep_at_least(banned, ARGV[9])
+  return {'banned', until_}
 end
-if not redis.call('ZSCORE', index, member) and redis.call('ZCARD', index) >= tonumber(ARGV[11]) then
-  -- Full: the expired go first; with none, the one that would expire soonest.
-  local victims = redis.call('ZRANGEBYSCORE', index, '-inf', ARGV[12], 'LIMIT', 0, 1000)
-  if #victims == 0 then victims = redis.call('ZRANGE', index, 0, 0) end
-  for _, victim in ipairs(victims) do
-    redis.call('DEL', ARGV[13] .. victim)
-    redis.call('ZREM', index, victim)
-  end
+local held = redis.call('ZSCORE', counting, member)
+if (not held or tonumber(held) <= tonumber(now)) and redis.call('ZCARD', counting) >= tonumber(ARGV[11]) then
+  redis.call('ZREMRANGEBYSCORE', counting, '-inf', now)
+  if redis.call('ZCARD', counting) >= tonumber(ARGV[11]) then return {'full', 0} end
 end
-redis.call('SET', key, kept, 'PX', ttl)
-redis.call('ZADD', index, expires_at, member)
-keep_at_least(index, ttl)
-return reply
+redis.call('SET', key, cjson.encode({failures = failures, lastFailureAt = at}), 'PX', ARGV[10])
+redis.call('ZREM', banned, member)
+redis.call('ZADD', counting, ARGV[8], member)
+keep_at_least(counting, ARGV[10])
+return {'counted', #failures}
 `);
 
-// KEYS: record, index, recent logins. ARGV: client key, now, remember (1/0), until, cap, TTL, clock now.
-// Remembers the login when asked, then deletes the failures unless a ban runs at now.
+// KEYS: record, counting, banned, logins. ARGV: client key, now, remember (1/0), until, the shard's share of maxRecentSuccesses,
+// TTL, clock now. Remembers the login when asked, then deletes the failures unless a ban runs at now.
 export const RECORD_LOGIN = new LuaScript(`${LIVE_RECORD}${REMEMBER_LUA}
-if ARGV[3] == '1' then remember(KEYS[3], ARGV[1], ARGV[4], ARGV[7], ARGV[5], ARGV[6]) end
+if ARGV[3] == '1' then remember(KEYS[4], ARGV[1], ARGV[4], ARGV[7], ARGV[5], ARGV[6]) end
 local now = tonumber(ARGV[2])
-local record = live_record(KEYS[1], KEYS[2], ARGV[1], now)
+local record = live_record(KEYS[1], KEYS[2], KEYS[3], ARGV[1], now)
 if record and record.bannedUntil and record.bannedUntil > now then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
 return 1
 `);
 
-// KEYS: record, index, recent logins. ARGV: client key, now. Replies {stored JSON or nil, until when a login is remembered, else 0}:
-// the admission read.
-export const READ_CLIENT = new LuaScript(`
+// KEYS: record, counting, banned, logins. ARGV: client key, now. Replies {stored JSON or nil, until when a login is remembered,
+// else 0}: the admission read.
+export const READ_CLIENT = new LuaScript(`${LIVE_RECORD}
 local now = tonumber(ARGV[2])
 local stored = false
-local expiry = redis.call('ZSCORE', KEYS[2], ARGV[1])
-if expiry and tonumber(expiry) > now then stored = redis.call('GET', KEYS[1]) end
-local login = redis.call('ZSCORE', KEYS[3], ARGV[1])
+if live_expiry(KEYS[2], KEYS[3], ARGV[1], now) then stored = redis.call('GET', KEYS[1]) end
+local login = redis.call('ZSCORE', KEYS[4], ARGV[1])
 return {stored, (login and tonumber(login) > now) and tonumber(login) or 0}
 `);
 
-// KEYS: record, index. ARGV: client key, now.
-export const READ_ATTEMPTS = new LuaScript(`
-local expiry = redis.call('ZSCORE', KEYS[2], ARGV[1])
-if not expiry or tonumber(expiry) <= tonumber(ARGV[2]) then return false end
+// KEYS: record, counting, banned. ARGV: client key, now.
+export const READ_ATTEMPTS = new LuaScript(`${LIVE_RECORD}
+if not live_expiry(KEYS[2], KEYS[3], ARGV[1], tonumber(ARGV[2])) then return false end
 return redis.call('GET', KEYS[1])
 `);
 
-// KEYS: record, index. ARGV: client key.
+// KEYS: record, counting, banned. ARGV: client key.
 export const DELETE_ATTEMPTS = new LuaScript(`
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
 return 1
 `);
 
-// KEYS: index. ARGV: now, key prefix. Replies client key, JSON, client key, JSON, …
+// KEYS: counting, banned (one shard). ARGV: now, the shard's record prefix (its keys share the shard's tag, so its slot).
+// Replies client key, JSON, client key, JSON, …
 export const LIST_ATTEMPTS = new LuaScript(`
 local listed = {}
-for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf')) do
-  local stored = redis.call('GET', ARGV[2] .. member)
-  if stored then
-    listed[#listed + 1] = member
-    listed[#listed + 1] = stored
+for _, index in ipairs({KEYS[1], KEYS[2]}) do
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', index, '(' .. ARGV[1], '+inf')) do
+    local stored = redis.call('GET', ARGV[2] .. member)
+    if stored then
+      listed[#listed + 1] = member
+      listed[#listed + 1] = stored
+    end
   end
 end
 return listed

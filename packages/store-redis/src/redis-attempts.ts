@@ -12,7 +12,14 @@ export class RedisAttempts implements AttemptStore {
     private readonly keys: KeySpace,
     private readonly clock: Clock,
     private readonly limits: { maxAttemptKeys: number; maxRecentSuccesses: number },
-  ) {}
+  ) {
+    // Each shard holds its share of the caps: together never more than the caps, rounded up to at least one each.
+    this.countingCap = Math.ceil(limits.maxAttemptKeys / keys.attemptShards);
+    this.loginCap = Math.ceil(limits.maxRecentSuccesses / keys.attemptShards);
+  }
+
+  private readonly countingCap: number;
+  private readonly loginCap: number;
 
   // Clean, logged-in clients' admissions answered without a round trip for a moment (clean-client-memory.ts).
   private readonly memory = new CleanClientMemory();
@@ -31,19 +38,15 @@ export class RedisAttempts implements AttemptStore {
       failure.keepUntil,
       expiryTtl(failure.banUntil, now),
       expiryTtl(failure.keepUntil, now),
-      this.limits.maxAttemptKeys,
+      this.countingCap,
       now,
-      this.keys.attemptPrefix,
     ];
-    return decodeTally(await this.connection.run(COUNT_FAILURE, [this.keys.attempt(key), this.keys.attemptIndex], args));
+    return decodeTally(await this.connection.run(COUNT_FAILURE, this.clientKeys(key).slice(0, 3), args));
   }
 
   async recordLogin(key: string, now: number, rememberUntil?: number): Promise<void> {
     const clockNow = this.clock.now();
-    const remember =
-      rememberUntil === undefined
-        ? ['0', 0, 0, 0]
-        : ['1', rememberUntil, this.limits.maxRecentSuccesses, expiryTtl(rememberUntil, clockNow)];
+    const remember = rememberUntil === undefined ? ['0', 0, 0, 0] : ['1', rememberUntil, this.loginCap, expiryTtl(rememberUntil, clockNow)];
     await this.connection.run(RECORD_LOGIN, this.clientKeys(key), [key, now, ...remember, clockNow]);
   }
 
@@ -60,26 +63,36 @@ export class RedisAttempts implements AttemptStore {
   }
 
   async readAttempts(key: string): Promise<AttemptRecord | null> {
-    const stored = await this.connection.run(READ_ATTEMPTS, [this.keys.attempt(key), this.keys.attemptIndex], [key, this.clock.now()]);
+    const stored = await this.connection.run(READ_ATTEMPTS, this.clientKeys(key).slice(0, 3), [key, this.clock.now()]);
     return typeof stored === 'string' ? decodeAttemptRecord(stored) : null;
   }
 
   async deleteAttempts(key: string): Promise<void> {
     this.memory.forget(key);
-    await this.connection.run(DELETE_ATTEMPTS, [this.keys.attempt(key), this.keys.attemptIndex], [key]);
+    await this.connection.run(DELETE_ATTEMPTS, this.clientKeys(key).slice(0, 3), [key]);
   }
 
+  /** One script per shard, all at once: on a cluster each goes to the node of its shard. */
   async listAttempts(): Promise<AttemptEntry[]> {
-    const listed = await this.connection.run(LIST_ATTEMPTS, [this.keys.attemptIndex], [this.clock.now(), this.keys.attemptPrefix]);
-    if (!Array.isArray(listed)) throw new Error(`unexpected reply to the attempt listing: ${String(listed)}`);
+    const now = this.clock.now();
+    const shards = await Promise.all(
+      this.keys
+        .allAttemptShards()
+        .map((shard) => this.connection.run(LIST_ATTEMPTS, [shard.counting, shard.banned], [now, shard.recordPrefix])),
+    );
     const entries: AttemptEntry[] = [];
-    for (let i = 0; i + 1 < listed.length; i += 2)
-      entries.push({ key: String(listed[i]), record: decodeAttemptRecord(String(listed[i + 1])) });
+    for (const listed of shards) {
+      if (!Array.isArray(listed)) throw new Error(`unexpected reply to the attempt listing: ${String(listed)}`);
+      for (let i = 0; i + 1 < listed.length; i += 2)
+        entries.push({ key: String(listed[i]), record: decodeAttemptRecord(String(listed[i + 1])) });
+    }
     return entries;
   }
 
+  /** record, counting, banned, logins: the keys of the client key's shard, in the order every script takes them. */
   private clientKeys(key: string): string[] {
-    return [this.keys.attempt(key), this.keys.attemptIndex, this.keys.recentSuccesses];
+    const shard = this.keys.attemptsOf(key);
+    return [`${shard.recordPrefix}${key}`, shard.counting, shard.banned, shard.logins];
   }
 }
 
@@ -91,6 +104,7 @@ function decodeTally(reply: unknown): FailureTally {
     if (kind === 'banned') return { kind, bannedUntil: number };
     if (kind === 'repeated') return { kind, failures: number };
     if (kind === 'counted') return { kind, failures: number };
+    if (kind === 'full') return { kind };
   }
   throw new Error(`unexpected reply to a counted failure: ${JSON.stringify(reply)}`);
 }

@@ -51,7 +51,8 @@ describe('RedisStore keys', () => {
   it('attempts, tickets, global failures and remembered keys carry a TTL, so Redis forgets them without a sweeper', async () => {
     const clock = new FakeClock();
     const prefix = `keys-${randomUUID()}:`;
-    const store = await connected({ prefix, clock });
+    // One shard for the attempts, and the budget read back from the one shard this instance wrote.
+    const store = await connected({ prefix, clock, attemptShards: 1 });
     const now = clock.now();
     await store.attempts.countFailure('203.0.113.7', failureAt(now));
     await store.tickets.putTicket('ticket-1', { sessionToken: SESSION_TOKEN, expiresAt: now + 60_000 });
@@ -60,15 +61,23 @@ describe('RedisStore keys', () => {
     await store.retiredTokens.retireToken('ab'.repeat(32), now + 60_000);
     const ttls = Object.fromEntries(
       await Promise.all(
-        ['attempt:203.0.113.7', 'attempts', 'ticket:ticket-1', 'tickets', 'global-failures', 'recent-successes', 'retired-tokens'].map(
-          async (name) => [name, await redis.raw().pttl(`${prefix}${name}`)] as const,
-        ),
+        [
+          '{attempts:0}record:203.0.113.7',
+          '{attempts:0}counting',
+          '{attempts:0}logins',
+          '{tickets}ticket:ticket-1',
+          '{tickets}all',
+          '{budget:0}failures',
+          'retired-tokens',
+        ].map(async (name) => [name, await redis.raw().pttl(`${prefix}${name}`)] as const),
       ),
     );
+    const budgetTtls = await Promise.all([0, 1, 2, 3].map((shard) => redis.raw().pttl(`${prefix}{budget:${shard}}failures`)));
+    ttls['{budget:0}failures'] = Math.max(...budgetTtls);
     for (const [name, ttl] of Object.entries(ttls)) expect(ttl, name).toBeGreaterThan(0);
     // The failure is kept for its window (300 s), the ticket for its minute; never much longer.
-    expect(ttls['attempt:203.0.113.7']).toBeLessThanOrEqual(301_000);
-    expect(ttls['ticket:ticket-1']).toBeLessThanOrEqual(61_000);
+    expect(ttls['{attempts:0}record:203.0.113.7']).toBeLessThanOrEqual(301_000);
+    expect(ttls['{tickets}ticket:ticket-1']).toBeLessThanOrEqual(61_000);
   });
 
   it('maxTicketsPerSession holds across instances: the fourth ticket of a session drops its oldest', async () => {
@@ -101,23 +110,46 @@ describe('RedisStore keys', () => {
     expect(await first.tickets.consumeTicket('c')).toEqual({ sessionToken: 'session-c', expiresAt });
   });
 
-  it('maxAttemptKeys: a full store forgets the expired first, then the record that expires soonest', async () => {
+  it('maxAttemptKeys caps the counts only: a full store forgets the expired first, then refuses a new key; no ban is evicted', async () => {
     const clock = new FakeClock();
-    const store = await connected({ clock, limits: { maxAttemptKeys: 2 } });
+    const store = await connected({ clock, limits: { maxAttemptKeys: 2 }, attemptShards: 1 });
     const at = clock.now();
     await store.attempts.countFailure('short', { ...failureAt(at), keepUntil: at + 1_000 });
     await store.attempts.countFailure('banned', failureAt(at, 1));
-    await store.attempts.countFailure('newer', failureAt(at));
-    expect((await store.attempts.listAttempts()).map((entry) => entry.key).sort()).toEqual(['banned', 'newer']);
-    clock.advance(300_000);
-    // 'newer' has expired by the clock: it goes, the running ban stays.
-    await store.attempts.countFailure('latest', failureAt(clock.now()));
-    expect((await store.attempts.listAttempts()).map((entry) => entry.key).sort()).toEqual(['banned', 'latest']);
+    await store.attempts.countFailure('counting', failureAt(at));
+    expect(await store.attempts.countFailure('refused', failureAt(at))).toEqual({ kind: 'full' });
+    expect((await store.attempts.listAttempts()).map((entry) => entry.key).sort()).toEqual(['banned', 'counting', 'short']);
+    clock.advance(1_000);
+    // 'short' has expired by the clock: its place goes to a new key; the running ban was never in the count.
+    expect(await store.attempts.countFailure('latest', failureAt(clock.now()))).toEqual({ kind: 'counted', failures: 1 });
+    expect(await store.attempts.countFailure('counting', failureAt(clock.now()))).toEqual({ kind: 'counted', failures: 2 });
+    expect((await store.attempts.listAttempts()).map((entry) => entry.key).sort()).toEqual(['banned', 'counting', 'latest']);
+  });
+
+  it('a flood of new client keys against a small cap: every running ban survives, and a count that reaches its ban frees its place', async () => {
+    const clock = new FakeClock();
+    const store = await connected({ clock, limits: { maxAttemptKeys: 64 } });
+    const at = clock.now();
+    const attackers = Array.from({ length: 20 }, (_, i) => `198.51.100.${i}`);
+    for (const attacker of attackers) expect((await store.attempts.countFailure(attacker, failureAt(at, 1))).kind).toBe('banned');
+    const tallies = await Promise.all(Array.from({ length: 5_000 }, (_, i) => store.attempts.countFailure(`flood-${i}`, failureAt(at))));
+    expect(tallies.filter((tally) => tally.kind === 'counted').length).toBeLessThanOrEqual(64);
+    expect(tallies.filter((tally) => tally.kind === 'full').length).toBeGreaterThanOrEqual(5_000 - 64);
+    for (const attacker of attackers) expect((await store.attempts.readAttempts(attacker))?.bannedUntil, attacker).toBe(at + 600_000);
+    const listed = await store.attempts.listAttempts();
+    expect(listed.filter((entry) => entry.record.bannedUntil !== undefined).length).toBe(20);
+    // A counted key that goes on to its ban leaves the counts: its shard has room for one new key again.
+    const counted = tallies.findIndex((tally) => tally.kind === 'counted');
+    expect((await store.attempts.countFailure(`flood-${counted}`, failureAt(at, 2))).kind).toBe('banned');
+    const retried = await Promise.all(
+      Array.from({ length: 5_000 }, (_, i) => store.attempts.countFailure(`flood-${i}`, failureAt(at + 1))),
+    );
+    expect(retried.filter((tally) => tally.kind === 'counted' && tally.failures === 1).length).toBe(1);
   });
 
   it('recent successes past the cap drop the one nearest its end, never the one just remembered', async () => {
     const clock = new FakeClock();
-    const store = await connected({ clock, limits: { maxRecentSuccesses: 2, maxRetiredTokens: 1 } });
+    const store = await connected({ clock, limits: { maxRecentSuccesses: 2, maxRetiredTokens: 1 }, attemptShards: 1 });
     const now = clock.now();
     await store.attempts.recordLogin('a', now, now + 10_000);
     await store.attempts.recordLogin('b', now, now + 20_000);

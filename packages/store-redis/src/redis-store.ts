@@ -1,10 +1,9 @@
 import { DEFAULT_MEMORY_STORE_LIMITS, StoreUnavailableError, type Clock, type MemoryStoreLimits, type Store } from '@webui/core';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { errorMessage } from './error-message.js';
 import { InstanceRegistry, type RunningInstance } from './instance-registry.js';
 import { KeySpace } from './key-space.js';
-import { allReadyWithin, createRedisClient } from './redis-client.js';
+import { allReadyWithin, createRedisClient, type RedisClient } from './redis-client.js';
 import { RedisAttempts } from './redis-attempts.js';
 import { RedisGlobalFailures } from './redis-global-failures.js';
 import { RedisRetiredTokens } from './redis-retired-tokens.js';
@@ -18,7 +17,7 @@ import { StoreConnection } from './store-connection.js';
 export type RedisStoreLimits = MemoryStoreLimits;
 
 export interface RedisStoreOptions {
-  /** redis://[:password@]host[:port][/db], or rediss:// for TLS. */
+  /** redis://[:password@]host[:port][/db], or rediss:// for TLS; redis-cluster://host:port,host:port,… (rediss-cluster://) for a Redis Cluster. */
   url: string;
   /** Every key and channel lives under it; default 'webui:'. */
   prefix?: string;
@@ -28,11 +27,19 @@ export interface RedisStoreOptions {
   onEvent?: (event: RedisStoreEvent) => void;
   /** How long connect() waits for Redis; default 3000 ms. */
   connectTimeoutMs?: number;
+  /**
+   * Over how many hash tags the client keys are spread (default 16), each holding its share of maxAttemptKeys and
+   * maxRecentSuccesses: part of the key layout, so every instance sharing a prefix must use the same (tests set 1 to see exact caps).
+   */
+  attemptShards?: number;
 }
 
 export const DEFAULT_REDIS_PREFIX = 'webui:';
 const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
 const SYNC_RETRY_MS = 1_000;
+// On a cluster, the subscriber may move to another node (its node failed) and miss an announcement meanwhile: the record is
+// also re-read this often, so a change is seen within it whatever happened to the subscription.
+const CLUSTER_RECORD_RESYNC_MS = 5_000;
 
 /**
  * The Store in Redis, shared by every instance of the server that names the same URL and prefix (DESIGN D16):
@@ -48,8 +55,8 @@ export class RedisStore implements Store {
   private readonly url: RedisUrl;
   private readonly connection: StoreConnection;
   // Made by open(): ioredis is loaded only by a server that uses Redis.
-  private client: Redis | null = null;
-  private subscriber: Redis | null = null;
+  private client: RedisClient | null = null;
+  private subscriber: RedisClient | null = null;
   private readonly keys: KeySpace;
   private readonly emit: (event: RedisStoreEvent) => void;
   readonly record: SharedRecord;
@@ -65,6 +72,7 @@ export class RedisStore implements Store {
   private commandsReady = false;
   private lost = false;
   private syncRetry: NodeJS.Timeout | null = null;
+  private resync: NodeJS.Timeout | null = null;
 
   /** A connected store: new RedisStore(options) then open(). */
   static async connect(options: RedisStoreOptions): Promise<RedisStore> {
@@ -73,14 +81,14 @@ export class RedisStore implements Store {
     return store;
   }
 
-  /** Connects nothing yet (see open()); throws when the URL is not a redis:// or rediss:// one. */
+  /** Connects nothing yet (see open()); throws when the URL is not a Redis or Redis Cluster one. */
   constructor(options: RedisStoreOptions) {
     const url = parseRedisUrl(options.url);
     if (!url.ok) throw new Error(`store: ${url.error}`);
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const limits = { ...DEFAULT_MEMORY_STORE_LIMITS, ...options.limits };
     this.address = url.value.address;
-    this.keys = new KeySpace(options.prefix ?? DEFAULT_REDIS_PREFIX);
+    this.keys = new KeySpace(options.prefix ?? DEFAULT_REDIS_PREFIX, options.attemptShards);
     this.emit = options.onEvent ?? (() => undefined);
     this.url = url.value;
     const connection = new StoreConnection(this.address);
@@ -119,9 +127,10 @@ export class RedisStore implements Store {
     if (this.closed) return;
     this.closed = true;
     if (this.syncRetry !== null) clearTimeout(this.syncRetry);
+    if (this.resync !== null) clearInterval(this.resync);
     await this.instances.leave();
     // A polite QUIT where the connection is up; disconnect() stops a reconnecting one (and is a no-op after QUIT).
-    const clients = [this.client, this.subscriber].filter((client): client is Redis => client !== null);
+    const clients = [this.client, this.subscriber].filter((client): client is RedisClient => client !== null);
     await Promise.allSettled(clients.filter((client) => client.status === 'ready').map((client) => client.quit()));
     for (const client of clients) client.disconnect();
   }
@@ -162,9 +171,13 @@ export class RedisStore implements Store {
       throw unreachable(errorMessage(error.reason ?? error), error);
     }
     this.started = true;
+    if (this.url.nodes !== undefined) {
+      this.resync = setInterval(() => this.syncRecord(), CLUSTER_RECORD_RESYNC_MS);
+      this.resync.unref();
+    }
   }
 
-  private watchCommands(client: Redis): void {
+  private watchCommands(client: RedisClient): void {
     client.on('error', (error: Error) => {
       this.lastError = error;
     });
@@ -186,7 +199,7 @@ export class RedisStore implements Store {
     });
   }
 
-  private watchSubscriber(subscriber: Redis): void {
+  private watchSubscriber(subscriber: RedisClient): void {
     subscriber.on('error', (error: Error) => {
       this.lastError = error;
     });

@@ -9,6 +9,10 @@ describe('redactStoreUrl', () => {
     ['redis://127.0.0.1:6379/0', 'redis://127.0.0.1:6379/0'],
     ['redis://user@host:6379', 'redis://user@host:6379'],
     ['redis://[::1]:6379/1', 'redis://[::1]:6379/1'],
+    ['redis-cluster://:s3cret@10.0.0.1:7000,10.0.0.2:7000', 'redis-cluster://:***@10.0.0.1:7000,10.0.0.2:7000'],
+    ['rediss-cluster://app:p%40ss@a:7000,b:7001/', 'rediss-cluster://app:***@a:7000,b:7001/'],
+    ['redis-cluster://app@a:7000,b:7001', 'redis-cluster://app@a:7000,b:7001'],
+    ['redis-cluster://a:7000', 'redis-cluster://a:7000'],
   ])('%s -> %s', (url, redacted) => {
     expect(redactStoreUrl(url)).toBe(redacted);
   });
@@ -41,6 +45,44 @@ describe('parseRedisUrl', () => {
       ok: true,
       value: { tls: false, host: '::1', port: 6379, db: 0, address: 'redis://[::1]/' },
     });
+  });
+
+  it('reads the seed nodes, credentials and TLS of a cluster URL', () => {
+    expect(parseRedisUrl('redis-cluster://:s3cret@10.0.0.1:7000,10.0.0.2,[::1]:7002')).toEqual({
+      ok: true,
+      value: {
+        tls: false,
+        host: '10.0.0.1',
+        port: 7000,
+        nodes: [
+          { host: '10.0.0.1', port: 7000 },
+          { host: '10.0.0.2', port: 6379 },
+          { host: '::1', port: 7002 },
+        ],
+        db: 0,
+        password: 's3cret',
+        address: 'redis-cluster://:***@10.0.0.1:7000,10.0.0.2,[::1]:7002',
+      },
+    });
+    expect(parseRedisUrl('rediss-cluster://app:p%40ss@redis-1.example:7000/')).toMatchObject({
+      ok: true,
+      value: { tls: true, nodes: [{ host: 'redis-1.example', port: 7000 }], username: 'app', password: 'p@ss' },
+    });
+  });
+
+  it.each([
+    ['redis-cluster://a:7000,b:7001/1', /database or query parameters/],
+    ['redis-cluster://a:7000?x=1', /database or query parameters/],
+    ['redis-cluster://a:7000,,b:7001', /invalid node ""/],
+    ['redis-cluster://:s3cret@a:7000,b:99999', /invalid node "b:99999"/],
+    ['redis-cluster://', /invalid node ""/],
+  ])('refuses the cluster URL %s, never showing its password', (url, message) => {
+    const parsed = parseRedisUrl(url);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) {
+      expect(parsed.error).toMatch(message);
+      expect(parsed.error).not.toContain('s3cret');
+    }
   });
 
   it.each([

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import type { LuaScript } from './lua-script.js';
 import { StoreUnavailableError } from '@webui/core';
 import { storeFailure } from './store-unavailable.js';
@@ -8,7 +8,7 @@ import { storeFailure } from './store-unavailable.js';
  * or a bug. Its client is attached when the store opens; before that, every call fails as unreachable.
  */
 export class StoreConnection {
-  private client: Redis | null = null;
+  private client: RedisClient | null = null;
   /** The last call found Redis unavailable: true from then until a call succeeds, however the socket looks. */
   failing = false;
 
@@ -19,7 +19,7 @@ export class StoreConnection {
     return this.client?.status === 'ready' && !this.failing;
   }
 
-  attach(client: Redis): void {
+  attach(client: RedisClient): void {
     this.client = client;
   }
 
@@ -27,7 +27,7 @@ export class StoreConnection {
     return this.send((client) => script.run(client, keys, args));
   }
 
-  async send<T>(command: (client: Redis) => Promise<T>): Promise<T> {
+  async send<T>(command: (client: RedisClient) => Promise<T>): Promise<T> {
     try {
       if (this.client === null) throw new Error('not connected yet');
       const result = await command(this.client);

@@ -1,8 +1,9 @@
 import { StoreUnavailableError } from '@webui/core';
 import { errorMessage } from './error-message.js';
 
-// Replies that mean "not now" rather than "wrong request": a loading, read-only, locked or unauthenticated server.
-const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|READONLY|NOAUTH|WRONGPASS|MASTERDOWN|TRYAGAIN|OOM|MISCONF|NOREPLICAS)\b/;
+// Replies that mean "not now" rather than "wrong request": a loading, read-only, locked, unauthenticated, full (OOM under
+// noeviction) or failing-over server.
+const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|READONLY|NOAUTH|WRONGPASS|MASTERDOWN|TRYAGAIN|OOM|MISCONF|NOREPLICAS|CLUSTERDOWN)\b/;
 
 /**
  * What a failed Redis call means for the caller: the server cannot be reached or cannot serve now

@@ -42,14 +42,23 @@ export type FailureTally =
   | { kind: 'already_banned'; bannedUntil: number }
   | { kind: 'repeated'; failures: number }
   | { kind: 'counted'; failures: number }
-  | { kind: 'banned'; bannedUntil: number };
+  | { kind: 'banned'; bannedUntil: number }
+  /**
+   * Not kept: the key had no failures in the window and the store's failure counters are full (maxAttemptKeys). Running bans
+   * are never evicted to make room; the failure still counts against the global budget.
+   */
+  | { kind: 'full' };
 
 /**
  * What the store knows of each client key: its failures and ban, and its recent login. Each call is one
  * atomic step (one round trip on a shared store), so processes sharing it never lose a failure.
  */
 export interface AttemptStore {
-  /** Counts a failure of a client key (and starts the ban it may lead to) in one atomic step. */
+  /**
+   * Counts a failure of a client key (and starts the ban it may lead to) in one atomic step. Only the counts under the threshold
+   * are capped: a running ban is kept until it ends, whatever else is counted, and a new key that finds the counts full is
+   * refused (`full`).
+   */
   countFailure(key: string, failure: FailureToCount): Promise<FailureTally>;
   /**
    * A login of the client key: forgets its failures unless a ban runs at `now` (a ban ends only when its
