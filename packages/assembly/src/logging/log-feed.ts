@@ -1,15 +1,9 @@
-import type { LogEntry, LogLevel, LogSource } from '@webui/http-hono';
+import type { LogEntry, LogSource } from '@webui/http-hono';
+import { botLogEntry, dashboardLevel, type BotLogLine } from './dashboard-log-entry.js';
+
+export { dashboardLevel, type BotLogLine } from './dashboard-log-entry.js';
 
 export type LogListener = (entry: LogEntry) => void;
-
-/** pino's numeric level as one of the five the dashboard filters on: trace and debug are DEBUG, fatal is CRITICAL. */
-export function dashboardLevel(pinoLevel: unknown): LogLevel {
-  if (typeof pinoLevel !== 'number') return 'INFO';
-  if (pinoLevel < 30) return 'DEBUG';
-  if (pinoLevel < 40) return 'INFO';
-  if (pinoLevel < 50) return 'WARNING';
-  return pinoLevel < 60 ? 'ERROR' : 'CRITICAL';
-}
 
 /** Width of the counter in an entry id: fixed, so that ids sort as strings in the order they were made. */
 const COUNTER_DIGITS = 12;
@@ -18,6 +12,8 @@ const COUNTER_DIGITS = 12;
 interface RawLine {
   id: number;
   line: string;
+  /** A bot's line (through destination()): its module when the line names none; undefined for this server's own. */
+  botModule?: string;
 }
 
 /** A pino destination: receives each serialised line. */
@@ -26,8 +22,9 @@ export interface LineSink {
 }
 
 /**
- * Keeps the most recent log entries for replay and hands every new one to live subscribers.
- * Lines are parsed only when someone reads them (a replay or a live subscriber), not on every log call.
+ * Keeps the most recent log entries for replay and hands every new one to live subscribers: this server's own lines and a
+ * bot's (write, destination), in one order under one run of ids. Lines are parsed only when someone reads them (a replay or
+ * a live subscriber), not on every log call.
  */
 export class LogFeed implements LogSource {
   private readonly entries: Array<LogEntry | RawLine> = [];
@@ -43,16 +40,22 @@ export class LogFeed implements LogSource {
     this.idPrefix = `${startedAt}_`;
   }
 
-  readonly stream: LineSink = {
-    write: (chunk) => {
-      const text = typeof chunk === 'string' ? chunk : chunk.toString();
-      // pino writes one line per call, newline-terminated.
-      const newline = text.indexOf('\n');
-      if (newline === text.length - 1 || newline < 0) this.push(newline < 0 ? text : text.slice(0, newline));
-      else for (const line of text.split('\n')) this.push(line);
-      return true;
-    },
+  /** This server's own pino lines. */
+  readonly stream: LineSink = { write: (chunk) => this.pushLines(chunk) };
+
+  /**
+   * One log line of the bot's, normalised to the dashboard's entry (module `bot` unless it names one); a non-object or a line
+   * without a message is dropped. Never throws. Bound, like destination: a bot may pass it on alone.
+   */
+  readonly write = (line: BotLogLine): void => {
+    const entry = botLogEntry(line, 'bot', this.idOf(this.nextId), Date.now());
+    if (!entry) return;
+    this.nextId++;
+    this.append(entry);
   };
+
+  /** A pino destination for the bot's own logger (`pino(options, feed.destination('bot'))`): every line normalised as write's. */
+  readonly destination = (module = 'bot'): LineSink => ({ write: (chunk) => this.pushLines(chunk, module) });
 
   recent(count: number): LogEntry[] {
     if (count <= 0) return [];
@@ -70,14 +73,31 @@ export class LogFeed implements LogSource {
     return () => this.listeners.delete(listener);
   }
 
-  private push(line: string): void {
+  private pushLines(chunk: string | Buffer, botModule?: string): boolean {
+    // A Buffer as UTF-8; whatever else a caller passes becomes a line that is not JSON, and is dropped.
+    const text = typeof chunk === 'string' ? chunk : String(chunk);
+    // pino writes one line per call, newline-terminated.
+    const newline = text.indexOf('\n');
+    if (newline === text.length - 1 || newline < 0) this.push(newline < 0 ? text : text.slice(0, newline), botModule);
+    else for (const line of text.split('\n')) this.push(line, botModule);
+    return true;
+  }
+
+  private push(line: string, botModule?: string): void {
     if (line.trim() === '') return;
-    const raw: RawLine = { id: this.nextId++, line };
-    this.entries.push(raw);
+    this.append(botModule === undefined ? { id: this.nextId++, line } : { id: this.nextId++, line, botModule });
+  }
+
+  private append(item: LogEntry | RawLine): void {
+    this.entries.push(item);
     if (this.entries.length > this.capacity) this.entries.shift();
     if (this.listeners.size === 0) return;
     const entry = this.entryAt(this.entries.length - 1);
     if (entry) for (const listener of this.listeners) listener(entry);
+  }
+
+  private idOf(counter: number): string {
+    return `${this.idPrefix}${String(counter).padStart(COUNTER_DIGITS, '0')}`;
   }
 
   /** The entry at `index`, parsed (and kept parsed) on first use; null for a line that is not JSON. */
@@ -93,8 +113,14 @@ export class LogFeed implements LogSource {
       item.line = '';
       return null;
     }
+    if (item.botModule !== undefined) {
+      const entry = botLogEntry(record, item.botModule, this.idOf(item.id), Date.now());
+      if (!entry) item.line = '';
+      else this.entries[index] = entry;
+      return entry;
+    }
     const entry: LogEntry = {
-      id: `${this.idPrefix}${String(item.id).padStart(COUNTER_DIGITS, '0')}`,
+      id: this.idOf(item.id),
       timestamp: new Date(typeof record.time === 'number' ? record.time : Date.now()).toISOString(),
       level: dashboardLevel(record.level),
       module: typeof record.module === 'string' ? record.module : 'webui',
