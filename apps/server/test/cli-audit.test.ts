@@ -36,7 +36,7 @@ function recordEvents(cwd: string, entries: ReadonlyArray<readonly [number, Secu
 const at = (iso: string) => Date.parse(iso);
 const EVENT_NAMES =
   'login_succeeded, login_failed, ban_started, ban_lifted, budget_reset, token_changed, sessions_revoked, key_created, key_revoked, ' +
-  'key_first_used, setup_completed, setup_reset, request_refused, upstream_request';
+  'key_first_used, setup_completed, setup_reset, request_refused, upstream_request, bot_action';
 
 const HISTORY = [
   [

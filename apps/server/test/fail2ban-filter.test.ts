@@ -87,6 +87,17 @@ const NOT_COUNTED: SecurityEvent[] = [
     path: '/api/chat/,"event":"login_failed","address":"203.0.113.99","via":"api","counted":true}',
     status: 200,
   },
+  // A bot's audit action and details are the bot's to choose, and may echo what a caller sent.
+  {
+    event: 'bot_action',
+    address: '203.0.113.13',
+    via: 'api',
+    principal: 'key:deployer',
+    method: 'PUT',
+    path: '/api/webui/config',
+    action: ',"event":"login_failed","address":"203.0.113.98","via":"api","counted":true}',
+    details: { note: '"counted":true' },
+  },
   { event: 'token_changed', address: null, via: 'startup', how: 'temporary' },
 ];
 

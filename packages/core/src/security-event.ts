@@ -41,6 +41,15 @@ export type SecurityEvent = EventBase &
     | { event: 'request_refused'; reason: 'origin_not_allowed' | 'host_not_allowed' | 'cross_site_request'; count: number }
     /** A state change forwarded to the upstream (webui.upstream): who, what, the answer; no query string (it may carry secrets). */
     | { event: 'upstream_request'; principal: string; method: string; path: string; status: number }
+    /** What a bot's mounted route recorded (RouteRequest.audit): who (`session`, `key:<name>`, `anonymous` on a public route), where, what. */
+    | {
+        event: 'bot_action';
+        principal: string;
+        method: string;
+        path: string;
+        action: string;
+        details?: Record<string, string | number | boolean | null>;
+      }
   );
 
 export type SecurityEventName = SecurityEvent['event'];
@@ -61,6 +70,7 @@ export const SECURITY_EVENT_NAMES: readonly SecurityEventName[] = [
   'setup_reset',
   'request_refused',
   'upstream_request',
+  'bot_action',
 ];
 
 /** An event as written: its time (ISO 8601) first, so every line starts the same way. */

@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import { describe, expect, it } from 'vitest';
 import type { WebuiEnv } from './app-env.js';
 import { MAX_BODY_BYTES } from './create-webui-app.js';
+import { RouteGroup } from './mount/route-group.js';
 import { createTestApp, expectErrorBody, json, RecordingLogger, sessionCookieValue, type TestApp } from './testing/test-app.js';
 
 const KNOWN_TOKEN = 'Known;Secret,Token!42';
@@ -175,7 +176,7 @@ describe('createWebuiApp', () => {
       .get('/teapot', () => {
         throw new HTTPException(418, { message: 'short and stout' });
       });
-    const t = await createTestApp({ protectedRoutes: [{ path: '/system', app: failing }] });
+    const t = await createTestApp({ routeGroups: [new RouteGroup('/api/webui/system', failing)] });
     const cookie = await t.login();
     const res = await t.request('/system/boom', { cookie });
     const body = await expectErrorBody(res, 500, 'internal_error');

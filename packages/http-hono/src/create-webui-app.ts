@@ -25,6 +25,9 @@ import { wsTokenRoutes } from './routes/ws-token.js';
 import type { WsHub } from './ws/ws-hub.js';
 import { SessionCookie } from './session-cookie.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { mountRouteGroups } from './mount/mount-route-groups.js';
+import type { RouteGroup } from './mount/route-group.js';
+import { mountedOperations } from './openapi/mounted-operations.js';
 import { forwardToUpstream } from './upstream/forward-to-upstream.js';
 import { ForwardedPaths, ownEndpoints } from './upstream/forwarded-paths.js';
 import type { UpstreamOptions } from './upstream/upstream-options.js';
@@ -69,8 +72,8 @@ export interface WebuiAppOptions {
   audit?: SecurityEventSink;
   /** Whether the state store answers right now (a shared store can be lost); /health says degraded when not. */
   storeAvailable?: () => boolean;
-  /** Extra route groups mounted under the prefix behind the session guard (e.g. /config/*). */
-  protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>;
+  /** A bot's route groups under the prefix (e.g. /api/webui/config), behind the whole pipeline; MountError when one cannot be mounted. */
+  routeGroups?: readonly RouteGroup[];
   /** The bot's own backend: the paths under `upstream.paths` this server does not answer go there, behind the whole pipeline. */
   upstream?: UpstreamOptions;
 }
@@ -81,8 +84,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const { services, policy, runtime, logger } = options;
   const cookie = new SessionCookie(policy, logger);
   const now = options.now ?? (() => performance.now());
-  const isPublic = (path: string) => isPublicPath(path.slice(API_PREFIX.length));
-  const openApi = buildOpenApiDocument({ serviceName: policy.serviceName, version: options.version ?? '0.1.0', prefix: API_PREFIX });
+  const isOwnPublic = (path: string) => isPublicPath(path.slice(API_PREFIX.length));
 
   const audit = options.audit ?? NO_AUDIT;
   const refusals = new RefusalAudit(audit, now);
@@ -90,6 +92,8 @@ export function createWebuiApp(options: WebuiAppOptions) {
   // The core's verbs; their events become audit and log lines in the recorder, the one place that writes them.
   const operations = createWebuiOperations(services, { sink: new EventRecorder(audit, logger, now), pause });
 
+  // Written once the bot's route groups are mounted below, before the app serves a request: they are documented too.
+  let openApi: ReturnType<typeof buildOpenApiDocument> = {};
   const api = new Hono<WebuiEnv>()
     .route('/', healthRoutes(policy.serviceName, options.storeAvailable))
     .route('/', authRoutes(operations, cookie))
@@ -108,12 +112,25 @@ export function createWebuiApp(options: WebuiAppOptions) {
         refusals.refused(address, 'origin_not_allowed'),
       ),
     );
-  for (const group of options.protectedRoutes ?? []) api.route(group.path, group.app);
+  // The bot's groups last: each is checked against every path above (and the channel's and the docs' when not mounted).
+  const routeGroups = options.routeGroups ?? [];
+  const mounted = mountRouteGroups(api, routeGroups, { prefix: API_PREFIX, ownPaths: ownPaths(api), audit });
+  openApi = buildOpenApiDocument({
+    serviceName: policy.serviceName,
+    version: options.version ?? '0.1.0',
+    prefix: API_PREFIX,
+    mounted: mountedOperations(mounted.routes, routeGroups, API_PREFIX),
+  });
+  // Without a public mounted route, the guard's public test is exactly the one it had before route groups.
+  const mountedPublic = mounted.isPublic;
+  const isPublic = mountedPublic ? (path: string, method: string) => isOwnPublic(path) || mountedPublic(path, method) : isOwnPublic;
   // With an upstream, what this server does not answer under its paths goes there (issue 33); its own endpoints never do.
-  const forwarded = options.upstream ? new ForwardedPaths(options.upstream, ownEndpoints(ownPaths(api))) : undefined;
+  const forwarded = options.upstream
+    ? new ForwardedPaths(options.upstream, ownEndpoints([...ownPaths(api), ...mounted.ownPaths]))
+    : undefined;
   // The guard then also meets paths outside the prefix, which none of its own public paths are.
   const isGuardPublic = forwarded
-    ? (path: string, method: string) => (isApiPath(path) && isPublic(path)) || forwarded.isPublic(path, method)
+    ? (path: string, method: string) => (isApiPath(path) && isPublic(path, method)) || forwarded.isPublic(path, method)
     : isPublic;
 
   // The pipeline, in the order a request meets it; a step with nothing to do under this configuration is left out.
@@ -127,7 +144,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const guard = (step: MiddlewareHandler<WebuiEnv>) => guarded.forEach((paths) => pipeline.use(paths, step));
   const log = requestLog(logger, now);
   if (log) guard(log); // one debug line per API request, with the status of whatever answered it
-  guard(corsForAllowedOrigins(policy, forwarded !== undefined)); // CORS, for requests that carry an Origin
+  guard(corsForAllowedOrigins(policy, forwarded !== undefined || routeGroups.length > 0)); // CORS, for requests that carry an Origin
   // CSRF, then the 16 KiB body limit, for all but GET/HEAD/OPTIONS; a forwarded body streams, so CSRF only.
   guard(guardStateChanges(policy, refused, forwarded && ((path) => forwarded.isForwarded(path))));
   guard(sessionGuard(operations, isGuardPublic)); // credentials, then their scope, off the public paths

@@ -11,7 +11,11 @@ export function methodPermission(method: string): Permission {
 
 /** The scope step, which the session guard runs right after the credentials: 403 when the principal's scope does not cover the method. */
 export function methodScopeRefusal(c: Context<WebuiEnv>, principal: Principal, method: string = c.req.method): Response | undefined {
-  const permission = methodPermission(method);
+  return permissionRefusal(c, principal, methodPermission(method));
+}
+
+/** 403 insufficient_scope when the principal's scope does not cover `permission`, for a step that already holds the principal. */
+export function permissionRefusal(c: Context<WebuiEnv>, principal: Principal, permission: Permission): Response | undefined {
   return permits(principal, permission) ? undefined : scopeRefusal(c, permission);
 }
 

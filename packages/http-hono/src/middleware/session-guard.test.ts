@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { WebuiEnv } from '../app-env.js';
+import { RouteGroup } from '../mount/route-group.js';
 import { createTestApp, expectErrorBody, json } from '../testing/test-app.js';
 
 function configRoutes() {
@@ -33,7 +34,7 @@ describe('default deny (DESIGN D7)', () => {
   });
 
   it('mounts extra route groups behind the guard', async () => {
-    const t = await createTestApp({ protectedRoutes: [{ path: '/config', app: configRoutes() }] });
+    const t = await createTestApp({ routeGroups: [new RouteGroup('/api/webui/config', configRoutes())] });
     await expectErrorBody(await t.request('/config/probe'), 401, 'not_authenticated');
     await expectErrorBody(await t.request('/config/probe', { cookie: 'wrong' }), 401, 'invalid_session');
     const res = await t.request('/config/probe', { cookie: await t.login() });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ErrorBody, StoreUnavailableBody } from '../schemas.js';
-import type { DocumentedHeader, DocumentedResponse, Operation } from './operations.js';
+import type { DocumentedHeader, DocumentedOperation, DocumentedResponse } from './operations.js';
 
 /** One documented status of an operation: every body it can carry, whichever step answered. */
 export interface StatusResponse {
@@ -51,7 +51,7 @@ const STORE_RESPONSES: Record<number, DocumentedResponse> = {
  * Every status an operation answers with: its own, then those of the steps before it (the edge or the session
  * guard, the body reader, the store). Its own description wins; the bodies of all the steps that share a status are kept.
  */
-export function documentedResponses(operation: Operation): Map<number, StatusResponse> {
+export function documentedResponses(operation: DocumentedOperation): Map<number, StatusResponse> {
   const isSession = operation.access === 'session' || operation.access === 'session-or-200';
   const sources = [
     operation.responses,
@@ -79,7 +79,7 @@ export function documentedResponses(operation: Operation): Map<number, StatusRes
 }
 
 /** The schema a body answered with `status` must satisfy, or undefined when the operation does not document that status. */
-export function responseSchema(operation: Operation, status: number): v.GenericSchema | undefined {
+export function responseSchema(operation: DocumentedOperation, status: number): v.GenericSchema | undefined {
   const schemas = documentedResponses(operation).get(status)?.schemas ?? [];
   if (schemas.length === 0) return undefined;
   return schemas.length === 1 ? schemas[0] : v.union(schemas);

@@ -2,7 +2,7 @@ import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/
 import type * as v from 'valibot';
 import * as schemas from '../schemas.js';
 import { documentedResponses, type StatusResponse } from './documented-responses.js';
-import { OPERATIONS, type Operation } from './operations.js';
+import { OPERATIONS, type DocumentedOperation } from './operations.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -19,10 +19,18 @@ const CONVERSION: ConversionConfig = {
   overrideRef: ({ referenceId }) => `${COMPONENT_PREFIX}${referenceId}`,
 };
 
-/** The OpenAPI 3.1 document of the API, generated from the valibot schemas the routes validate and answer with. */
-export function buildOpenApiDocument(options: { serviceName: string; version: string; prefix: string }): JsonObject {
+/**
+ * The OpenAPI 3.1 document of the API, generated from the valibot schemas the routes validate and answer with;
+ * `mounted`: the operations of a bot's route groups (mountedOperations), after this server's own.
+ */
+export function buildOpenApiDocument(options: {
+  serviceName: string;
+  version: string;
+  prefix: string;
+  mounted?: readonly DocumentedOperation[];
+}): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {};
-  for (const operation of OPERATIONS) {
+  for (const operation of [...OPERATIONS, ...(options.mounted ?? [])]) {
     const methods = (paths[`${options.prefix}${operation.path}`] ??= {});
     methods[operation.method] = describeOperation(operation);
   }
@@ -59,7 +67,7 @@ export function buildOpenApiDocument(options: { serviceName: string; version: st
   };
 }
 
-function describeOperation(operation: Operation): JsonObject {
+function describeOperation(operation: DocumentedOperation): JsonObject {
   const responses: Record<string, JsonObject> = {};
   for (const [status, response] of documentedResponses(operation)) responses[status] = describeResponse(response);
   const isSession = operation.access === 'session' || operation.access === 'session-or-200';
@@ -67,7 +75,7 @@ function describeOperation(operation: Operation): JsonObject {
     operationId: `${operation.method}${operation.path.replace(/[^a-zA-Z0-9]+(.)/g, (_match, next: string) => next.toUpperCase())}`,
     summary: operation.summary,
     description: operation.description,
-    tags: [operation.path.split('/')[1] ?? 'api'],
+    tags: [operation.tag ?? operation.path.split('/')[1] ?? 'api'],
     security: isSession ? [{ botSession: [] }, { bearerAuth: [] }] : operation.access === 'ticket' ? [{ wsTicket: [] }] : [],
     responses,
   };

@@ -48,8 +48,8 @@ export interface DocumentedResponse {
 }
 
 /** One endpoint as the OpenAPI document describes it; the bodies are the schemas the routes validate and answer with. */
-export interface Operation {
-  method: 'get' | 'post' | 'delete';
+export interface DocumentedOperation {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Path parameters in OpenAPI's `{name}` form. */
   path: string;
   /** A description of each path parameter. */
@@ -57,6 +57,8 @@ export interface Operation {
   summary: string;
   description: string;
   access: Access;
+  /** The document's tag; the path's first segment by default. */
+  tag?: string;
   /** False for the few operations that never ask the state store, so never answer 503 store_unavailable. */
   store?: false;
   requestBody?: v.GenericSchema;
@@ -64,12 +66,17 @@ export interface Operation {
   responses: Record<number, DocumentedResponse>;
 }
 
-const banned: DocumentedResponse = {
+/** One of this server's own endpoints: the methods it answers with. */
+export interface Operation extends DocumentedOperation {
+  method: 'get' | 'post' | 'delete';
+}
+
+export const banned: DocumentedResponse = {
   description: 'This address is banned after repeated failed verifications.',
   schema: TooManyAttemptsBody,
   retryAfter: true,
 };
-const unauthenticated: DocumentedResponse = { description: 'No valid session: log in with POST /auth/verify.', schema: ErrorBody };
+export const unauthenticated: DocumentedResponse = { description: 'No valid session: log in with POST /auth/verify.', schema: ErrorBody };
 
 const WS_DESCRIPTION = [
   'Upgrades to a WebSocket with ?token=<ticket>.',

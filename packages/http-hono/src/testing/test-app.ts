@@ -1,8 +1,9 @@
 import { type BanPolicyOptions, type SecurityEvent, type SecurityEventSink } from '@webui/core';
 import { createCoreHarness } from '@webui/core/testing';
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import { expect } from 'vitest';
-import type { AppLogger, HttpPolicy, WebuiEnv } from '../app-env.js';
+import type { AppLogger, HttpPolicy } from '../app-env.js';
+import type { RouteGroup } from '../mount/route-group.js';
 import { API_PREFIX, createWebuiApp } from '../create-webui-app.js';
 import type { RuntimePort } from '../runtime-port.js';
 import type { UpstreamOptions } from '../upstream/upstream-options.js';
@@ -91,7 +92,7 @@ const testRuntime: RuntimePort = {
 export async function createTestApp(
   options: {
     policy?: TestPolicyOptions;
-    protectedRoutes?: Array<{ path: string; app: Hono<WebuiEnv> }>;
+    routeGroups?: readonly RouteGroup[];
     logger?: RecordingLogger;
     banPolicy?: Partial<BanPolicyOptions>;
     storeAvailable?: () => boolean;
@@ -112,7 +113,7 @@ export async function createTestApp(
     logger,
     now: () => harness.clock.now(),
     audit,
-    ...(options.protectedRoutes ? { protectedRoutes: options.protectedRoutes } : {}),
+    ...(options.routeGroups ? { routeGroups: options.routeGroups } : {}),
     ...(options.storeAvailable ? { storeAvailable: options.storeAvailable } : {}),
     ...(options.upstream ? { upstream: options.upstream } : {}),
   });
