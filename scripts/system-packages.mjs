@@ -8,6 +8,8 @@ const REQUIRED = [
   { command: 'caddy', debianPackage: 'caddy' },
   { command: 'fail2ban-regex', debianPackage: 'fail2ban' },
   { command: 'redis-server', debianPackage: 'redis-server' },
+  // systemd-analyze verify checks deploy/webui.service.
+  { command: 'systemd-analyze', debianPackage: 'systemd' },
 ];
 
 function has(command) {

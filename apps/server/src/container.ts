@@ -6,6 +6,7 @@ import {
   systemClock,
   systemRandom,
   type LoadedSettings,
+  type LogDestination,
   type Storage,
 } from '@webui/assembly';
 import { createCore, type Clock, type RandomSource } from '@webui/core';
@@ -54,7 +55,12 @@ export function createContainer(loaded: LoadedSettings): DependencyContainer {
   c.register(
     TOKENS.Logger,
     single((r) =>
-      createLogger(loaded.settings.logLevel, r.resolve<LogFeed>(TOKENS.LogFeed), r.resolve<NodeJS.WritableStream>(TOKENS.LogDestination)),
+      createLogger(
+        loaded.settings.logLevel,
+        r.resolve<LogFeed>(TOKENS.LogFeed),
+        r.resolve<LogDestination>(TOKENS.LogDestination),
+        loaded.settings.logFormat,
+      ),
     ),
   );
   // The store `[webui] store` names (data_dir/webui.json or a shared Redis), with the data directory's lock and audit trail.

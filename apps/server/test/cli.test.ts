@@ -109,6 +109,8 @@ describe('webui CLI on a stopped server', () => {
     expect(run.stdout).toMatch(/webui\.session_expire = 30 \(file\)/);
     expect(run.stdout).toMatch(/webui\.mode = "production" \(default\)/);
     expect(run.stdout).toMatch(/webui\.secret_key = \(set\)/);
+    expect(run.stdout).toMatch(/webui\.log_format = "auto" \(default\)/);
+    expect(run.stdout).toMatch(/webui\.metrics_port = \(not set\) \(default\)/);
     expect(run.stdout).not.toContain('s3cret-value');
   });
 

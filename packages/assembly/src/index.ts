@@ -9,7 +9,8 @@ export {
   type UpstreamSettings,
   type WebuiSettings,
 } from './config/index.js';
-export { createLogger } from './logging/create-logger.js';
+export { createLogger, type LogFormat } from './logging/create-logger.js';
+export { readableLines, writesReadable, type LogDestination } from './logging/readable-lines.js';
 export { dashboardLevel, LogFeed } from './logging/log-feed.js';
 export { createFileStore, dataDirectoryStorage, memoryStorage, jsonFileStore, type FileStorageOptions, type Storage } from './storage.js';
 export { configuredStorage, storeIsShared } from './configured-storage.js';

@@ -59,7 +59,7 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
 
   const hand = stopOnSignals(runtime);
   const feed = new LogFeed();
-  const logger = createLogger(loaded.settings.logLevel, feed);
+  const logger = createLogger(loaded.settings.logLevel, feed, process.stdout, loaded.settings.logFormat);
   const storage = memory ? memoryStorage(systemClock, logger) : configuredStorage(loaded, systemClock, logger);
   const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom, banPolicy: banPolicyFrom(loaded.settings) });
   try {

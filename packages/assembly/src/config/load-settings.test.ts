@@ -57,12 +57,14 @@ describe('loadSettings', () => {
       allowedOrigins: [],
       allowedHosts: [],
       logLevel: 'info',
+      logFormat: 'auto',
       banExempt: [],
       globalFailureBudget: 100,
       auditMaxBytes: 10485760,
       auditKeep: 5,
       store: 'file',
       storePrefix: 'webui:',
+      metricsPort: undefined,
     });
     expect(loaded.configFileFound).toBe(false);
     expect(loaded.configPath).toBe(join(cwd, FILE));
@@ -85,12 +87,14 @@ mode = "development"
 allowed_origins = ["http://localhost:5173"]
 allowed_hosts = ["example.org:8080"]
 log_level = "debug"
+log_format = "json"
 ban_exempt = ["192.168.1.0/24"]
 global_failure_budget = 500
 audit_max_bytes = 65536
 audit_keep = 10
 store = "redis://:pw@redis.internal:6380/2"
 store_prefix = "bot-a:"
+metrics_port = 9464
 `);
     const loaded = load(cwd);
     expect(loaded.configFileFound).toBe(true);
@@ -107,12 +111,14 @@ store_prefix = "bot-a:"
       allowedOrigins: ['http://localhost:5173'],
       allowedHosts: ['example.org:8080'],
       logLevel: 'debug',
+      logFormat: 'json',
       banExempt: ['192.168.1.0/24'],
       globalFailureBudget: 500,
       auditMaxBytes: 65536,
       auditKeep: 10,
       store: 'redis://:pw@redis.internal:6380/2',
       storePrefix: 'bot-a:',
+      metricsPort: 9464,
     });
     expect(loaded.sources.port).toBe('file');
     expect(loaded.sources.secretKey).toBe('file');
@@ -184,12 +190,14 @@ store_prefix = "bot-a:"
       allowedOrigins: 'default',
       allowedHosts: 'default',
       logLevel: 'default',
+      logFormat: 'default',
       banExempt: 'default',
       globalFailureBudget: 'default',
       auditMaxBytes: 'default',
       auditKeep: 'default',
       store: 'default',
       storePrefix: 'default',
+      metricsPort: 'default',
       dataDir: 'default',
       configPath: 'default',
     });
@@ -298,6 +306,27 @@ store_prefix = "bot-a:"
       `${FILE}: webui.store_prefix must be 1 to 64 visible ASCII characters without spaces, got "has space:"`,
     );
     expect(errorOf(() => load(withConfig('[webui]\nstore_prefix = ""\n')))).toMatch(/webui\.store_prefix must be 1 to 64/);
+  });
+
+  it('reads log_format from the file and WEBUI_LOG_FORMAT (the environment first), and metrics_port from 1 to 65535', () => {
+    const cwd = withConfig('[webui]\nlog_format = "json"\nmetrics_port = 9464\n');
+    expect(load(cwd).settings).toMatchObject({ logFormat: 'json', metricsPort: 9464 });
+    const loaded = load(cwd, { env: { WEBUI_LOG_FORMAT: 'pretty' } });
+    expect(loaded.settings.logFormat).toBe('pretty');
+    expect(loaded.sources).toMatchObject({ logFormat: 'env', metricsPort: 'file' });
+    expect(errorOf(() => load(withConfig('[webui]\nlog_format = "text"\n')))).toBe(
+      `${FILE}: webui.log_format must be one of auto, pretty, json, got "text"`,
+    );
+    expect(errorOf(() => load(workspace(), { env: { WEBUI_LOG_FORMAT: 'yaml' } }))).toBe(
+      'WEBUI_LOG_FORMAT: must be one of auto, pretty, json, got "yaml"',
+    );
+    expect(errorOf(() => load(withConfig('[webui]\nmetrics_port = 0\n')))).toBe(
+      `${FILE}: webui.metrics_port must be an integer from 1 to 65535, got 0`,
+    );
+    expect(describeSettings(load(workspace()))).toEqual(
+      expect.arrayContaining(['webui.log_format = "auto" (default)', 'webui.metrics_port = (not set) (default)']),
+    );
+    expect(describeSettings(load(cwd))).toContain('webui.metrics_port = 9464 (file)');
   });
 
   it('refuses an entry of trusted_proxies or allowed_ips that is not an IP or CIDR, naming the entry', () => {
@@ -452,7 +481,7 @@ describe('describeSettings', () => {
     expect(describeSettings(load(cwd, { env: { WEBUI_STORE: 'redis://:hunter3@127.0.0.1:6379/0' } }))).toContain(
       'webui.store = "redis://:***@127.0.0.1:6379/0" (env)',
     );
-    expect(lines.filter((line) => line.startsWith('webui.'))).toHaveLength(18);
+    expect(lines.filter((line) => line.startsWith('webui.'))).toHaveLength(20);
   });
 
   it('says when no secret_key is set', () => {

@@ -3,7 +3,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { readConfigFile, readWebuiTable, type FileSettings } from './config-file.js';
 import { parseConfigFlags, readTextSetting } from './config-flags.js';
 import { templateVariables } from './header-template.js';
-import { hostListSchema, portTextSchema, storeSchema } from './setting-schemas.js';
+import { hostListSchema, logFormatSchema, portTextSchema, storeSchema } from './setting-schemas.js';
 import {
   ConfigError,
   defaultConfigPath,
@@ -43,6 +43,7 @@ export const SETTING_VARIABLES = [
   'WEBUI_PORT',
   'WEBUI_STORE',
   'WEBUI_UPSTREAM_URL',
+  'WEBUI_LOG_FORMAT',
 ] as const;
 type SettingVariable = (typeof SETTING_VARIABLES)[number];
 
@@ -79,6 +80,7 @@ export function loadSettings(input: LoadSettingsInput): LoadedSettings {
       host: readTextSetting(hostListSchema, env('WEBUI_HOST'), 'WEBUI_HOST'),
       port: readTextSetting(portTextSchema, env('WEBUI_PORT'), 'WEBUI_PORT'),
       store: readTextSetting(storeSchema, env('WEBUI_STORE'), 'WEBUI_STORE'),
+      logFormat: readTextSetting(logFormatSchema, env('WEBUI_LOG_FORMAT'), 'WEBUI_LOG_FORMAT'),
     },
   ];
   const envUrl = readTextSetting(upstreamUrlSchema, env('WEBUI_UPSTREAM_URL'), 'WEBUI_UPSTREAM_URL');
@@ -173,6 +175,7 @@ function formatValue(name: SettingName, loaded: LoadedSettings): string {
   // The secret itself is never printed: a check output is often pasted into bug reports.
   if (name === 'secretKey') return value === undefined ? '(not set)' : '(set)';
   if (name === 'store') return JSON.stringify(redactStoreUrl(loaded.settings.store));
+  if (value === undefined) return '(not set)';
   if (Array.isArray(value)) return formatList(value);
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }

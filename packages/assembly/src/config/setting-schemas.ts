@@ -143,6 +143,12 @@ export const allowedHostListSchema = listSchema(allowedHostEntrySchema);
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 export const logLevelSchema = v.picklist(logLevels, (issue) => `must be one of ${logLevels.join(', ')}, ${got(issue)}`);
 
+const logFormats = ['auto', 'pretty', 'json'] as const;
+export const logFormatSchema = v.picklist(logFormats, (issue) => `must be one of ${logFormats.join(', ')}, ${got(issue)}`);
+
+// Port 0 would pick a port nobody could be told to scrape.
+export const metricsPortSchema = integerRangeSchema(1, 65535);
+
 // 0 turns the budget off; a million an hour is past any real use, so a larger number is a typo.
 export const globalFailureBudgetSchema = integerRangeSchema(0, 1_000_000);
 

@@ -13,6 +13,8 @@ export interface WebuiSettings {
   allowedOrigins: string[];
   allowedHosts: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** How log lines are written: "auto" is readable on a terminal and JSON lines anywhere else. */
+  logFormat: 'auto' | 'pretty' | 'json';
   /** Networks never banned; their failures are still logged. */
   banExempt: string[];
   /** Failed verifications per hour across all addresses before new clients are slowed down; 0 turns it off. */
@@ -25,6 +27,8 @@ export interface WebuiSettings {
   store: string;
   /** Prefix of every key and channel in a shared store. */
   storePrefix: string;
+  /** A loopback port answering GET /metrics without a credential, for a Prometheus on this machine; undefined: none. */
+  metricsPort: number | undefined;
   /** The bot's own backend behind this server (`[webui.upstream]`, WEBUI_UPSTREAM_URL, --upstream-url); undefined: none. */
   upstream: UpstreamSettings | undefined;
 }
@@ -93,12 +97,14 @@ export const settingFileKeys = {
   allowedOrigins: 'allowed_origins',
   allowedHosts: 'allowed_hosts',
   logLevel: 'log_level',
+  logFormat: 'log_format',
   banExempt: 'ban_exempt',
   globalFailureBudget: 'global_failure_budget',
   auditMaxBytes: 'audit_max_bytes',
   auditKeep: 'audit_keep',
   store: 'store',
   storePrefix: 'store_prefix',
+  metricsPort: 'metrics_port',
 } as const satisfies Record<SettingName, string>;
 
 // Object.keys loses the key type; the satisfies above guarantees every setting is listed.
@@ -117,12 +123,14 @@ export const defaultSettings: Readonly<WebuiSettings> = Object.freeze({
   allowedOrigins: [],
   allowedHosts: [],
   logLevel: 'info',
+  logFormat: 'auto',
   banExempt: [],
   globalFailureBudget: 100,
   auditMaxBytes: 10 * 1024 * 1024,
   auditKeep: 5,
   store: 'file',
   storePrefix: 'webui:',
+  metricsPort: undefined,
   upstream: undefined,
 });
 
