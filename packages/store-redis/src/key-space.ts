@@ -22,7 +22,7 @@ export class KeySpace {
   readonly instances: string;
   readonly instanceStarts: string;
   /** The keys of the layout before hash tags (kept only to carry their state over once, see legacy-layout.ts). */
-  readonly legacy: { attemptPrefix: string; attemptIndex: string; recentSuccesses: string };
+  readonly legacy: { attemptPrefix: string; attemptIndex: string; recentSuccesses: string; globalFailures: string };
 
   constructor(
     readonly prefix: string,
@@ -37,7 +37,12 @@ export class KeySpace {
     this.ticketSequence = `${prefix}{tickets}sequence`;
     this.instances = `${prefix}{instances}beats`;
     this.instanceStarts = `${prefix}{instances}started`;
-    this.legacy = { attemptPrefix: `${prefix}attempt:`, attemptIndex: `${prefix}attempts`, recentSuccesses: `${prefix}recent-successes` };
+    this.legacy = {
+      attemptPrefix: `${prefix}attempt:`,
+      attemptIndex: `${prefix}attempts`,
+      recentSuccesses: `${prefix}recent-successes`,
+      globalFailures: `${prefix}global-failures`,
+    };
   }
 
   /** The keys of the shard that holds `clientKey`: see AttemptShardKeys. */

@@ -8,5 +8,9 @@ export type RedisStoreEvent =
   | { kind: 'record-restored'; address: string }
   /** Redis held (or a message carried) something that is not a token record; the last known record stays in force. */
   | { kind: 'record-refused'; address: string; reason: string }
+  /** Redis runs under a maxmemory-policy other than noeviction (`masters`: "host:port policy" each): a full Redis may evict a running ban. */
+  | { kind: 'evicting-policy'; address: string; masters: string[] }
+  /** The state of the key layout before hash tags (bans, counts, logins, the budget) was carried into this one, and the old keys deleted. */
+  | { kind: 'layout-upgraded'; address: string; carried: number }
   /** An onRecordChanged listener threw; the change itself stands. */
   | { kind: 'listener-failed'; reason: string };

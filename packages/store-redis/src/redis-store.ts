@@ -1,8 +1,10 @@
 import { DEFAULT_MEMORY_STORE_LIMITS, StoreUnavailableError, type Clock, type MemoryStoreLimits, type Store } from '@webui/core';
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from './error-message.js';
+import { evictingMasters } from './eviction-policy.js';
 import { InstanceRegistry, type RunningInstance } from './instance-registry.js';
 import { KeySpace } from './key-space.js';
+import { carryLegacyLayout } from './legacy-layout.js';
 import { allReadyWithin, createRedisClient, type RedisClient } from './redis-client.js';
 import { RedisAttempts } from './redis-attempts.js';
 import { RedisGlobalFailures } from './redis-global-failures.js';
@@ -66,6 +68,7 @@ export class RedisStore implements Store {
   readonly tickets: RedisTickets;
   private readonly instances: InstanceRegistry;
   private readonly connectTimeoutMs: number;
+  private readonly clock: Clock;
   private lastError: Error | null = null;
   private started = false;
   private closed = false;
@@ -86,6 +89,7 @@ export class RedisStore implements Store {
     const url = parseRedisUrl(options.url);
     if (!url.ok) throw new Error(`store: ${url.error}`);
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.clock = options.clock;
     const limits = { ...DEFAULT_MEMORY_STORE_LIMITS, ...options.limits };
     this.address = url.value.address;
     this.keys = new KeySpace(options.prefix ?? DEFAULT_REDIS_PREFIX, options.attemptShards);
@@ -170,10 +174,25 @@ export class RedisStore implements Store {
       if (!(error instanceof StoreUnavailableError)) throw error;
       throw unreachable(errorMessage(error.reason ?? error), error);
     }
+    await this.checkLayout(client);
     this.started = true;
     if (this.url.nodes !== undefined) {
       this.resync = setInterval(() => this.syncRecord(), CLUSTER_RECORD_RESYNC_MS);
       this.resync.unref();
+    }
+  }
+
+  /** Warns of an evicting Redis, and carries an old key layout over (a standalone Redis only: a cluster never held one). */
+  private async checkLayout(client: RedisClient): Promise<void> {
+    const evicting = await evictingMasters(client);
+    if (evicting.length > 0) this.emit({ kind: 'evicting-policy', address: this.address, masters: evicting });
+    if (this.url.nodes !== undefined) return;
+    try {
+      const carried = await carryLegacyLayout(this.connection, this.keys, this.clock, this.keys.budgetShard(0));
+      if (carried > 0) this.emit({ kind: 'layout-upgraded', address: this.address, carried });
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      throw new StoreUnavailableError(`cannot reach Redis at ${this.address}: ${errorMessage(error.reason ?? error)}`, { cause: error });
     }
   }
 

@@ -1,2 +1,3 @@
 export { startRedisServer, type RedisServerHandle } from './redis-server.js';
 export { freePort } from './free-port.js';
+export { startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';
