@@ -88,6 +88,13 @@ describe('a route group that cannot be mounted is a MountError naming the path, 
       [new RouteGroup('/api/webui/config').get('/a/', ok), 'GET /api/webui/config/a/', 'empty segment'],
       [new RouteGroup('/api/webui/config').get('/*', ok), 'GET /api/webui/config/*', 'may hold only'],
       [new RouteGroup('/api/webui/config').get('/../auth', ok), 'GET /api/webui/config/../auth', '. or .. segments'],
+      // A JavaScript caller can leave the handler out.
+      [(new RouteGroup('/api/webui/config').get as (path: string) => RouteGroup)('/'), 'GET /api/webui/config', 'no handler'],
+      [
+        new RouteGroup('/api/webui/system', new Hono().get('/status/:id', ok)).get('/status/:name', ok),
+        'GET /api/webui/system/status/:name',
+        "the group's Hono app answers this method and path too",
+      ],
     ];
     for (const [group, what, why] of cases) {
       const error = await mountError(group);

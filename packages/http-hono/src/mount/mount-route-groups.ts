@@ -45,7 +45,8 @@ export function mountRouteGroups(api: Hono<WebuiEnv>, groups: readonly RouteGrou
   checkGroupPaths(groups, options);
   const routes = groups.flatMap((group) => checkedRoutes(group));
   for (const route of routes) api.on(route.method, route.fullPath.slice(options.prefix.length), routeHandler(route, options.audit));
-  for (const group of groups) if (group.app) api.route(group.path.slice(options.prefix.length), group.app);
+  // A plain Hono app is served the same context; it only does not name its variables' types.
+  for (const group of groups) if (group.app) api.route(group.path.slice(options.prefix.length), group.app as Hono<WebuiEnv>);
   return {
     routes,
     ownPaths: groups.flatMap((group) => [group.path, `${group.path}/*`]),
@@ -65,6 +66,10 @@ function checkGroupPaths(groups: readonly RouteGroup[], options: MountOptions): 
 }
 
 function checkedRoutes(group: RouteGroup): MountedRoute[] {
+  // A whole app's routes first: a declared route beside one of them would hide it.
+  const appRoutes = new Set(
+    (group.app?.routes ?? []).filter((route) => route.method !== 'ALL').map((route) => routeShape(route.method, route.path)),
+  );
   const seen = new Set<string>();
   return group.routes.map((route) => {
     const what = `${route.method} ${group.path}${route.path === '/' ? '' : route.path}`;
@@ -76,12 +81,17 @@ function checkedRoutes(group: RouteGroup): MountedRoute[] {
     if (options.scope === 'read' && route.method !== 'GET')
       throw new MountError(what, `a ${route.method} route changes state: its scope is admin`);
     if (options.body !== undefined && route.method === 'GET') throw new MountError(what, 'a GET route takes no body');
-    // The same path with other parameter names is still the same route to the router.
-    const shape = `${route.method} ${route.path.replace(/:\w+/g, ':')}`;
+    const shape = routeShape(route.method, route.path);
     if (seen.has(shape)) throw new MountError(what, 'the group declares this method and path twice');
+    if (appRoutes.has(shape)) throw new MountError(what, "the group's Hono app answers this method and path too");
     seen.add(shape);
     return { ...route, group, fullPath: route.path === '/' ? group.path : `${group.path}${route.path}` };
   });
+}
+
+/** A route as the router tells it apart: the same path with other parameter names is the same route. */
+function routeShape(method: string, path: string): string {
+  return `${method} ${path.replace(/:\w+/g, ':')}`;
 }
 
 /** The one handler a declared route is mounted as: the scope a GET needs beyond its method, the body, then the bot's handler. */
