@@ -17,6 +17,7 @@ import { pause } from './pause.js';
 import { authRoutes } from './routes/auth.js';
 import { authForwardRoutes, FORWARD_AUTH_ROUTE } from './routes/auth-forward.js';
 import { keysRoutes } from './routes/keys.js';
+import { metricsRoutes, type MetricsScrape } from './routes/metrics.js';
 import { healthRoutes } from './routes/health.js';
 import { securityRoutes } from './routes/security.js';
 import { setupRoutes } from './routes/setup.js';
@@ -76,6 +77,8 @@ export interface WebuiAppOptions {
   routeGroups?: readonly RouteGroup[];
   /** The bot's own backend: the paths under `upstream.paths` this server does not answer go there, behind the whole pipeline. */
   upstream?: UpstreamOptions;
+  /** GET /metrics in the Prometheus text format, for the token's session or an admin key; absent, no such route. */
+  metrics?: MetricsScrape;
 }
 
 /** The WebUI management API as a web-standard Hono app; the runtime brings the server. */
@@ -105,6 +108,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
     .get('/openapi.json', (c) => c.json(openApi));
   const docs = options.docs;
   if (docs) api.get('/docs', docs).get('/docs/*', docs);
+  if (options.metrics) api.route('/', metricsRoutes(options.metrics));
   if (options.webSocket)
     api.route(
       '/',

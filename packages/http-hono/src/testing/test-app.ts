@@ -7,6 +7,7 @@ import type { RouteGroup } from '../mount/route-group.js';
 import { API_PREFIX, createWebuiApp } from '../create-webui-app.js';
 import type { RuntimePort } from '../runtime-port.js';
 import type { UpstreamOptions } from '../upstream/upstream-options.js';
+import type { MetricsScrape } from '../routes/metrics.js';
 import { testPolicy, type TestPolicyOptions } from './test-policy.js';
 
 /** What a test puts into `c.env` to play the connection: the TCP peer and whether it is TLS. */
@@ -98,6 +99,7 @@ export async function createTestApp(
     storeAvailable?: () => boolean;
     audit?: RecordingAudit;
     upstream?: UpstreamOptions;
+    metrics?: MetricsScrape;
   } = {},
 ) {
   const harness = createCoreHarness(options.banPolicy ? { banPolicy: options.banPolicy } : {});
@@ -116,6 +118,7 @@ export async function createTestApp(
     ...(options.routeGroups ? { routeGroups: options.routeGroups } : {}),
     ...(options.storeAvailable ? { storeAvailable: options.storeAvailable } : {}),
     ...(options.upstream ? { upstream: options.upstream } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
 
   /** A request to `path` (under /api/webui unless it starts with //, which means "from the root"). */
