@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { DirectoryStore } from './directory-store.js';
 
 export interface SharedStoreOptions {
-  /** The redis:// or rediss:// URL of `[webui] store`. */
+  /** The redis://, rediss://, redis-cluster:// or rediss-cluster:// URL of `[webui] store`. */
   url: string;
   /** `[webui] store_prefix`. */
   prefix: string;
@@ -96,6 +96,18 @@ function logRedisEvent(logger: Logger, event: RedisStoreEvent): void {
       return;
     case 'listener-failed':
       logger.error({ reason: event.reason }, 'a listener of record changes failed; the change itself stands');
+      return;
+    case 'evicting-policy':
+      logger.warn(
+        { address: event.address, masters: event.masters },
+        'the shared store may evict keys when full (a running ban among them): run Redis with maxmemory-policy noeviction',
+      );
+      return;
+    case 'layout-upgraded':
+      logger.info(
+        { address: event.address, carried: event.carried },
+        'carried the bans and failure counts of the old key layout into the current one, and deleted the old keys',
+      );
       return;
   }
 }

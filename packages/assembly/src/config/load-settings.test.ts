@@ -290,6 +290,15 @@ metrics_port = 9464
     const fromFlag = load(cwd, { argv: ['--store', 'file'], env: { WEBUI_STORE: 'redis://127.0.0.1' } });
     expect(fromFlag.settings.store).toBe('file');
     expect(fromFlag.sources.store).toBe('flag');
+    const cluster = 'rediss-cluster://:pw@10.0.0.5:7000,10.0.0.6:7000,10.0.0.7:7000';
+    expect(load(withConfig(`[webui]\nstore = "${cluster}"\n`)).settings.store).toBe(cluster);
+    expect(load(cwd, { argv: ['--store', 'redis-cluster://10.0.0.5:7000'] }).settings.store).toBe('redis-cluster://10.0.0.5:7000');
+    expect(describeSettings(load(cwd, { env: { WEBUI_STORE: cluster } }))).toContain(
+      'webui.store = "rediss-cluster://:***@10.0.0.5:7000,10.0.0.6:7000,10.0.0.7:7000" (env)',
+    );
+    expect(errorOf(() => load(cwd, { env: { WEBUI_STORE: 'redis-cluster://:pw-in-env@10.0.0.5:7000/2' } }))).toMatch(
+      /^WEBUI_STORE: must be "file" or a Redis URL: "redis-cluster:\/\/:\*\*\*@10\.0\.0\.5:7000\/2" names a database/,
+    );
   });
 
   it('refuses a store that is neither "file" nor a Redis URL, and a bad store_prefix, never quoting a password', () => {

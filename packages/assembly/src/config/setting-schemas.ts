@@ -161,7 +161,7 @@ export const FILE_STORE = 'file';
 
 // The message never shows a password: parseRedisUrl quotes the URL with it replaced by ***.
 export const storeSchema = v.pipe(
-  v.string('must be "file" or a redis:// URL'),
+  v.string('must be "file", a redis:// or a redis-cluster:// URL'),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     if (dataset.value === FILE_STORE) return dataset.value;
     const parsed = parseRedisUrl(dataset.value);

@@ -23,7 +23,7 @@ export interface WebuiSettings {
   auditMaxBytes: number;
   /** Rotated audit files kept (audit.log.1 ... audit.log.N); older ones are deleted. */
   auditKeep: number;
-  /** Where the state lives: "file" (data_dir/webui.json) or a redis:// URL shared by several instances. */
+  /** Where the state lives: "file" (data_dir/webui.json), or a redis:// or redis-cluster:// URL shared by several instances. */
   store: string;
   /** Prefix of every key and channel in a shared store. */
   storePrefix: string;

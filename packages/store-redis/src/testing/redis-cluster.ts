@@ -22,6 +22,8 @@ export interface RedisClusterHandle {
   replicaOf(masterPort: number): Promise<number>;
   /** A planned CLUSTER FAILOVER run on the master's replica: resolves with the replica's port once it is master and the cluster healthy. */
   failover(masterPort: number): Promise<number>;
+  /** Resolves once the master's replica has every write the master had taken when this was called. */
+  replicated(masterPort: number, timeoutMs?: number): Promise<void>;
   /** SIGSTOP of one node: its sockets stay open, it answers nothing (the hard case for a client). */
   freeze(port: number): void;
   /** SIGCONT of a frozen node. */
@@ -179,6 +181,15 @@ function clusterHandle(ports: number[], dir: string, nodes: Map<number, ChildPro
         `the replica on port ${replica} promoted by CLUSTER FAILOVER`,
       );
       return replica;
+    },
+    async replicated(masterPort, timeoutMs = DEFAULT_WAIT_MS) {
+      const offsetOf = (info: string, pattern: RegExp): number => Number(pattern.exec(info)?.[1] ?? -1);
+      const target = offsetOf(String(await ask(masterPort, 'INFO', 'replication')), /^master_repl_offset:(\d+)/m);
+      await waitFor(
+        async () => offsetOf(String(await ask(masterPort, 'INFO', 'replication')), /^slave0:.*offset=(\d+)/m) >= target,
+        timeoutMs,
+        `the replica of the master on port ${masterPort} at offset ${target}`,
+      );
     },
     freeze(port) {
       node(port).kill('SIGSTOP');
