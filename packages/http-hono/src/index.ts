@@ -25,6 +25,7 @@ export type {
   ChannelCallRequest,
   ChannelCallResult,
   ChannelDomainPort,
+  ChannelEventOptions,
   ChannelRefusal,
   ChannelSend,
   ChannelSubscribeRequest,

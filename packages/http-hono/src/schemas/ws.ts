@@ -30,7 +30,15 @@ export const LogSubscribeData = v.optional(
 
 /** Every frame the server sends. */
 export const ServerEnvelope = v.union([
-  v.strictObject({ op: v.literal('event'), domain: v.string(), event: v.string(), topic: v.optional(v.string()), data: v.unknown() }),
+  // `session`: the chat session a chat domain's event belongs to, as the dashboard reads it (dashboard-contract.md §7).
+  v.strictObject({
+    op: v.literal('event'),
+    domain: v.string(),
+    event: v.string(),
+    topic: v.optional(v.string()),
+    session: v.optional(v.string()),
+    data: v.unknown(),
+  }),
   v.strictObject({ op: v.literal('response'), id: v.nullable(RequestId), ok: v.literal(true), data: v.optional(v.unknown()) }),
   v.strictObject({
     op: v.literal('response'),

@@ -8,8 +8,13 @@ export interface ChannelRefusal {
   message: string;
 }
 
+/** What an event may carry beside its data: `session`, the chat session it belongs to (the dashboard's chat reads it). */
+export interface ChannelEventOptions {
+  session?: string;
+}
+
 /** Sends one event of the subscribed domain and topic to one socket. */
-export type ChannelSend = (event: string, data: unknown) => void;
+export type ChannelSend = (event: string, data: unknown, options?: ChannelEventOptions) => void;
 
 export interface ChannelSubscribeRequest {
   topic: string;
@@ -28,6 +33,8 @@ export interface ChannelSubscription {
 
 export interface ChannelCallRequest {
   method: string;
+  /** The call message's `session` (the dashboard's chat names its chat session there), when it has one. */
+  session?: string;
   /** The call message's `data`, as the client sent it (undefined when absent). */
   data: unknown;
   principal: Principal;

@@ -6,6 +6,7 @@ import type {
   ChannelCallRequest,
   ChannelCallResult,
   ChannelDomainPort,
+  ChannelEventOptions,
   ChannelRefusal,
   ChannelSend,
   ChannelSubscribeRequest,
@@ -15,6 +16,8 @@ import { CHANNEL_SCOPES, coversScope, insufficientScope, type ChannelScope } fro
 
 export interface ChannelCallContext {
   principal: Principal;
+  /** The call message's `session`, when it has one. */
+  session?: string;
 }
 
 /** One method of a domain: what it needs, what its data must be, and what answers it. */
@@ -92,7 +95,7 @@ export class ChannelDomain implements ChannelDomainPort {
     };
   }
 
-  async call({ method, data, principal }: ChannelCallRequest): Promise<ChannelCallResult> {
+  async call({ method, data, principal, session }: ChannelCallRequest): Promise<ChannelCallResult> {
     const call = this.calls.get(method);
     if (!call)
       return { ok: false, code: 'unknown_method', message: `The ${JSON.stringify(this.name)} domain has no method ${quoted(method)}.` };
@@ -104,7 +107,7 @@ export class ChannelDomain implements ChannelDomainPort {
       input = parsed.output;
     }
     try {
-      return { ok: true, data: await call.handle(input, { principal }) };
+      return { ok: true, data: await call.handle(input, session === undefined ? { principal } : { principal, session }) };
     } catch (error) {
       if (error instanceof ChannelCallError) return { ok: false, code: error.code, message: error.message };
       // The hub answers internal_error and logs it: a handler's failure never reaches the client's view or the hub's loop.
@@ -112,13 +115,16 @@ export class ChannelDomain implements ChannelDomainPort {
     }
   }
 
-  /** Sends one event to this domain's subscribers of `topic`; a topic the domain does not declare is a programming error. */
-  publish(topic: string, event: string, data: unknown): void {
+  /**
+   * Sends one event to this domain's subscribers of `topic` (with `options.session`, the chat session it belongs to); a topic
+   * the domain does not declare is a programming error.
+   */
+  publish(topic: string, event: string, data: unknown, options?: ChannelEventOptions): void {
     if (!this.topics.includes(topic))
       throw new RangeError(
         `channel domain ${JSON.stringify(this.name)} has no topic ${JSON.stringify(topic)} (topics: ${this.topics.join(', ')})`,
       );
-    for (const send of [...(this.listeners.get(topic) ?? [])]) send(event, data);
+    for (const send of [...(this.listeners.get(topic) ?? [])]) send(event, data, options);
   }
 
   private unknownTopic(topic: string): ChannelRefusal {

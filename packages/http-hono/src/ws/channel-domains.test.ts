@@ -307,6 +307,26 @@ describe('calls', () => {
     expect(byId).toEqual([refusal('c1', 'unknown_method'), refusal('c2', 'unknown_method'), refusal('c3', 'unknown_domain')]);
   });
 
+  it("the dashboard's chat shape: a call's session reaches the handler, and an event can name the chat session it belongs to", async () => {
+    const chat = new ChannelDomain('chat', {
+      calls: {
+        'message.send': (data, { session }) => {
+          chat.publish('main', 'message', { text: String(data) }, { session: session ?? 'none' });
+          return { session };
+        },
+      },
+    });
+    const { open } = makeHub([chat]);
+    const client = open();
+    client.send(subscribe('1', 'chat'));
+    client.send({ ...call('2', 'chat', 'message.send', 'hi'), session: 's1' });
+    await settle();
+    expect(client.socket.texts.slice(-2)).toEqual([
+      '{"op":"event","domain":"chat","topic":"main","session":"s1","event":"message","data":{"text":"hi"}}',
+      '{"op":"response","id":"2","ok":true,"data":{"session":"s1"}}',
+    ]);
+  });
+
   it('the answer of a call whose socket closed meanwhile goes nowhere', async () => {
     let release: (value: string) => void = () => undefined;
     const chat = new ChannelDomain('chat', { calls: { slow: () => new Promise<string>((resolve) => (release = resolve)) } });

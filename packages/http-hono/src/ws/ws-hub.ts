@@ -3,7 +3,7 @@ import type { WSContext, WSEvents } from 'hono/ws';
 import * as v from 'valibot';
 import type { AppLogger } from '../app-env.js';
 import type { UpstreamChannelOptions } from '../upstream/upstream-options.js';
-import type { ChannelDomainPort, ChannelRefusal, ChannelSubscription } from './channel-domain-port.js';
+import type { ChannelDomainPort, ChannelEventOptions, ChannelRefusal, ChannelSubscription } from './channel-domain-port.js';
 import { coversScope, insufficientScope } from './channel-scope.js';
 import { domainRegistry } from './domain-registry.js';
 import { ClientMessage, type ServerEnvelope } from './envelopes.js';
@@ -261,7 +261,7 @@ export class WsHub {
     if (snapshot) this.sendEvent(connection, name, topic, snapshot.event, snapshot.data);
     connection.subscriptions.set(
       key,
-      subscription.listen((event, data) => this.sendEvent(connection, name, topic, event, data)),
+      subscription.listen((event, data, options) => this.sendEvent(connection, name, topic, event, data, options)),
     );
   }
 
@@ -287,7 +287,10 @@ export class WsHub {
     };
     // The answer comes when the handler settles; whatever it throws or returns, the hub answers once and never rejects.
     void Promise.resolve()
-      .then(() => domain.call?.({ method, data: message.data, principal: connection.principal }))
+      .then(() => {
+        const request = { method, data: message.data, principal: connection.principal };
+        return domain.call?.(message.session === undefined ? request : { ...request, session: message.session });
+      })
       .then(
         (result) => {
           if (!result) return;
@@ -299,9 +302,20 @@ export class WsHub {
   }
 
   /** Sends one event of a domain's topic; an event that cannot be serialised is logged and dropped, never thrown at its publisher. */
-  private sendEvent(connection: Connection, domain: string, topic: string, event: string, data: unknown): void {
+  private sendEvent(
+    connection: Connection,
+    domain: string,
+    topic: string,
+    event: string,
+    data: unknown,
+    options?: ChannelEventOptions,
+  ): void {
     try {
-      this.send(connection, { op: 'event', domain, topic, event, data });
+      const session = options?.session;
+      this.send(
+        connection,
+        session === undefined ? { op: 'event', domain, topic, event, data } : { op: 'event', domain, topic, session, event, data },
+      );
     } catch (error) {
       this.options.logger.error({ domain, topic, event, err: errorText(error) }, 'a channel event could not be sent');
     }
