@@ -33,8 +33,9 @@ export interface MountOptions {
   audit: SecurityEventSink;
 }
 
-// The audit line stays a few hundred bytes whatever path a caller sends (as for upstream_request).
+// The audit line stays small whatever path a caller sends (as for upstream_request) or a bot passes as its action.
 const MAX_AUDITED_PATH = 512;
+const MAX_AUDITED_ACTION = 128;
 
 /**
  * Checks every route group (MountError for the first that cannot be mounted) and adds its routes to `api`, the app
@@ -129,15 +130,15 @@ function recordAction(
   action: string,
   details: AuditDetails | undefined,
 ): void {
-  const path = c.req.path.length > MAX_AUDITED_PATH ? `${c.req.path.slice(0, MAX_AUDITED_PATH)}…` : c.req.path;
+  const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
   audit.record({
     event: 'bot_action',
     address: c.get('clientIp'),
     via: 'api',
     principal: callerIdentity(principal ?? undefined).principal,
     method: c.req.method,
-    path,
-    action,
+    path: cut(c.req.path, MAX_AUDITED_PATH),
+    action: cut(String(action), MAX_AUDITED_ACTION),
     ...(details === undefined ? {} : { details }),
   });
 }

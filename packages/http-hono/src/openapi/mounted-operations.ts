@@ -15,6 +15,8 @@ export function mountedOperations(routes: readonly MountedRoute[], groups: reado
       public: route.options.public === true,
       summary: route.options.summary,
       description: route.options.description,
+      // The one scope a method does not imply, so the reader is told.
+      adminGet: route.method === 'GET' && route.options.scope === 'admin',
       tag: route.options.tag,
       requestBody: route.options.body,
       ok: { description: 'Answered by the route.', ...(route.options.response ? { schema: route.options.response } : {}) },
@@ -37,6 +39,7 @@ export function mountedOperations(routes: readonly MountedRoute[], groups: reado
 
 interface Described {
   public: boolean;
+  adminGet?: boolean;
   summary?: string | undefined;
   description?: string | undefined;
   tag?: string | undefined;
@@ -51,7 +54,10 @@ function operationOf(method: RouteMethod, path: string, groupPath: string, descr
     method: method.toLowerCase() as DocumentedOperation['method'],
     path: documentedPath,
     summary: described.summary ?? `${method} ${documentedPath}`,
-    description: described.description ?? (described.public ? 'A public route of a mounted group.' : 'A route of a mounted group.'),
+    description: [
+      described.description ?? (described.public ? 'A public route of a mounted group.' : 'A route of a mounted group.'),
+      ...(described.adminGet ? ['Needs the admin scope (the access token or an admin key), though a GET.'] : []),
+    ].join(' '),
     tag: described.tag ?? groupPath.slice(1),
     access: described.public ? 'public' : 'session',
     // A public route asks nothing of the store before its handler; a guarded one authenticates first.

@@ -129,7 +129,8 @@ describe('OpenAPI document', () => {
     const group = new RouteGroup('/api/webui/config')
       .get('/', { summary: 'Read the config', response: Section }, ok)
       .put('/sections/:name', { body: Section, response: Section, tag: 'settings' }, ok)
-      .get('/version', { public: true }, ok);
+      .get('/version', { public: true }, ok)
+      .get('/secrets', { scope: 'admin' }, ok);
     const whole = new RouteGroup(
       '/api/webui/system',
       new Hono<WebuiEnv>().get('/status', ok).use('*', async (_c, next) => next()),
@@ -159,6 +160,7 @@ describe('OpenAPI document', () => {
     const version = paths['/api/webui/config/version']?.get;
     expect(version?.security).toEqual([]);
     expect(Object.keys(version?.responses ?? {})).not.toContain('401');
+    expect((paths['/api/webui/config/secrets']?.get as { description?: string } | undefined)?.description).toContain('admin scope');
     expect(paths['/api/webui/system/status']?.get?.tags).toEqual(['system']);
     expect(Object.keys(paths).filter((path) => path.startsWith('/api/webui/system'))).toEqual(['/api/webui/system/status']);
   });
