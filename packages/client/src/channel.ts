@@ -1,4 +1,5 @@
 import type { LogEntry, PluginProgress, ServerEnvelope } from '@webui/http-hono';
+import type { CallOptions } from './call-signal.js';
 
 /** Events the server is known to send (DESIGN D13), by domain and event name; others carry `unknown`. */
 export interface ChannelEventMap {
@@ -69,7 +70,7 @@ export interface WebuiChannel {
   close(code?: number, reason?: string): Promise<ChannelClose>;
 }
 
-export interface ChannelOptions {
+export interface ChannelOptions extends CallOptions {
   /** Milliseconds to wait for system/ready, a response or a pong (default 10 000). */
   timeoutMs?: number;
 }
@@ -79,6 +80,8 @@ const OPEN = 1;
 /** Opens `url` (already carrying its ?token= ticket) and resolves once the server said system/ready. */
 export function connectChannel(url: string, WebSocketImpl: WebSocketConstructor, options: ChannelOptions = {}): Promise<WebuiChannel> {
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const { signal } = options;
+  if (signal?.aborted) return Promise.reject(signal.reason);
   const socket = new WebSocketImpl(url);
   const listeners = new Map<string, Set<(data: unknown, envelope: ChannelEvent) => void>>();
   const pending = new Map<string, { resolve: (response: ChannelResponse) => void; reject: (error: Error) => void }>();
@@ -165,6 +168,13 @@ export function connectChannel(url: string, WebSocketImpl: WebSocketConstructor,
       reject(new Error(`WebUI channel: no system/ready within ${timeoutMs} ms`));
       socket.close(1000, 'no ready event');
     }, timeoutMs);
+    // Before ready the call rejects with the abort's reason; after, the open channel closes normally.
+    const abort = () => {
+      clearTimeout(readyTimer);
+      reject(signal?.reason);
+      if (!closeInfo) socket.close(1000, 'aborted');
+    };
+    signal?.addEventListener('abort', abort, { once: true });
 
     socket.addEventListener('message', (event) => {
       const envelope = parseEnvelope(event.data);
@@ -191,6 +201,7 @@ export function connectChannel(url: string, WebSocketImpl: WebSocketConstructor,
     });
     socket.addEventListener('close', (event) => {
       clearTimeout(readyTimer);
+      signal?.removeEventListener('abort', abort);
       closeInfo = { code: event.code, reason: event.reason };
       const error = notOpen();
       for (const waiter of pending.values()) waiter.reject(error);

@@ -82,13 +82,14 @@ describe('createWebuiClient against the real server', () => {
     const weak = await client.updateToken('short').catch((error: unknown) => error);
     expect(weak).toMatchObject({ status: 400, code: 'weak_token', body: { violations: expect.arrayContaining(['too_short']) } });
 
-    expect(await client.updateToken(STRONG_TOKEN)).toMatchObject({ success: true });
+    expect(await client.updateToken(STRONG_TOKEN)).toEqual({ token: STRONG_TOKEN, loggedIn: true });
     expect(server.token()).toBe(STRONG_TOKEN);
     expect(client.token).toBe(STRONG_TOKEN);
     expect(await client.check()).toEqual({ authenticated: true, token_source: 'configured', requires_custom_token: false });
     expect(await client.setupStatus()).toMatchObject({ token_source: 'configured' });
 
-    const regenerated = await client.regenerateToken();
+    const { token: regenerated, ...login } = await client.regenerateToken();
+    expect(login).toEqual({ loggedIn: true });
     expect(regenerated).toMatch(/^[0-9a-f]{64}$/);
     expect(server.token()).toBe(regenerated);
     expect(await client.setupStatus()).toMatchObject({ token_source: 'configured' });
@@ -395,5 +396,55 @@ describe('createWebuiClient with API keys', () => {
     await expect(keyClient.openChannel()).rejects.toMatchObject({ status: 401, code: 'not_authenticated' });
     expect(keyRecorder.calls).toEqual(['GET /setup/status -> 401', 'GET /ws-token -> 200']);
     await expect(admin.revokeKey('ci-read')).rejects.toMatchObject({ status: 404, code: 'unknown_key' });
+  });
+});
+
+describe('createWebuiClient cancelled by a signal', () => {
+  let server: WebuiServer;
+
+  beforeAll(async () => {
+    server = await startWebuiServer();
+  });
+  afterAll(() => server?.stop());
+
+  it("rejects every call with the signal's reason when it is aborted before, sending nothing", async () => {
+    const recorder = recordingFetch();
+    const client = createWebuiClient({ baseUrl: server.baseUrl, token: server.token(), fetch: recorder.fetch, WebSocket });
+    const signal = AbortSignal.abort();
+    const calls: Record<string, () => Promise<unknown>> = {
+      health: () => client.health({ signal }),
+      login: () => client.login(undefined, { signal }),
+      check: () => client.check({ signal }),
+      updateToken: () => client.updateToken(STRONG_TOKEN, { signal }),
+      regenerateToken: () => client.regenerateToken({ signal }),
+      logout: () => client.logout({ signal }),
+      setupStatus: () => client.setupStatus({ signal }),
+      completeSetup: () => client.completeSetup({ signal }),
+      resetSetup: () => client.resetSetup({ signal }),
+      listBans: () => client.listBans({ signal }),
+      liftBan: () => client.liftBan('all', { signal }),
+      listKeys: () => client.listKeys({ signal }),
+      createKey: () => client.createKey({ name: 'never' }, { signal }),
+      revokeKey: () => client.revokeKey('never', { signal }),
+      wsTicket: () => client.wsTicket({ signal }),
+      openChannel: () => client.openChannel({ signal }),
+      api: () => client.api.health.$get(undefined, { init: { signal } }),
+    };
+    for (const [name, call] of Object.entries(calls)) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error, name).toBeInstanceOf(DOMException);
+      expect((error as DOMException).name, name).toBe('AbortError');
+    }
+    expect(recorder.calls).toEqual([]);
+  });
+
+  it("rejects with the caller's own reason, and refuses a timeout that is none", async () => {
+    const client = createWebuiClient({ baseUrl: server.baseUrl });
+    const controller = new AbortController();
+    const reason = new Error('the operator gave up');
+    controller.abort(reason);
+    await expect(client.health({ signal: controller.signal })).rejects.toBe(reason);
+    expect(() => createWebuiClient({ baseUrl: server.baseUrl, timeoutMs: -1 })).toThrow(/`timeoutMs` must be 0/);
+    expect(() => createWebuiClient({ baseUrl: server.baseUrl, timeoutMs: Number.NaN })).toThrow(TypeError);
   });
 });

@@ -1,10 +1,13 @@
 import type { WebuiApp, WireBody } from '@webui/http-hono';
 import { hc } from 'hono/client';
 import { banTargetSegment } from './ban-target.js';
+import { requestSignal, type CallOptions } from './call-signal.js';
 import { connectChannel, type ChannelOptions, type WebSocketConstructor, type WebuiChannel } from './channel.js';
 import { CookieJar } from './cookie-jar.js';
 import { keyNameSegment } from './key-name.js';
 import { createSessionFetch, sendWithCookies, type FetchLike } from './session-fetch.js';
+import { sharedRun } from './shared-run.js';
+import { changeToken, type TokenChange } from './token-change.js';
 import { WebuiError } from './webui-error.js';
 
 export const API_PREFIX = '/api/webui';
@@ -71,10 +74,23 @@ export interface WebuiClientOptions {
   maxRetries?: number;
   /** A 429 whose Retry-After is longer than this many seconds is thrown at once (default 60; a ban lasts 600). */
   maxRetryAfter?: number;
+  /**
+   * Milliseconds each request waits for the server's answer before it is closed and its call rejects with a DOMException
+   * `TimeoutError` (default 30 000; 0 waits forever). 429 waits are not counted; the answer that carries a new token is
+   * always waited for (see TokenChange).
+   */
+  timeoutMs?: number;
 }
 
+/** The default of WebuiClientOptions.timeoutMs: far above any answer of a healthy server, well below a script's patience. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Every call takes a last `{ signal }` (CallOptions): aborting it rejects the call with the signal's reason. */
 export interface WebuiClient {
-  /** hono's typed client of `/api/webui`, sharing the cookie (or the key), re-login and retries; non-2xx answers throw WebuiError. */
+  /**
+   * hono's typed client of `/api/webui`, sharing the cookie (or the key), re-login, retries and the timeout; non-2xx answers
+   * throw WebuiError. A signal goes as `{ init: { signal } }`.
+   */
   readonly api: WebuiApi;
   /** The token the client logs in with, once known. */
   readonly token: string | undefined;
@@ -83,43 +99,52 @@ export interface WebuiClient {
    * throws TypeError.
    */
   setToken(token: string): void;
-  health(): Promise<HealthResult>;
+  health(options?: CallOptions): Promise<HealthResult>;
   /** POST /auth/verify; a wrong token resolves with `valid: false`, a ban throws WebuiError 429. A key client throws TypeError. */
-  login(token?: string): Promise<VerifyResult>;
-  check(): Promise<CheckResult>;
-  /** POST /auth/update, then logs in with the new token. A weak token throws WebuiError 400 `weak_token` (`body.violations`). */
-  updateToken(newToken: string): Promise<UpdateTokenResult>;
-  /** POST /auth/regenerate, then logs in with the new token; resolves with it (shown only this once). */
-  regenerateToken(): Promise<string>;
+  login(token?: string, options?: CallOptions): Promise<VerifyResult>;
+  check(options?: CallOptions): Promise<CheckResult>;
+  /**
+   * POST /auth/update, then logs in with the new token; resolves once the server changed it, whether that login worked or not.
+   * A weak token throws WebuiError 400 `weak_token` (`body.violations`).
+   */
+  updateToken(newToken: string, options?: CallOptions): Promise<TokenChange>;
+  /**
+   * POST /auth/regenerate, then logs in with the new token; resolves with it (shown only this once) whether that login worked
+   * or not: store `token` first.
+   */
+  regenerateToken(options?: CallOptions): Promise<TokenChange>;
   /** POST /auth/logout; the client also forgets the token, so it does not log in again by itself. */
-  logout(): Promise<LogoutResult>;
-  setupStatus(): Promise<SetupStatus>;
-  completeSetup(): Promise<SetupChangeResult>;
-  resetSetup(): Promise<SetupChangeResult>;
+  logout(options?: CallOptions): Promise<LogoutResult>;
+  setupStatus(options?: CallOptions): Promise<SetupStatus>;
+  completeSetup(options?: CallOptions): Promise<SetupChangeResult>;
+  resetSetup(options?: CallOptions): Promise<SetupChangeResult>;
   /** GET /security/bans: every client key with failures counted in the 5-minute window or a running ban, banned first. */
-  listBans(): Promise<BanEntry[]>;
+  listBans(options?: CallOptions): Promise<BanEntry[]>;
   /**
    * DELETE /security/bans/{target}: lifts the bans and clears the counts `target` covers (`all`, an address, a CIDR
    * or a key as listed; percent-encoded here) and resolves with what was lifted, empty when nothing matched.
    * A target the server cannot read throws WebuiError 400 `invalid_ban_target`; `''`, `.` and `..` throw TypeError.
    */
-  liftBan(target: string): Promise<BanEntry[]>;
+  liftBan(target: string, options?: CallOptions): Promise<BanEntry[]>;
   /** GET /keys: every API key with its scope and times, never the keys themselves. */
-  listKeys(): Promise<KeyEntry[]>;
+  listKeys(options?: CallOptions): Promise<KeyEntry[]>;
   /**
    * POST /keys (the access token's session only: a key client gets WebuiError 403 `insufficient_scope`); resolves
    * with the entry and `key`, shown only this once. Refusals: 400 `invalid_key_name`, `invalid_expiry`; 409 `key_name_taken`,
    * `too_many_keys`.
    */
-  createKey(options: CreateKeyOptions): Promise<KeyCreatedResult>;
+  createKey(key: CreateKeyOptions, options?: CallOptions): Promise<KeyCreatedResult>;
   /**
    * DELETE /keys/{name}, the name percent-encoded here; resolves with the revoked entry, refused from its next request on.
    * No such key: WebuiError 404 `unknown_key`; `''`, `.` and `..` throw TypeError.
    */
-  revokeKey(name: string): Promise<KeyEntry>;
+  revokeKey(name: string, options?: CallOptions): Promise<KeyEntry>;
   /** GET /ws-token; without a session the client logs in again once if it knows the token. */
-  wsTicket(): Promise<WsTicketResult>;
-  /** A ticket, then the unified channel at /api/webui/ws, resolved once system/ready arrived. */
+  wsTicket(options?: CallOptions): Promise<WsTicketResult>;
+  /**
+   * A ticket, then the unified channel at /api/webui/ws, resolved once system/ready arrived. `signal` covers the channel's
+   * whole life: aborted before ready, the call rejects and the socket is closed; after, the channel closes with 1000.
+   */
   openChannel(options?: ChannelOptions): Promise<WebuiChannel>;
 }
 
@@ -129,20 +154,31 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
   const send: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const jar = new CookieJar();
   const apiKey = checkedApiKey(options);
+  const timeoutMs = checkedTimeout(options.timeoutMs);
   let token = options.token;
-  let relogin: Promise<boolean> | undefined;
 
-  const verifyDirect = async (candidate: string): Promise<boolean> => {
+  const verifyDirect = async (candidate: string, signal: AbortSignal): Promise<boolean> => {
     const request = new Request(`${origin}${API_PREFIX}/auth/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token: candidate }),
       credentials: 'include',
+      signal: requestSignal(signal, timeoutMs),
     });
     const response = await sendWithCookies(send, jar, request);
     if (!response.ok) throw await WebuiError.fromResponse(response);
     return (await bodyOf<VerifyResult>(response)).valid;
   };
+
+  // One login for every request that hit the same 401, cancelled when every one of them gave up.
+  const relogin = sharedRun(async (signal) => {
+    const known = token;
+    if (known === undefined) return false;
+    const valid = await verifyDirect(known, signal);
+    // A token the server refused is not tried again: each try counts toward the ban (D2, D4).
+    if (!valid && token === known) token = undefined;
+    return valid;
+  });
 
   const api = hc<WebuiApp>(origin, {
     fetch: createSessionFetch({
@@ -150,35 +186,26 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
       jar,
       maxRetries: options.maxRetries ?? 2,
       maxRetryAfter: options.maxRetryAfter ?? 60,
+      timeoutMs,
       bearer: apiKey,
-      relogin() {
-        const known = token;
-        if (known === undefined) return Promise.resolve(false);
-        // One login for every request that hit the same 401.
-        relogin ??= verifyDirect(known)
-          .then((valid) => {
-            // A token the server refused is not tried again: each try counts toward the ban (D2, D4).
-            if (!valid && token === known) token = undefined;
-            return valid;
-          })
-          .finally(() => (relogin = undefined));
-        return relogin;
-      },
+      relogin,
     }),
   }).api.webui;
 
-  const login = async (candidate = token): Promise<VerifyResult> => {
+  /** hc's per-request options carrying the call's signal. */
+  const withSignal = (call: CallOptions | undefined) => ({ init: { signal: call?.signal ?? null } });
+
+  const login = async (candidate = token, call?: CallOptions): Promise<VerifyResult> => {
     if (apiKey !== undefined) throw new TypeError(KEY_CLIENT_LOGIN);
     if (candidate === undefined) throw new TypeError('login() needs a token: pass it here or as createWebuiClient({ token }).');
-    const result = await bodyOf<VerifyResult>(api.auth.verify.$post({ json: { token: candidate } }));
+    const result = await bodyOf<VerifyResult>(api.auth.verify.$post({ json: { token: candidate } }, withSignal(call)));
     if (result.valid) token = candidate;
     return result;
   };
 
   /** After update and regenerate the server cleared the cookie: log in with the new token at once. */
-  const loginAfterRotation = async (newToken: string) => {
-    token = newToken;
-    const result = await login(newToken);
+  const loginAfterChange = async (newToken: string, signal: AbortSignal | undefined): Promise<void> => {
+    const result = await login(newToken, { signal });
     if (!result.valid)
       throw new WebuiError({
         status: 401,
@@ -187,12 +214,12 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
       });
   };
 
-  const wsTicket = async (): Promise<WsTicketResult> => {
-    const ticket = () => bodyOf<WsTicketResult>(api['ws-token'].$get());
+  const wsTicket = async (call?: CallOptions): Promise<WsTicketResult> => {
+    const ticket = () => bodyOf<WsTicketResult>(api['ws-token'].$get(undefined, withSignal(call)));
     const first = await ticket();
     if (first.success || token === undefined) return first;
     // /ws-token answers 200 success:false instead of 401 (the specification); treat it as the 401 it stands for.
-    return (await login()).valid ? ticket() : first;
+    return (await login(token, call)).valid ? ticket() : first;
   };
 
   return {
@@ -204,44 +231,60 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
       if (apiKey !== undefined) throw new TypeError(KEY_CLIENT_LOGIN);
       token = newToken;
     },
-    health: () => bodyOf<HealthResult>(api.health.$get()),
+    health: (call) => bodyOf<HealthResult>(api.health.$get(undefined, withSignal(call))),
     login,
-    check: () => bodyOf<CheckResult>(api.auth.check.$get()),
-    async updateToken(newToken) {
-      const result = await bodyOf<UpdateTokenResult>(api.auth.update.$post({ json: { new_token: newToken } }));
-      await loginAfterRotation(newToken);
-      return result;
+    check: (call) => bodyOf<CheckResult>(api.auth.check.$get(undefined, withSignal(call))),
+    updateToken(newToken, call) {
+      return changeToken(
+        async (signal) => {
+          await bodyOf<UpdateTokenResult>(api.auth.update.$post({ json: { new_token: newToken } }, { init: { signal } }));
+          token = newToken;
+          return newToken;
+        },
+        loginAfterChange,
+        call?.signal,
+      );
     },
-    async regenerateToken() {
-      const result = await bodyOf<RegenerateResult>(api.auth.regenerate.$post());
-      await loginAfterRotation(result.token);
-      return result.token;
+    regenerateToken(call) {
+      return changeToken(
+        async (signal) => {
+          const { token: regenerated } = await bodyOf<RegenerateResult>(api.auth.regenerate.$post(undefined, { init: { signal } }));
+          token = regenerated;
+          return regenerated;
+        },
+        loginAfterChange,
+        call?.signal,
+      );
     },
-    async logout() {
+    async logout(call) {
+      // Aborted before it was sent, nothing changed: the token stays known.
+      call?.signal?.throwIfAborted();
       token = undefined;
-      return bodyOf<LogoutResult>(api.auth.logout.$post());
+      return bodyOf<LogoutResult>(api.auth.logout.$post(undefined, withSignal(call)));
     },
-    setupStatus: () => bodyOf<SetupStatus>(api.setup.status.$get()),
-    completeSetup: () => bodyOf<SetupChangeResult>(api.setup.complete.$post()),
-    resetSetup: () => bodyOf<SetupChangeResult>(api.setup.reset.$post()),
-    listBans: async () => (await bodyOf<BanListResult>(api.security.bans.$get())).bans,
-    async liftBan(target) {
-      return (await bodyOf<BanLiftResult>(api.security.bans[':key'].$delete({ param: { key: banTargetSegment(target) } }))).lifted;
+    setupStatus: (call) => bodyOf<SetupStatus>(api.setup.status.$get(undefined, withSignal(call))),
+    completeSetup: (call) => bodyOf<SetupChangeResult>(api.setup.complete.$post(undefined, withSignal(call))),
+    resetSetup: (call) => bodyOf<SetupChangeResult>(api.setup.reset.$post(undefined, withSignal(call))),
+    listBans: async (call) => (await bodyOf<BanListResult>(api.security.bans.$get(undefined, withSignal(call)))).bans,
+    async liftBan(target, call) {
+      const segment = banTargetSegment(target);
+      return (await bodyOf<BanLiftResult>(api.security.bans[':key'].$delete({ param: { key: segment } }, withSignal(call)))).lifted;
     },
-    listKeys: async () => (await bodyOf<KeyListResult>(api.keys.$get())).keys,
-    async createKey({ name, scope, expires }) {
+    listKeys: async (call) => (await bodyOf<KeyListResult>(api.keys.$get(undefined, withSignal(call)))).keys,
+    async createKey({ name, scope, expires }, call) {
       // JSON leaves undefined fields out: the server's defaults (read, never) apply.
-      return bodyOf<KeyCreatedResult>(api.keys.$post({ json: { name, scope, expires } }));
+      return bodyOf<KeyCreatedResult>(api.keys.$post({ json: { name, scope, expires } }, withSignal(call)));
     },
-    async revokeKey(name) {
-      return (await bodyOf<KeyRevokedResult>(api.keys[':name'].$delete({ param: { name: keyNameSegment(name) } }))).revoked;
+    async revokeKey(name, call) {
+      const segment = keyNameSegment(name);
+      return (await bodyOf<KeyRevokedResult>(api.keys[':name'].$delete({ param: { name: segment } }, withSignal(call)))).revoked;
     },
     wsTicket,
-    async openChannel(channelOptions) {
+    async openChannel(channelOptions = {}) {
       const WebSocketImpl = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
       if (!WebSocketImpl)
         throw new TypeError('No WebSocket in this runtime: pass createWebuiClient({ WebSocket }) (on Node 20, from the `ws` package).');
-      const ticket = await wsTicket();
+      const ticket = await wsTicket(channelOptions);
       if (!ticket.success) throw new WebuiError({ status: 401, code: 'not_authenticated', detail: ticket.message });
       const url = new URL(`${origin}${API_PREFIX}/ws`);
       url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -264,6 +307,13 @@ function checkedApiKey(options: WebuiClientOptions): string | undefined {
     );
   if (apiKey === '') throw new TypeError('createWebuiClient: `apiKey` is empty; pass the key `POST /api/webui/keys` showed (wk_...).');
   return apiKey;
+}
+
+/** The timeout option, refusing what cannot be one. */
+function checkedTimeout(timeoutMs = DEFAULT_TIMEOUT_MS): number {
+  if (!(timeoutMs >= 0))
+    throw new TypeError(`createWebuiClient: \`timeoutMs\` must be 0 (no limit) or a positive number of milliseconds, not ${timeoutMs}.`);
+  return timeoutMs;
 }
 
 /** `http://host:port`, whatever path or trailing slash the caller wrote after it. */

@@ -1,6 +1,7 @@
 export {
   createWebuiClient,
   API_PREFIX,
+  DEFAULT_TIMEOUT_MS,
   SESSION_COOKIE,
   type WebuiClient,
   type WebuiClientOptions,
@@ -37,6 +38,8 @@ export {
   type WebSocketLike,
   type WebSocketConstructor,
 } from './channel.js';
+export type { CallOptions } from './call-signal.js';
+export type { TokenChange } from './token-change.js';
 export { WebuiError, parseRetryAfter } from './webui-error.js';
 export { CookieJar } from './cookie-jar.js';
 export type { FetchLike } from './session-fetch.js';

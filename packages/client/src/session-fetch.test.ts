@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CookieJar } from './cookie-jar.js';
-import { createSessionFetch, type FetchLike } from './session-fetch.js';
+import { createSessionFetch, UNTIL_ANSWERED, type FetchLike } from './session-fetch.js';
 import { WebuiError, parseRetryAfter } from './webui-error.js';
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -43,7 +43,7 @@ describe('createSessionFetch', () => {
     });
     const response = await send('http://h/api/webui/x', { method: 'POST', body: '{"a":1}' });
     expect(response.status).toBe(200);
-    expect(sleep).toHaveBeenCalledWith(2_000);
+    expect(sleep).toHaveBeenCalledWith(2_000, undefined);
     expect(server.seen.map((entry) => entry.body)).toEqual(['{"a":1}', '{"a":1}']);
   });
 
@@ -74,6 +74,45 @@ describe('createSessionFetch', () => {
     });
     await expect(limited('http://h/api/webui/ws-token')).rejects.toMatchObject({ status: 429, retryAfter: 1 });
     expect(sleep).toHaveBeenCalledTimes(1);
+  });
+
+  it("stops waiting out a 429 as soon as the call's signal aborts", async () => {
+    const controller = new AbortController();
+    const server = scripted(() => {
+      // The abort comes while the client waits out the answer's ten minutes.
+      setTimeout(() => controller.abort(), 0);
+      return json(429, { detail: 'later', code: 'too_many_connections' }, { 'retry-after': '600' });
+    });
+    const send = createSessionFetch({
+      fetch: server.fetch,
+      jar: new CookieJar(),
+      maxRetries: 1,
+      maxRetryAfter: 900,
+      relogin: async () => false,
+    });
+    await expect(send('http://h/api/webui/ws-token', { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('gives each request the timeout, and the request that carries a new token none', async () => {
+    const signals: Array<AbortSignal> = [];
+    const send = createSessionFetch({
+      fetch: async (input, init) => {
+        signals.push(new Request(input, init).signal);
+        return json(200, {});
+      },
+      jar: new CookieJar(),
+      maxRetries: 0,
+      maxRetryAfter: 60,
+      timeoutMs: 1,
+      relogin: async () => false,
+    });
+    await send('http://h/api/webui/auth/regenerate', { method: 'POST', signal: UNTIL_ANSWERED });
+    await send('http://h/api/webui/health');
+    await vi.waitFor(() => expect(signals[1]?.aborted).toBe(true));
+    expect(signals[1]?.reason).toMatchObject({ name: 'TimeoutError' });
+    // Had the change's request a timeout, it would have ended first: it started first.
+    expect(signals[0]?.aborted).toBe(false);
   });
 
   it('logs in again once on a 401 and sends the new cookie with the retry', async () => {

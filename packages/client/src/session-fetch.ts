@@ -1,3 +1,4 @@
+import { requestSignal, sleepUnlessAborted } from './call-signal.js';
 import type { CookieJar } from './cookie-jar.js';
 import { WebuiError } from './webui-error.js';
 
@@ -12,16 +13,23 @@ export interface SessionFetchOptions {
   maxRetries: number;
   /** A 429 asking to wait longer than this many seconds is thrown at once instead of waited out. */
   maxRetryAfter: number;
-  /** Logs in again after a 401; resolves true when a fresh session cookie was obtained. */
-  relogin: () => Promise<boolean>;
+  /** Milliseconds each request may wait for its answer (default 0: no limit); past it, a DOMException TimeoutError. */
+  timeoutMs?: number;
+  /** Logs in again after a 401; resolves true when a fresh session cookie was obtained, rejects when `signal` aborts first. */
+  relogin: (signal: AbortSignal | undefined) => Promise<boolean>;
   /** An API key: sent as `Authorization: Bearer` on every request; then no cookie is sent or filed, and a 401 is final. */
   bearer?: string | undefined;
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits out a 429; rejects with the signal's reason when it aborts first. */
+  sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 }
 
-const VERIFY_PATH = /\/auth\/verify\/?$/;
+/**
+ * Given as a request's signal, the request is neither cancelled nor timed out: the answer that carries a new token must arrive,
+ * since the server may already have changed the token (see TokenChange).
+ */
+export const UNTIL_ANSWERED: AbortSignal = new AbortController().signal;
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const VERIFY_PATH = /\/auth\/verify\/?$/;
 
 /** Sends a request with the jar's cookies and files the answer's Set-Cookie; nothing else. */
 export async function sendWithCookies(fetchImpl: FetchLike, jar: CookieJar, request: Request): Promise<Response> {
@@ -45,20 +53,24 @@ function sendWithBearer(fetchImpl: FetchLike, bearer: string, request: Request):
  * and turns every other non-2xx answer into a thrown WebuiError, so `hc` calls resolve only with 2xx.
  */
 export function createSessionFetch(options: SessionFetchOptions): FetchLike {
-  const sleep = options.sleep ?? defaultSleep;
-  return async (input, init) => {
+  const sleep = options.sleep ?? sleepUnlessAborted;
+  return async (input, { signal: given, ...init } = {}) => {
     const { bearer } = options;
+    const untilAnswered = given === UNTIL_ANSWERED;
+    const signal = untilAnswered ? undefined : (given ?? undefined);
     // credentials: browsers keep the cookie themselves and need it for a cross-origin API; a key goes without it.
-    const request = new Request(input, { ...init, credentials: bearer === undefined ? (init?.credentials ?? 'include') : 'omit' });
+    const request = new Request(input, { ...init, credentials: bearer === undefined ? (init.credentials ?? 'include') : 'omit' });
     const isVerify = VERIFY_PATH.test(new URL(request.url).pathname);
     let reloggedIn = false;
     let retries = 0;
     for (;;) {
+      signal?.throwIfAborted();
       const sentCookies = options.jar.header();
+      const attempt = new Request(request.clone(), { signal: untilAnswered ? undefined : requestSignal(signal, options.timeoutMs ?? 0) });
       const response =
         bearer === undefined
-          ? await sendWithCookies(options.fetch, options.jar, request.clone())
-          : await sendWithBearer(options.fetch, bearer, request.clone());
+          ? await sendWithCookies(options.fetch, options.jar, attempt)
+          : await sendWithBearer(options.fetch, bearer, attempt);
       if (response.ok) return response;
       const error = await WebuiError.fromResponse(response);
       // A refused key stays refused: there is nothing to log in with.
@@ -67,7 +79,7 @@ export function createSessionFetch(options: SessionFetchOptions): FetchLike {
         // Another request logged in again while this one was under way: its cookie is the answer.
         const current = options.jar.header();
         if (current !== undefined && current !== sentCookies) continue;
-        if (await options.relogin()) continue;
+        if (await options.relogin(signal)) continue;
       }
       if (
         error.status === 429 &&
@@ -76,7 +88,7 @@ export function createSessionFetch(options: SessionFetchOptions): FetchLike {
         error.retryAfter <= options.maxRetryAfter
       ) {
         retries++;
-        await sleep(error.retryAfter * 1000);
+        await sleep(error.retryAfter * 1000, signal);
         continue;
       }
       throw error;

@@ -14,10 +14,22 @@ export interface WebuiServer {
   /** http://127.0.0.1:PORT */
   baseUrl: string;
   dataDir: string;
-  /** access_token of data/webui.json as it is now. */
+  /** access_token of data/webui.json as it is now (a server on a shared store keeps none: see startupToken). */
   token(): string;
+  /** The temporary token the server printed at its start. */
+  startupToken(): string;
   webuiFile(): Record<string, unknown>;
+  /** Resolves once the server printed a line containing `text` after `from` characters of its output (see outputLength). */
+  waitForOutput(text: string, from?: number): Promise<void>;
+  /** How much the server printed so far. */
+  outputLength(): number;
   stop(): Promise<void>;
+}
+
+export interface WebuiServerOptions {
+  /** Variables for the server beside the parent's, whose WEBUI_* are dropped: `WEBUI_STORE` puts the state in Redis. */
+  env?: Record<string, string>;
+  timeoutMs?: number;
 }
 
 /**
@@ -28,11 +40,11 @@ export function ensureServerBuilt(): void {
   if (!existsSync(BUNDLE)) execFileSync(process.execPath, [join(SERVER_DIR, 'build.mjs'), '--quiet'], { stdio: 'inherit' });
 }
 
-export async function startWebuiServer(timeoutMs = 15_000): Promise<WebuiServer> {
+export async function startWebuiServer({ env: own = {}, timeoutMs = 15_000 }: WebuiServerOptions = {}): Promise<WebuiServer> {
   ensureServerBuilt();
   const cwd = mkdtempSync(join(tmpdir(), 'webui-client-'));
   const dataDir = join(cwd, 'data');
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_')));
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_'))), ...own };
   const child = spawn(process.execPath, [BUNDLE, '--port', '0', '--data-dir', dataDir, '--host', '127.0.0.1'], {
     cwd,
     env,
@@ -41,6 +53,7 @@ export async function startWebuiServer(timeoutMs = 15_000): Promise<WebuiServer>
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   let output = '';
+  const printed = new Set<() => void>();
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`server did not listen within ${timeoutMs} ms`)), timeoutMs);
     const fail = (error: Error) => {
@@ -51,6 +64,7 @@ export async function startWebuiServer(timeoutMs = 15_000): Promise<WebuiServer>
     let partial = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       output += chunk;
+      for (const check of printed) check();
       const lines = (partial + chunk).split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) {
@@ -61,7 +75,10 @@ export async function startWebuiServer(timeoutMs = 15_000): Promise<WebuiServer>
         }
       }
     });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      for (const check of printed) check();
+    });
     child.once('exit', (code) => fail(new Error(`server exited with ${code} before listening`)));
   });
 
@@ -71,6 +88,22 @@ export async function startWebuiServer(timeoutMs = 15_000): Promise<WebuiServer>
     dataDir,
     webuiFile,
     token: () => String(webuiFile()['access_token']),
+    startupToken() {
+      const token = /"temporary_token":"([0-9a-f]{64})"/.exec(output)?.[1];
+      if (token === undefined) throw new Error(`the server printed no temporary token:\n${output}`);
+      return token;
+    },
+    waitForOutput: (text, from = 0) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!output.includes(text, from)) return;
+          printed.delete(check);
+          resolve();
+        };
+        printed.add(check);
+        check();
+      }),
+    outputLength: () => output.length,
     async stop() {
       await stopChild(child, exited);
       rmSync(cwd, { recursive: true, force: true });
@@ -116,14 +149,28 @@ export function loginFromAnotherAddress(server: WebuiServer, localAddress: strin
 }
 
 /** `count` wrong logins from one loopback address, one after the other; resolves with their statuses (the 5th is the ban's 429). */
-export async function failLoginsFrom(server: WebuiServer, localAddress: string, count: number): Promise<number[]> {
+export async function failLoginsFrom(server: Pick<WebuiServer, 'baseUrl'>, localAddress: string, count: number): Promise<number[]> {
   const statuses: number[] = [];
   for (let attempt = 1; attempt <= count; attempt++) statuses.push(await verifyFrom(server, localAddress, `wrong-guess-${attempt}`));
   return statuses;
 }
 
+/** Whether the server takes `token` now: a login from `localAddress` that answers `valid: true`. */
+export async function acceptsToken(server: Pick<WebuiServer, 'baseUrl'>, localAddress: string, token: string): Promise<boolean> {
+  const { status, body } = await verifyAnswerFrom(server, localAddress, token);
+  return status === 200 && (JSON.parse(body) as { valid?: unknown }).valid === true;
+}
+
 /** POST /auth/verify from a chosen source address: fetch cannot pick one, node:http can. */
-function verifyFrom(server: WebuiServer, localAddress: string, token: string): Promise<number> {
+async function verifyFrom(server: Pick<WebuiServer, 'baseUrl'>, localAddress: string, token: string): Promise<number> {
+  return (await verifyAnswerFrom(server, localAddress, token)).status;
+}
+
+function verifyAnswerFrom(
+  server: Pick<WebuiServer, 'baseUrl'>,
+  localAddress: string,
+  token: string,
+): Promise<{ status: number; body: string }> {
   const url = new URL('/api/webui/auth/verify', server.baseUrl);
   const body = JSON.stringify({ token });
   return new Promise((resolve, reject) => {
@@ -131,8 +178,9 @@ function verifyFrom(server: WebuiServer, localAddress: string, token: string): P
       url,
       { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
       },
     );
     req.on('error', reject);
