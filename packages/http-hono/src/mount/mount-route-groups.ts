@@ -104,10 +104,8 @@ function routeHandler(route: MountedRoute, audit: SecurityEventSink): Handler<We
   const schema = options.body;
   return async (c) => {
     const principal: Principal | null = isPublic ? null : c.get('principal');
-    if (needsAdmin) {
-      const refusal = permissionRefusal(c, principal as Principal, 'write');
-      if (refusal) return refusal;
-    }
+    const refusal = needsAdmin ? permissionRefusal(c, c.get('principal'), 'write') : undefined;
+    if (refusal) return refusal;
     let body: unknown;
     if (schema !== undefined) {
       const read = await readJsonBody(c, schema);
