@@ -44,7 +44,8 @@ export function bindTokenFlow(client: WebuiClient, session: SessionFlow): void {
     void guarded(
       () =>
         busy(ui.regenerate.button, async () => {
-          // Through `api`: `client.regenerateToken` would log in before the token is shown, and not show it if that failed.
+          // Through `api`: `client.regenerateToken` (which no longer loses the token to a failed login) would keep the token in
+          // the page for its re-logins, and the page logs in through SessionFlow, whose answer picks the view.
           const generated = await session.call(
             async () => (await client.api.auth.regenerate.$post()).json(),
             (error) => setText(ui.regenerate.error, failureMessage(error, `No new token was generated (HTTP ${error.status}).`)),
