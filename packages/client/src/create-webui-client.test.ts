@@ -10,6 +10,7 @@ import {
   startWebuiServer,
   type WebuiServer,
 } from './testing/webui-server.js';
+import { startFaultProxy } from './testing/fault-proxy.js';
 import { WebuiError } from './webui-error.js';
 
 const STRONG_TOKEN = 'Client-Test_Token!2024';
@@ -436,6 +437,29 @@ describe('createWebuiClient cancelled by a signal', () => {
       expect((error as DOMException).name, name).toBe('AbortError');
     }
     expect(recorder.calls).toEqual([]);
+  });
+
+  it('with the ws package: aborted before system/ready the held socket closes, aborted after the channel closes with 1000', async () => {
+    const proxy = await startFaultProxy(server.baseUrl);
+    try {
+      const client = createWebuiClient({ baseUrl: proxy.baseUrl, token: server.token(), WebSocket });
+      const held = proxy.holdNext('GET', '/ws');
+      const opening = new AbortController();
+      const refused = client.openChannel({ signal: opening.signal }).catch((error: unknown) => error);
+      const upgrade = await held;
+      opening.abort();
+      expect(await refused).toMatchObject({ name: 'AbortError' });
+      await upgrade.clientClosed;
+
+      const life = new AbortController();
+      const channel = await client.openChannel({ signal: life.signal });
+      expect(await channel.ping()).toBeGreaterThan(0);
+      life.abort();
+      expect(await channel.closed).toEqual({ code: 1000, reason: 'aborted' });
+      await proxy.channelsClosed();
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("rejects with the caller's own reason, and refuses a timeout that is none", async () => {
