@@ -33,9 +33,11 @@ export interface MountOptions {
   audit: SecurityEventSink;
 }
 
-// The audit line stays small whatever path a caller sends (as for upstream_request) or a bot passes as its action.
+// The audit line stays small whatever path a caller sends (as for upstream_request) or a bot passes as its action or details.
 const MAX_AUDITED_PATH = 512;
 const MAX_AUDITED_ACTION = 128;
+const MAX_AUDITED_DETAILS = 16;
+const MAX_AUDITED_DETAIL = 256;
 
 /**
  * Checks every route group (MountError for the first that cannot be mounted) and adds its routes to `api`, the app
@@ -137,8 +139,18 @@ function recordAction(
     method: c.req.method,
     path: cut(c.req.path, MAX_AUDITED_PATH),
     action: cut(String(action), MAX_AUDITED_ACTION),
-    ...(details === undefined ? {} : { details }),
+    ...(details === undefined ? {} : { details: boundedDetails(details, (text) => cut(text, MAX_AUDITED_DETAIL)) }),
   });
+}
+
+/** The first MAX_AUDITED_DETAILS plain fields, long strings and names cut: a bot's mistake cannot grow the audit file by megabytes a line. */
+function boundedDetails(details: AuditDetails, cut: (text: string) => string): AuditDetails {
+  const bounded: AuditDetails = {};
+  for (const [name, value] of Object.entries(details).slice(0, MAX_AUDITED_DETAILS)) {
+    if (value === null || typeof value === 'number' || typeof value === 'boolean') bounded[cut(name)] = value;
+    else bounded[cut(name)] = cut(String(value));
+  }
+  return bounded;
 }
 
 /** The public routes' matcher: a prefix test first, so a request outside their groups pays one loop of string compares. */

@@ -190,6 +190,22 @@ describe('audit()', () => {
   });
 });
 
+describe('audit() details', () => {
+  it('keeps the first 16 fields and cuts long strings, so one line stays small whatever a bot passes', async () => {
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field_${String(i).padStart(2, '0')}`, i]));
+    const group = new RouteGroup('/api/webui/config').put('/', (c, request) => {
+      request.audit('bulk', { note: 'y'.repeat(10_000), ...many });
+      return c.json({ ok: true });
+    });
+    const { t, cookie } = await appWith(group);
+    await t.request('/config', { method: 'PUT', json: {}, cookie });
+    const [event] = t.audit.named('bot_action') as Array<{ details: Record<string, unknown> }>;
+    expect(Object.keys(event?.details ?? {})).toHaveLength(16);
+    expect(event?.details['note']).toBe(`${'y'.repeat(256)}…`);
+    expect(event?.details['field_00']).toBe(0);
+  });
+});
+
 describe('a whole Hono app mounted as a group', () => {
   it('needs a login, and the scope its method implies', async () => {
     const calls: string[] = [];
