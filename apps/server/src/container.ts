@@ -8,6 +8,7 @@ import {
   type LoadedSettings,
   type LogDestination,
   type Storage,
+  WebuiMetrics,
 } from '@webui/assembly';
 import { createCore, type Clock, type RandomSource } from '@webui/core';
 import type { Logger } from 'pino';
@@ -30,6 +31,7 @@ export const TOKENS = {
   LogDestination: Symbol('LogDestination'),
   Channel: Symbol('WebSocketChannel'),
   HeartbeatMs: Symbol('HeartbeatMs'),
+  Metrics: Symbol('WebuiMetrics'),
 } as const;
 
 const HEARTBEAT_INTERVAL_MS = 30_000;
@@ -49,6 +51,10 @@ export function createContainer(loaded: LoadedSettings): DependencyContainer {
   c.register(TOKENS.LogDestination, { useValue: process.stdout });
   c.register(TOKENS.HeartbeatMs, { useValue: HEARTBEAT_INTERVAL_MS });
   c.register(
+    TOKENS.Metrics,
+    single(() => new WebuiMetrics()),
+  );
+  c.register(
     TOKENS.LogFeed,
     single(() => new LogFeed()),
   );
@@ -66,7 +72,9 @@ export function createContainer(loaded: LoadedSettings): DependencyContainer {
   // The store `[webui] store` names (data_dir/webui.json or a shared Redis), with the data directory's lock and audit trail.
   c.register(
     TOKENS.Storage,
-    single((r) => configuredStorage(loaded, r.resolve<Clock>(TOKENS.Clock), r.resolve<Logger>(TOKENS.Logger))),
+    single((r) =>
+      configuredStorage(loaded, r.resolve<Clock>(TOKENS.Clock), r.resolve<Logger>(TOKENS.Logger), r.resolve<WebuiMetrics>(TOKENS.Metrics)),
+    ),
   );
   c.register(
     TOKENS.Core,

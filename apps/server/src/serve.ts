@@ -1,4 +1,5 @@
 import { startWebui, type AssembledWebui, type LoadedSettings, type LogFeed, type StartedWebui, type Storage } from '@webui/assembly';
+import type { WebuiMetrics } from '@webui/assembly';
 import type { Core } from '@webui/core';
 import type { Logger } from 'pino';
 import type { Server } from 'node:http';
@@ -6,6 +7,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from './container.js';
 import { openControlSocket, type ControlSocket } from './control/control-socket.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
+import { openMetricsPort } from './metrics-port.js';
 import { nodeRuntimePort } from './runtime/node-runtime-port.js';
 import { nodeUpstreamClient } from './runtime/node-upstream-client.js';
 import type { WebSocketChannel } from './websocket-channel.js';
@@ -34,11 +36,13 @@ export async function serve(container: DependencyContainer, options: ServeOption
     core: container.resolve<Core>(TOKENS.Core),
     logger,
     feed: container.resolve<LogFeed>(TOKENS.LogFeed),
+    metrics: container.resolve<WebuiMetrics>(TOKENS.Metrics),
     runtime: { ...nodeRuntimePort, upgrade: channel.upgrade, upstreamClient: nodeUpstreamClient },
   };
   const dataDir = parts.storage.dataDir;
   // Set inside the listen callback; the cast keeps TypeScript from narrowing it to null out here.
   let control = null as ControlSocket | null;
+  let metricsListeners: BoundListener[] = [];
   let started: StartedWebui<Server>;
   try {
     started = await startWebui(
@@ -51,12 +55,15 @@ export async function serve(container: DependencyContainer, options: ServeOption
         // before the listening line, so `webui bans` reaches a server as soon as it says it listens.
         if (dataDir !== null)
           control = await openControlSocket({ dataDir, core: parts.core, audit: webui.audit, logger: logger.child({ module: 'control' }) });
+        // [webui] metrics_port: the scrape without a credential, on loopback only.
+        metricsListeners = await openMetricsPort(loaded.settings.metricsPort, parts.metrics, logger);
         return listeners;
       },
       options.banner,
     );
   } catch (error) {
     await control?.close();
+    await Promise.all(metricsListeners.map((listener) => closeServer(listener.server)));
     channel.close();
     throw error;
   }
@@ -68,7 +75,7 @@ export async function serve(container: DependencyContainer, options: ServeOption
     webui,
     async close() {
       // Stop accepting first, so no handshake slips in after the sockets were told 1001.
-      const stopped = Promise.all(listeners.map((listener) => closeServer(listener.server)));
+      const stopped = Promise.all([...listeners, ...metricsListeners].map((listener) => closeServer(listener.server)));
       // Gone before the store closes and the lock is released, so the socket file never outlives the server.
       await control?.close();
       await webui.closeSockets();

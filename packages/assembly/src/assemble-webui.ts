@@ -30,6 +30,7 @@ import type { Storage } from './storage.js';
 import { auditBootstrap, reactToRecordChanges } from './record-change-reaction.js';
 import { warnOfWeakTokenChanges } from './weak-token-warning.js';
 import { openGateway, type Gateway } from './upstream/gateway.js';
+import type { WebuiMetrics } from './metrics/webui-metrics.js';
 import type { UpstreamClientFactory } from './upstream/upstream-client.js';
 import type { ExtensionsSource } from './webui-extensions.js';
 
@@ -49,6 +50,8 @@ export interface WebuiParts {
   logger: Logger;
   feed: LogFeed;
   runtime: WebuiRuntime;
+  /** The server's metrics: counted from the security events, the hub, the store and the gateway; GET /metrics answers them. */
+  metrics?: WebuiMetrics;
   /** The bot's route groups and channel domains (issue 34), mounted behind the same login as this server's own. */
   extensions?: ExtensionsSource;
 }
@@ -77,7 +80,7 @@ export interface AssembledWebui {
  * The one assembly every runtime runs: bootstraps the token, starts the storage's upkeep, and builds
  * the WebSocket hub, the reaction to record changes and the Hono app with its pages and docs.
  */
-export async function assembleWebui({ loaded, storage, core, logger, feed, runtime }: WebuiParts): Promise<AssembledWebui> {
+export async function assembleWebui({ loaded, storage, core, logger, feed, runtime, metrics }: WebuiParts): Promise<AssembledWebui> {
   const { settings } = loaded;
   let bootstrap: BootstrapOutcome;
   try {
@@ -89,13 +92,18 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
   }
   const security = new SecurityFeed(() => Date.now());
   const sinks: SecurityEventSink[] = storage.audit ? [storage.audit, security] : [security];
+  if (metrics) sinks.push(metrics.securityEvents);
   const audit: SecurityEventSink = {
     record: (event: SecurityEvent) => sinks.forEach((sink) => sink.record(event)),
     // Only the file writes later (in groups); the channel's feed has every event at once.
     written: () => storage.audit?.written() ?? null,
   };
   // The caller closes the storage if this fails (a key file it cannot make or trust).
-  const gateway: Gateway | undefined = await openGateway(settings.upstream, storage.dataDir, runtime.upstreamClient);
+  const gateway: Gateway | undefined = await openGateway(
+    settings.upstream,
+    storage.dataDir,
+    metrics ? metrics.countUpstream(runtime.upstreamClient) : runtime.upstreamClient,
+  );
   logBootstrap(bootstrap, logger);
   auditBootstrap(bootstrap, audit);
   storage.watch();
@@ -113,6 +121,7 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
     ...(gateway ? { upstream: gateway.channel } : {}),
   });
   reactToRecordChanges(storage.store, hub, audit);
+  metrics?.watch({ hub, bans: core.bans, storeAvailable: () => storage.available() });
   warnOfWeakTokenChanges(storage.store, logger.child({ module: 'store' }));
 
   const listening: AssembledWebui['listening'] = [];
@@ -131,6 +140,7 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
     site: createSetupSite({ logger: logger.child({ module: 'site' }) }),
     docs: createApiDocs(),
     storeAvailable: () => storage.available(),
+    ...(metrics ? { metrics: () => metrics.scrape() } : {}),
     ...(gateway ? { upstream: gateway.http } : {}),
   });
   const sweeper = setInterval(() => storage.sweep(), SWEEP_INTERVAL_MS);

@@ -22,6 +22,8 @@ export { startWebui, type StartedWebui } from './start-webui.js';
 export { stopOnSignals, type ProcessControl, type StoppableServer } from './stop-on-signals.js';
 export { runPortableServer, type PortableRuntime } from './portable-server.js';
 export { StartupError } from './startup-error.js';
+export { WebuiMetrics, type MetricsScrape, type MetricsSources } from './metrics/webui-metrics.js';
+export { metricsEndpoint } from './metrics/metrics-endpoint.js';
 export { weakTokenAdvice } from './weak-token-warning.js';
 export { systemClock, systemRandom } from './system-ports.js';
 export { secretKeyFingerprint } from './secret-key-fingerprint.js';

@@ -11,6 +11,8 @@ import { stopOnSignals, type ProcessControl } from './stop-on-signals.js';
 import { startWebui } from './start-webui.js';
 import { configuredStorage } from './configured-storage.js';
 import { memoryStorage } from './storage.js';
+import { WebuiMetrics } from './metrics/webui-metrics.js';
+import { listenForMetrics } from './metrics/metrics-port.js';
 import { systemClock, systemRandom } from './system-ports.js';
 
 const USAGE =
@@ -60,10 +62,11 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
   const hand = stopOnSignals(runtime);
   const feed = new LogFeed();
   const logger = createLogger(loaded.settings.logLevel, feed, process.stdout, loaded.settings.logFormat);
-  const storage = memory ? memoryStorage(systemClock, logger) : configuredStorage(loaded, systemClock, logger);
+  const metrics = new WebuiMetrics();
+  const storage = memory ? memoryStorage(systemClock, logger) : configuredStorage(loaded, systemClock, logger, metrics);
   const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom, banPolicy: banPolicyFrom(loaded.settings) });
   try {
-    const { webui, servers } = await startWebui({ loaded, storage, core, logger, feed, runtime }, (assembled) =>
+    const { webui, servers } = await startWebui({ loaded, storage, core, logger, feed, runtime, metrics }, (assembled) =>
       listenOnHosts(
         loaded.settings.host,
         loaded.settings.port,
@@ -75,12 +78,25 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
         logger,
       ),
     );
+    // [webui] metrics_port: the scrape without a credential, on loopback only; a port in use stops the start as the API's does.
+    const binder = { isAddressInUse: (error: unknown) => runtime.isAddressInUse(error), stop: (server: Server) => runtime.stop(server) };
+    const metricsServers = await listenForMetrics(
+      loaded.settings.metricsPort,
+      metrics,
+      async (host, port, fetch) => runtime.serve(host, port, fetch),
+      binder,
+      logger,
+    ).catch(async (error: unknown) => {
+      await Promise.all(servers.map(({ server }) => runtime.stop(server)));
+      await webui.close();
+      throw error;
+    });
     hand({
       logger,
       async close() {
         // Sockets are told 1001 first: Bun's stop(true) would cut them without a close frame.
         await webui.closeSockets();
-        await Promise.all(servers.map(({ server }) => runtime.stop(server)));
+        await Promise.all([...servers, ...metricsServers].map(({ server }) => runtime.stop(server)));
         await webui.close();
       },
     });

@@ -1,0 +1,82 @@
+import { StoreUnavailableError, type Store } from '@webui/core';
+
+/** What the metrics learn from the store: each timed operation's duration and failure, and the tickets it holds. */
+export interface StoreObserver {
+  /** Called once per operation name when the store is wrapped: the function it returns gets each call's seconds. */
+  timer(operation: string): (seconds: number) => void;
+  /** A store that could not be reached (StoreUnavailableError), by operation. */
+  failed(operation: string): void;
+  ticketIssued(): void;
+  ticketRedeemed(): void;
+}
+
+/**
+ * The store with its operations timed and its tickets counted. `timeEvery`: a store across the network (Redis) has every
+ * operation timed; the file store only its writes (swapRecord), since the rest is memory and a timer per request would cost
+ * more than the operation it times.
+ */
+export function observedStore(store: Store, observer: StoreObserver, timeEvery: boolean): Store {
+  const timed = <Args extends unknown[], Result>(
+    operation: string,
+    call: (...args: Args) => Promise<Result>,
+  ): ((...args: Args) => Promise<Result>) => {
+    const observe = observer.timer(operation);
+    return async (...args) => {
+      const started = performance.now();
+      try {
+        return await call(...args);
+      } catch (error) {
+        if (error instanceof StoreUnavailableError) observer.failed(operation);
+        throw error;
+      } finally {
+        observe((performance.now() - started) / 1000);
+      }
+    };
+  };
+  // Untimed, an operation is the port's own method, called as before.
+  const maybe: typeof timed = timeEvery ? timed : (_operation, call) => call;
+  const { record, attempts, budget, retiredTokens, tickets } = store;
+  const consumeTicket = maybe('consumeTicket', (ticket: string) => tickets.consumeTicket(ticket));
+  return {
+    record: {
+      readRecord: maybe('readRecord', () => record.readRecord()),
+      swapRecord: timed('swapRecord', (expected, next) => record.swapRecord(expected, next)),
+      onRecordChanged: (listener) => record.onRecordChanged(listener),
+    },
+    attempts: timeEvery
+      ? {
+          countFailure: timed('countFailure', (key, failure) => attempts.countFailure(key, failure)),
+          recordLogin: timed('recordLogin', (key, now, rememberUntil) => attempts.recordLogin(key, now, rememberUntil)),
+          readClient: timed('readClient', (key) => attempts.readClient(key)),
+          readAttempts: timed('readAttempts', (key) => attempts.readAttempts(key)),
+          deleteAttempts: timed('deleteAttempts', (key) => attempts.deleteAttempts(key)),
+          listAttempts: timed('listAttempts', () => attempts.listAttempts()),
+        }
+      : attempts,
+    budget: timeEvery
+      ? {
+          addGlobalFailures: timed('addGlobalFailures', (bucket, count, expiresAt) => budget.addGlobalFailures(bucket, count, expiresAt)),
+          readGlobalFailures: timed('readGlobalFailures', (fromBucket) => budget.readGlobalFailures(fromBucket)),
+          clearGlobalFailures: timed('clearGlobalFailures', () => budget.clearGlobalFailures()),
+        }
+      : budget,
+    retiredTokens: timeEvery
+      ? {
+          retireToken: timed('retireToken', (fingerprint, until) => retiredTokens.retireToken(fingerprint, until)),
+          isRetiredToken: timed('isRetiredToken', (fingerprint) => retiredTokens.isRetiredToken(fingerprint)),
+        }
+      : retiredTokens,
+    tickets: {
+      putTicket: maybe('putTicket', async (ticket, grant) => {
+        await tickets.putTicket(ticket, grant);
+        observer.ticketIssued();
+      }),
+      consumeTicket: async (ticket) => {
+        const grant = await consumeTicket(ticket);
+        if (grant !== null) observer.ticketRedeemed();
+        return grant;
+      },
+      revokeTickets: maybe('revokeTickets', (sessionToken) => tickets.revokeTickets(sessionToken)),
+    },
+  };
+}
