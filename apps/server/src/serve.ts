@@ -1,4 +1,12 @@
-import { startWebui, type AssembledWebui, type LoadedSettings, type LogFeed, type StartedWebui, type Storage } from '@webui/assembly';
+import {
+  startWebui,
+  type AssembledWebui,
+  type ExtensionsSource,
+  type LoadedSettings,
+  type LogFeed,
+  type StartedWebui,
+  type Storage,
+} from '@webui/assembly';
 import type { WebuiMetrics } from '@webui/assembly';
 import type { Core } from '@webui/core';
 import type { Logger } from 'pino';
@@ -23,6 +31,8 @@ export interface RunningServer {
 export interface ServeOptions {
   /** Human-readable startup banner goes here; logs are JSON lines on the container's LogDestination. */
   banner?: { write(text: string): unknown };
+  /** A bot's route groups and channel domains, mounted behind the login (issue 34). */
+  extensions?: ExtensionsSource;
 }
 
 /** Runs the WebUI API on Node from what `container` (createContainer, or a test's child of it) resolves. */
@@ -38,6 +48,7 @@ export async function serve(container: DependencyContainer, options: ServeOption
     feed: container.resolve<LogFeed>(TOKENS.LogFeed),
     metrics: container.resolve<WebuiMetrics>(TOKENS.Metrics),
     runtime: { ...nodeRuntimePort, upgrade: channel.upgrade, upstreamClient: nodeUpstreamClient },
+    ...(options.extensions ? { extensions: options.extensions } : {}),
   };
   const dataDir = parts.storage.dataDir;
   // Set inside the listen callback; the cast keeps TypeScript from narrowing it to null out here.
@@ -48,6 +59,8 @@ export async function serve(container: DependencyContainer, options: ServeOption
     started = await startWebui(
       parts,
       async (webui) => {
+        // [webui] metrics_port: the scrape without a credential, on loopback only; bound first, so a port in use leaves nothing else open.
+        metricsListeners = await openMetricsPort(loaded.settings.metricsPort, loaded.configPath, parts.metrics, logger);
         // The dashboard's poll, GET /auth/check, skips the Hono pipeline when it can (same checks, same answer).
         const listeners = await bindAll(loaded.settings.host, loaded.settings.port, webui.app.fetch, logger, webui.sessionCheckShortcut());
         for (const listener of listeners) channel.attach(listener.server, webui.app);
@@ -55,8 +68,6 @@ export async function serve(container: DependencyContainer, options: ServeOption
         // before the listening line, so `webui bans` reaches a server as soon as it says it listens.
         if (dataDir !== null)
           control = await openControlSocket({ dataDir, core: parts.core, audit: webui.audit, logger: logger.child({ module: 'control' }) });
-        // [webui] metrics_port: the scrape without a credential, on loopback only.
-        metricsListeners = await openMetricsPort(loaded.settings.metricsPort, parts.metrics, logger);
         return listeners;
       },
       options.banner,

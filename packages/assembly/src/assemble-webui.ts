@@ -4,6 +4,7 @@ import {
   createSessionCheckShortcut,
   createWebuiApp,
   MAX_MESSAGE_BYTES,
+  MountError,
   PluginProgressBoard,
   PluginProgressDomain,
   SecurityDomain,
@@ -32,7 +33,7 @@ import { warnOfWeakTokenChanges } from './weak-token-warning.js';
 import { openGateway, type Gateway } from './upstream/gateway.js';
 import type { WebuiMetrics } from './metrics/webui-metrics.js';
 import type { UpstreamClientFactory } from './upstream/upstream-client.js';
-import type { ExtensionsSource } from './webui-extensions.js';
+import { extensionsFrom, type ExtensionsSource } from './webui-extensions.js';
 
 const SWEEP_INTERVAL_MS = 30_000;
 
@@ -80,8 +81,20 @@ export interface AssembledWebui {
  * The one assembly every runtime runs: bootstraps the token, starts the storage's upkeep, and builds
  * the WebSocket hub, the reaction to record changes and the Hono app with its pages and docs.
  */
-export async function assembleWebui({ loaded, storage, core, logger, feed, runtime, metrics }: WebuiParts): Promise<AssembledWebui> {
+export async function assembleWebui({
+  loaded,
+  storage,
+  core,
+  logger,
+  feed,
+  runtime,
+  extensions: bot,
+  metrics,
+}: WebuiParts): Promise<AssembledWebui> {
   const { settings } = loaded;
+  const progress = new PluginProgressBoard();
+  // Made first, before anything that would need undoing: a bot that cannot start stops here (with its own StartupError).
+  const extensions = await extensionsFrom(bot, { logs: feed, progress, dataDir: storage.dataDir });
   let bootstrap: BootstrapOutcome;
   try {
     // Instances already running on a shared store keep their temporary token: this start prints the same one (D11 with several instances).
@@ -108,41 +121,48 @@ export async function assembleWebui({ loaded, storage, core, logger, feed, runti
   auditBootstrap(bootstrap, audit);
   storage.watch();
 
-  const progress = new PluginProgressBoard();
-  const hub = new WsHub({
-    logs: feed,
-    // With an upstream, plugin_progress is the bot's: relayed like every domain the hub does not serve itself.
-    domains: [...(gateway ? [] : [new PluginProgressDomain(progress)]), new SecurityDomain(security)],
-    logger: logger.child({ module: 'ws' }),
-    now: () => Date.now(),
-    newConnectionId: () => crypto.randomUUID(),
-    maxMessageBytes: MAX_MESSAGE_BYTES,
-    // With an upstream, every domain the hub does not serve itself is relayed to the bot's own channel.
-    ...(gateway ? { upstream: gateway.channel } : {}),
-  });
-  reactToRecordChanges(storage.store, hub, audit);
-  metrics?.watch({ hub, bans: core.bans, storeAvailable: () => storage.available() });
-  warnOfWeakTokenChanges(storage.store, logger.child({ module: 'store' }));
-
+  let hub: WsHub;
+  let app: WebuiApp;
   const listening: AssembledWebui['listening'] = [];
   // A Unix socket has no origin of its own: its requests carry the proxy's Host.
   const origins = () =>
     listening.filter(({ host }) => unixSocketPath(host) === null).map((address) => originOf(address.host, address.port));
   const policy = httpPolicyFrom(settings, origins);
   const httpLogger = logger.child({ module: 'http' });
-  const app = createWebuiApp({
-    services: core,
-    policy,
-    runtime,
-    logger: httpLogger,
-    webSocket: { upgrade: runtime.upgrade, hub },
-    audit,
-    site: createSetupSite({ logger: logger.child({ module: 'site' }) }),
-    docs: createApiDocs(),
-    storeAvailable: () => storage.available(),
-    ...(metrics ? { metrics: () => metrics.scrape() } : {}),
-    ...(gateway ? { upstream: gateway.http } : {}),
-  });
+  try {
+    hub = new WsHub({
+      logs: feed,
+      // With an upstream, plugin_progress is the bot's: relayed like every domain the hub does not serve itself.
+      domains: [...(gateway ? [] : [new PluginProgressDomain(progress)]), new SecurityDomain(security), ...(extensions.domains ?? [])],
+      logger: logger.child({ module: 'ws' }),
+      now: () => Date.now(),
+      newConnectionId: () => crypto.randomUUID(),
+      maxMessageBytes: MAX_MESSAGE_BYTES,
+      // With an upstream, every domain the hub does not serve itself is relayed to the bot's own channel.
+      ...(gateway ? { upstream: gateway.channel } : {}),
+    });
+    app = createWebuiApp({
+      services: core,
+      policy,
+      runtime,
+      logger: httpLogger,
+      webSocket: { upgrade: runtime.upgrade, hub },
+      audit,
+      site: createSetupSite({ logger: logger.child({ module: 'site' }) }),
+      docs: createApiDocs(),
+      storeAvailable: () => storage.available(),
+      ...(metrics ? { metrics: () => metrics.scrape() } : {}),
+      ...(gateway ? { upstream: gateway.http } : {}),
+      ...(extensions.routes ? { routeGroups: extensions.routes } : {}),
+    });
+  } catch (error) {
+    gateway?.close();
+    // A bot's mount that cannot work (a path this server answers, a domain taken twice): one line names it.
+    throw error instanceof MountError ? new StartupError(error.message) : error;
+  }
+  reactToRecordChanges(storage.store, hub, audit);
+  metrics?.watch({ hub, bans: core.bans, storeAvailable: () => storage.available() });
+  warnOfWeakTokenChanges(storage.store, logger.child({ module: 'store' }));
   const sweeper = setInterval(() => storage.sweep(), SWEEP_INTERVAL_MS);
   // Node and Bun hand out timer objects that can be unref'd; the upkeep must never keep a process alive.
   (sweeper as { unref?: () => void }).unref?.();

@@ -21,9 +21,11 @@ export { unixSocketPath } from './config/listen-host.js';
 export { startWebui, type StartedWebui } from './start-webui.js';
 export { stopOnSignals, type ProcessControl, type StoppableServer } from './stop-on-signals.js';
 export { runPortableServer, type PortableRuntime } from './portable-server.js';
+export type { ExtensionContext, ExtensionsSource, WebuiExtensions } from './webui-extensions.js';
 export { StartupError } from './startup-error.js';
 export { WebuiMetrics, type MetricsScrape, type MetricsSources } from './metrics/webui-metrics.js';
 export { metricsEndpoint } from './metrics/metrics-endpoint.js';
+export { metricsPortRefusal } from './metrics/metrics-port.js';
 export { weakTokenAdvice } from './weak-token-warning.js';
 export { systemClock, systemRandom } from './system-ports.js';
 export { secretKeyFingerprint } from './secret-key-fingerprint.js';
@@ -43,6 +45,27 @@ export {
   type UpstreamRuntimeParts,
   type UpstreamTarget,
 } from './upstream/index.js';
+// What a bot mounts (issue 34), from the one package it imports: route groups, channel domains, plugin progress.
+export {
+  ChannelCallError,
+  ChannelDomain,
+  channelCall,
+  IDLE_PROGRESS,
+  MountError,
+  PluginProgressBoard,
+  RouteGroup,
+  type AuditDetails,
+  type ChannelCall,
+  type ChannelCallContext,
+  type ChannelDomainOptions,
+  type ChannelDomainPort,
+  type ChannelScope,
+  type PluginProgress,
+  type RouteHandler,
+  type RouteOptions,
+  type RouteRequest,
+  type RouteScope,
+} from '@webui/http-hono';
 // The runtimes' sockets enforce the hub's message cap too.
 export { MAX_MESSAGE_BYTES } from '@webui/http-hono';
 // The operator's tools (the control socket, the CLI) answer in the HTTP API's key and ban entry shapes.

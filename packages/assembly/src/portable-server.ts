@@ -8,7 +8,8 @@ import { createLogger } from './logging/create-logger.js';
 import { LogFeed } from './logging/log-feed.js';
 import { StartupError } from './startup-error.js';
 import { stopOnSignals, type ProcessControl } from './stop-on-signals.js';
-import { startWebui } from './start-webui.js';
+import { startWebui, type StartedWebui } from './start-webui.js';
+import type { ExtensionsSource } from './webui-extensions.js';
 import { configuredStorage } from './configured-storage.js';
 import { memoryStorage } from './storage.js';
 import { WebuiMetrics } from './metrics/webui-metrics.js';
@@ -20,8 +21,12 @@ const USAGE =
 
 /** A runtime without the Node CLI (Bun, Deno): its arguments, process, servers and WebSocket upgrade. */
 export interface PortableRuntime<Server> extends WebuiRuntime, Omit<HostBinder<Server>, 'bind'>, ProcessControl {
-  /** Starts one server for `host` that answers with `fetch`; port 0 picks one. Throws when it cannot. */
-  serve(host: string, port: number, fetch: (request: Request) => Response | Promise<Response>): { server: Server; port: number };
+  /** Starts one server for `host` that answers with `fetch` (passing on what the runtime gives it); port 0 picks one. Throws when it cannot. */
+  serve(
+    host: string,
+    port: number,
+    fetch: (request: Request, env?: unknown) => Response | Promise<Response>,
+  ): { server: Server; port: number } | Promise<{ server: Server; port: number }>;
   args: readonly string[];
   cwd: string;
   /** Reads one variable: one of SETTING_VARIABLES, or one that webui.upstream.headers names with ${NAME}. */
@@ -29,10 +34,14 @@ export interface PortableRuntime<Server> extends WebuiRuntime, Omit<HostBinder<S
 }
 
 /**
- * The whole life of a Bun or Deno server: flags and settings, storage (`--memory` or the data
- * directory), the assembly, one server per host, the announcement, and a clean stop on SIGTERM/SIGINT.
+ * The whole life of a Bun or Deno server (or a bot's, on any runtime): flags and settings, storage (`--memory` or the data
+ * directory), the assembly with the bot's `extensions`, one server per host, the announcement, and a clean stop on
+ * SIGTERM/SIGINT. Resolves with the running server, or undefined when it did not start (it has exited with why).
  */
-export async function runPortableServer<Server>(runtime: PortableRuntime<Server>): Promise<void> {
+export async function runPortableServer<Server>(
+  runtime: PortableRuntime<Server>,
+  extensions?: ExtensionsSource,
+): Promise<StartedWebui<Server> | undefined> {
   const argv = runtime.args.filter((arg) => arg !== '--memory');
   const memory = argv.length < runtime.args.length;
   let loaded: LoadedSettings;
@@ -47,7 +56,8 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
   }
   if (!loaded.settings.enabled) {
     console.log(`webui: webui.enabled is false in ${loaded.configPath}; the WebUI API is not started.`);
-    return runtime.exit(0);
+    runtime.exit(0);
+    return undefined;
   }
 
   // Their serve APIs take a socket path, but not who is on the other end: the client rule (DESIGN D3) could not be kept.
@@ -66,7 +76,7 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
   const storage = memory ? memoryStorage(systemClock, logger) : configuredStorage(loaded, systemClock, logger, metrics);
   const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom, banPolicy: banPolicyFrom(loaded.settings) });
   try {
-    const { webui, servers } = await startWebui({ loaded, storage, core, logger, feed, runtime, metrics }, (assembled) =>
+    const started = await startWebui({ loaded, storage, core, logger, feed, runtime, extensions, metrics }, (assembled) =>
       listenOnHosts(
         loaded.settings.host,
         loaded.settings.port,
@@ -78,10 +88,12 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
         logger,
       ),
     );
+    const { webui, servers } = started;
     // [webui] metrics_port: the scrape without a credential, on loopback only; a port in use stops the start as the API's does.
     const binder = { isAddressInUse: (error: unknown) => runtime.isAddressInUse(error), stop: (server: Server) => runtime.stop(server) };
     const metricsServers = await listenForMetrics(
       loaded.settings.metricsPort,
+      loaded.configPath,
       metrics,
       async (host, port, fetch) => runtime.serve(host, port, fetch),
       binder,
@@ -100,13 +112,15 @@ export async function runPortableServer<Server>(runtime: PortableRuntime<Server>
         await webui.close();
       },
     });
+    return started;
   } catch (error) {
     if (error instanceof StartupError) return exitWith(runtime, 1, `webui: cannot start: ${error.message}`);
     throw error;
   }
 }
 
-function exitWith(runtime: ProcessControl, code: number, line: string): void {
+function exitWith(runtime: ProcessControl, code: number, line: string): undefined {
   console.error(line);
   runtime.exit(code);
+  return undefined;
 }

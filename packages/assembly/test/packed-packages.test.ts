@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -8,8 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkExampleBot, STARTING_BOT_TOML } from '../../../examples/bot/test/example-bot-checks.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const EXAMPLE_BOT = join(ROOT, 'examples', 'bot');
 const BIN = join(ROOT, 'node_modules', '.bin');
 const require = createRequire(import.meta.url);
 /** The published packages, in dependency order (the order `build:packages` builds them in). */
@@ -70,20 +72,20 @@ async function attwProblems({ name, tarball }: Packed): Promise<string[]> {
 
 /** A project of its own outside the workspace, with the tarballs and what the examples need installed by pnpm. */
 async function installScratchProject(dir: string, packed: readonly Packed[]): Promise<void> {
-  const ownManifest = JSON.parse(readFileSync(join(ROOT, 'packages', 'assembly', 'package.json'), 'utf8')) as {
-    dependencies: Record<string, string>;
-  };
   const tarballs = Object.fromEntries(packed.map(({ name, tarball }) => [name, `file:${tarball}`]));
   // The tarballs depend on each other by version (pnpm pack rewrote workspace:*): point those at the tarballs, never at the registry.
   writeFileSync(
     join(dir, 'package.json'),
     JSON.stringify({ name: 'webui-packed-scratch', private: true, type: 'module', pnpm: { overrides: tarballs } }, null, 2),
   );
-  const examples = [
-    `@hono/node-server@${ownManifest.dependencies['@hono/node-server']}`,
-    `hono@${ownManifest.dependencies['hono']}`,
-    '@hono/node-ws@~1.3.1',
-  ];
+  const bot = JSON.parse(readFileSync(join(EXAMPLE_BOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  // What the README examples and examples/bot need besides the packages, at the versions the example asks for.
+  const examples = Object.entries({ ...bot.dependencies, '@types/node': bot.devDependencies['@types/node'] })
+    .filter(([name]) => !name.startsWith('@webui/'))
+    .map(([name, version]) => `${name}@${version}`);
   await run(join(BIN, 'pnpm'), ['add', ...packed.map(({ tarball }) => tarball), ...examples, '--prefer-offline'], dir, {
     ...process.env,
     CI: 'true',
@@ -136,6 +138,25 @@ serve({ fetch: webui.app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
 });
 `;
 
+/** How the scratch project compiles examples/bot for Node: type-checked against the packages' published types. */
+const BOT_TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    verbatimModuleSyntax: true,
+    skipLibCheck: true,
+    types: ['node'],
+    rootDir: 'src',
+    outDir: 'dist',
+  },
+  include: ['src/**/*.ts'],
+  // Bun's and Deno's entries run as TypeScript in their own runtimes.
+  exclude: ['src/bun.ts', 'src/deno.ts'],
+};
+
 /** Resolves with the port of the server's listening log line; rejects with its output if it exits first. */
 function waitForListening(child: ChildProcess, output: Output): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -174,6 +195,9 @@ function send(port: number, method: string, path: string, headers: Record<string
     outgoing.end(body);
   });
 }
+
+const bun = join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe');
+const deno = (require('deno/install_api.cjs') as { runInstall(): string }).runInstall();
 
 describe('the packages as published', () => {
   const tempDirs: string[] = [];
@@ -232,8 +256,6 @@ describe('the packages as published', () => {
       'run the core README example on Node, Bun and Deno',
       async () => {
         writeFileSync(join(project, 'example.mjs'), EXAMPLE_PRELUDE + coreReadmeExample() + EXAMPLE_EPILOGUE);
-        const bun = join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe');
-        const deno = (require('deno/install_api.cjs') as { runInstall(): string }).runInstall();
         const runs = await Promise.all([
           run(process.execPath, ['example.mjs'], project),
           run(bun, ['example.mjs'], project),
@@ -280,6 +302,57 @@ describe('the packages as published', () => {
         const page = await send(port, 'GET', '/', { Host: `127.0.0.1:${port}` });
         expect(page.status).toBe(200);
         expect(page.headers['content-type']).toMatch(/^text\/html/);
+      },
+      SLOW_STEP_MS,
+    );
+
+    it(
+      'run examples/bot on Node, Bun and Deno',
+      async () => {
+        const bot = join(project, 'bot');
+        cpSync(join(EXAMPLE_BOT, 'src'), join(bot, 'src'), { recursive: true });
+        writeFileSync(join(bot, 'tsconfig.json'), JSON.stringify(BOT_TSCONFIG, null, 2));
+        // Node runs JavaScript: tsc gives it, checking the bot against the published .d.ts on the way.
+        await run(join(BIN, 'tsc'), ['-p', 'tsconfig.json'], bot);
+        const launches: Record<string, [string, string[]]> = {
+          node: [process.execPath, ['dist/node.js']],
+          bun: [bun, ['src/bun.ts']],
+          // The example README's permissions; sloppy imports map the sources' ./x.js to x.ts, as tsc does.
+          deno: [
+            deno,
+            [
+              'run',
+              '--quiet',
+              '--no-prompt',
+              '--unstable-sloppy-imports',
+              '--allow-net',
+              '--allow-sys=hostname,networkInterfaces',
+              '--allow-env',
+              '--allow-read',
+              `--allow-write=${bot}`,
+              'src/deno.ts',
+            ],
+          ],
+        };
+        await Promise.all(
+          Object.entries(launches).map(async ([runtime, [command, args]]) => {
+            const dataDir = join(bot, `data-${runtime}`);
+            mkdirSync(dataDir, { mode: 0o700 });
+            writeFileSync(join(dataDir, 'bot.toml'), STARTING_BOT_TOML, { mode: 0o600 });
+            const output: Output = { stdout: '', stderr: '' };
+            const child = spawn(command, [...args, '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0'], {
+              cwd: bot,
+              stdio: ['ignore', 'pipe', 'pipe'],
+            });
+            children.push(child);
+            child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+            child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+            const port = await waitForListening(child, output);
+            await checkExampleBot(port, dataDir, runtime).catch((error: Error) => {
+              throw new Error(`${runtime}: ${error.message}\n--- stdout\n${output.stdout}\n--- stderr\n${output.stderr}`);
+            });
+          }),
+        );
       },
       SLOW_STEP_MS,
     );
