@@ -74,7 +74,9 @@ describe(`the unified channel as the dashboard uses it (${defaultLauncher.name})
       const { socket, messages } = await openLikeTheDashboard(server, http);
       const ids = [dashboardId(), dashboardId()];
       for (const id of ids) socket.send(JSON.stringify({ op: 'subscribe', id, domain: 'logs', topic: 'main', data: { replay: 100 } }));
-      await eventually(() => ids.every((id) => responseTo(messages, id)), 3_000, 'both responses');
+      // Each acknowledgement and its snapshot are two frames: wait for the second snapshot too, not only the responses.
+      const snapshots = () => messages.filter((message) => message['domain'] === 'logs' && message['event'] === 'snapshot').length;
+      await eventually(() => ids.every((id) => responseTo(messages, id)) && snapshots() === 2, 3_000, 'both responses and snapshots');
       for (const id of ids) {
         const response = responseTo(messages, id) as Message;
         expect(response['ok']).toBe(true);
