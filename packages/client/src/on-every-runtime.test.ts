@@ -55,6 +55,16 @@ describe.each<Runtime>(['node', 'bun', 'deno'])('the client on %s, against the r
     run.go();
     expect(await run.reached('connection-back')).toEqual({ next: 'configured' });
 
+    // regenerateToken's re-login: the same.
+    const dropsAgain = proxy.dropEvery('POST', '/auth/verify');
+    run.go();
+    const regeneratedDropped = await run.reached('regenerate-dropped');
+    expect(dropsAgain.stop()).toBeGreaterThan(0);
+    expect(regeneratedDropped).toEqual({ token: expect.stringMatching(HEX_TOKEN), loggedIn: false, loginError: { name: 'TypeError' } });
+    expect(await acceptsToken(server, WITNESS_ADDRESS, String(regeneratedDropped['token']))).toBe(true);
+    run.go();
+    expect(await run.reached('connection-back-again')).toEqual({ next: 'configured' });
+
     // regenerateToken's re-login: the store is gone by the time it arrives, so the server answers 503.
     let held = proxy.holdNext('POST', '/auth/verify');
     run.go();

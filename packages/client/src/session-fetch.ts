@@ -50,7 +50,8 @@ function sendWithBearer(fetchImpl: FetchLike, bearer: string, request: Request):
 /**
  * The fetch given to hono's `hc`: keeps the bot_session cookie (or sends the API key instead), logs in again once on a 401
  * (the specification's "react to a 401 by calling /auth/verify again"), waits out short 429s,
- * and turns every other non-2xx answer into a thrown WebuiError, so `hc` calls resolve only with 2xx.
+ * and turns every other non-2xx answer into a thrown WebuiError, so `hc` calls resolve only with 2xx. Each request goes with the
+ * caller's signal and its own timeout; the caller's signal also ends a re-login or a 429 wait it is in.
  */
 export function createSessionFetch(options: SessionFetchOptions): FetchLike {
   const sleep = options.sleep ?? sleepUnlessAborted;

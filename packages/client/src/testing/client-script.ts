@@ -47,6 +47,10 @@ try {
   await cue('update-dropped', change(await client.updateToken(strongToken)));
   await cue('connection-back', { next: await tokenSource(client) });
 
+  // The re-login after regenerateToken loses its connection too.
+  await cue('regenerate-dropped', change(await client.regenerateToken()));
+  await cue('connection-back-again', { next: await tokenSource(client) });
+
   // The re-login after regenerateToken meets a store that is gone (503); the test brings it back before the next call.
   await cue('regenerate-store-gone', change(await client.regenerateToken()));
   await cue('store-back', { next: await tokenSource(client) });
