@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from './harness/error-body.js';
 import { HttpClient } from './harness/http-client.js';
-import { cleanupServers, freePort, startServer, type ServerProcess } from './harness/server-process.js';
+import { createServer } from 'node:net';
+import { cleanupServers, freePort, runServerToExit, startServer, type ServerProcess } from './harness/server-process.js';
 import { readWebuiFile } from './harness/webui-file.js';
 import { connect } from './harness/ws-client.js';
 
@@ -88,5 +89,23 @@ describe('GET /api/webui/metrics and [webui] metrics_port', () => {
     expectErrorBody(await local.get('/metrics', { headers: { host: 'rebound.example:9464' } }), 403, 'host_not_allowed');
     expectErrorBody(await local.get('/other'), 404, 'not_found');
     expect(server.logs()).toContainEqual(expect.objectContaining({ msg: 'metrics listening (webui.metrics_port)' }));
+  });
+});
+
+describe('[webui] metrics_port in use', () => {
+  it('stops the start with one line naming the key and the file, leaving nothing listening', async () => {
+    const taken = createServer();
+    const port = await new Promise<number>((resolve) =>
+      taken.listen(0, '127.0.0.1', () => resolve((taken.address() as { port: number }).port)),
+    );
+    try {
+      const run = await runServerToExit({ config: `[webui]\nmetrics_port = ${port}\n` });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        new RegExp(`webui\\.metrics_port ${port} in .*bot_config\\.toml: cannot listen on 127\\.0\\.0\\.1:${port}.*in use`),
+      );
+    } finally {
+      taken.close();
+    }
   });
 });
