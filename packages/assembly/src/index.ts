@@ -26,7 +26,6 @@ export { StartupError } from './startup-error.js';
 export { WebuiMetrics, type MetricsScrape, type MetricsSources } from './metrics/webui-metrics.js';
 export { metricsEndpoint } from './metrics/metrics-endpoint.js';
 export { metricsPortRefusal } from './metrics/metrics-port.js';
-export { metricsPortRefusal } from './metrics/metrics-port.js';
 export { weakTokenAdvice } from './weak-token-warning.js';
 export { systemClock, systemRandom } from './system-ports.js';
 export { secretKeyFingerprint } from './secret-key-fingerprint.js';
