@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `pnpm test:soak`: the slow proofs kept out of `npm test`, against the real built server.
 //   1. bounded memory: apps/server/test/memory.soak.test.ts with 50,000 and then 200,000 addresses;
-//   2. crash safety at length: apps/server/test/faults-crash.e2e.test.ts with 200 SIGKILLs (Node; 50 each for Bun and Deno);
+//   2. crash safety at length: apps/server/test/faults-crash.e2e.test.ts with 200 SIGKILLs (Node; 50 each for Bun and Deno),
+//      and Redis Cluster at length: apps/server/test/redis-cluster.soak.test.ts (a 200,000-address flood, each master frozen);
 //   3. load: mixed traffic at a fixed rate (default 2,000 requests a second for 60 s): zero 5xx,
 //      zero errors, zero lost updates, RSS flat (the last 5 s sample within +20 MB of the 15 s one).
 // Exits 1 when anything fails. See apps/server/soak/README.md.
@@ -119,6 +120,12 @@ if (crashKills > 0) {
   if (!passed) failures.push('crash loop');
   crashSummary = `crash loop ${passed ? 'ok' : 'FAILED'} (${crashKills} kills)`;
 }
+
+// ---- 2b. Redis Cluster at length ----------------------------------------------------------------
+log('soak: redis cluster: 200000 new addresses against a small cap, then every master frozen in turn under traffic');
+const clusterPassed = vitest(['--project', 'soak', 'apps/server/test/redis-cluster.soak.test.ts'], { WEBUI_SOAK: '1' }, 'redis cluster:');
+if (!clusterPassed) failures.push('redis cluster');
+crashSummary += `, redis cluster ${clusterPassed ? 'ok' : 'FAILED'}`;
 
 // ---- 3. mixed traffic -------------------------------------------------------------------------
 log(`soak: load: ${rate} requests/s of mixed traffic for ${durationS} s`);

@@ -298,19 +298,31 @@ describe('BanPolicy: guessing through the cookie (DESIGN D4)', () => {
 
 describe('BanPolicy: bounded memory (DESIGN D14)', () => {
   it(
-    '5000 distinct addresses keep at most maxAttemptKeys records; a fresh attacker then finds the counts full and spends the ' +
-      'global budget, which turns new clients away',
+    '5000 distinct addresses keep at most maxAttemptKeys records; a fresh client then finds the counts full and is turned away ' +
+      'before its guess is checked, spending the global budget; a client that logged in, or one already counting, is not',
     async () => {
-      const { bans, store } = createCoreHarness({ limits: { maxAttemptKeys: 1000 }, banPolicy: { globalFailureBudget: 100 } });
+      const { bans, store, clock } = createCoreHarness({ limits: { maxAttemptKeys: 1000 }, banPolicy: { globalFailureBudget: 100_000 } });
+      await bans.recordSuccess('192.0.2.1');
+      await bans.recordFailure('192.0.2.2');
       for (let i = 0; i < 5000; i++) await bans.recordFailure(ipv4(i));
       expect(store.size.attempts).toBeLessThanOrEqual(1000);
 
-      expect(await bans.recordFailure(IP)).toMatchObject({ banned: false, counted: true });
-      expect(store.size.attempts).toBeLessThanOrEqual(1000);
-      // Every refused guess was counted in the hour's budget: the attacker's next attempt is not even checked.
-      expect(await bans.admit(IP)).toMatchObject({ kind: 'throttled' });
+      const spent = (await bans.budget()).failures;
+      expect(await bans.admit(IP)).toEqual({ kind: 'throttled', retryAfterSeconds: 300, hold: null });
+      expect((await bans.budget()).failures).toBe(spent + 1);
+      expect(await bans.admit('192.0.2.1')).toEqual({ kind: 'open', hold: null });
+      expect((await bans.admit('192.0.2.2')).kind).toBe('open');
+      // Room again once the counts leave the window.
+      clock.advance(5 * MINUTE);
+      expect((await bans.admit(IP)).kind).toBe('open');
     },
   );
+
+  it('with the global budget off, a full store still turns a fresh client away', async () => {
+    const { bans } = createCoreHarness({ limits: { maxAttemptKeys: 10 }, banPolicy: { globalFailureBudget: 0 } });
+    for (let i = 0; i < 10; i++) await bans.recordFailure(ipv4(i));
+    expect(await bans.admit(IP)).toMatchObject({ kind: 'throttled', hold: null });
+  });
 
   it('5000 distinct IPv6 /64s are bounded the same way', async () => {
     const { bans, store } = createCoreHarness({ limits: { maxAttemptKeys: 1000 } });

@@ -112,7 +112,8 @@ export class BanPolicy {
   /**
    * Decides whether an attempt may be checked at all: exempt clients always, banned ones never, and
    * while the global budget is spent, clients without a recent login wait or are turned away. An
-   * admitted attempt holds its place in the budget at once, so parallel guesses cannot slip past it.
+   * admitted attempt holds its place in the budget at once, so parallel guesses cannot slip past it. While a flood
+   * keeps the failure counts full, a client without a record is turned away too (its failure could not be kept).
    * `secret`, when the attempt's secret is known before it is checked: a live API key (256 random bits,
    * nothing to guess) passes the budget without spending it; a banned address stays banned.
    */
@@ -123,9 +124,12 @@ export class BanPolicy {
     const client = await this.store.attempts.readClient(key);
     const ban = this.banStatus(client.attempts, this.clock.now());
     if (ban.banned) return { kind: 'banned', retryAfterSeconds: ban.retryAfterSeconds, hold: null };
-    if (this.options.globalFailureBudget <= 0) return { kind: 'open', hold: null };
     if (client.loggedInRecently) return { kind: 'open', hold: null };
+    const countsFullUntil = client.countsFullUntil;
+    if (countsFullUntil === undefined && this.options.globalFailureBudget <= 0) return { kind: 'open', hold: null };
     if (attempt.secret !== undefined && (await this.keys.matches(attempt.secret))) return { kind: 'open', hold: null };
+    if (countsFullUntil !== undefined) return this.refuseUncountable(countsFullUntil);
+    if (this.options.globalFailureBudget <= 0) return { kind: 'open', hold: null };
     const now = this.clock.now();
     const bucket = budgetBucket(now);
     await this.store.budget.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
@@ -294,6 +298,19 @@ export class BanPolicy {
         // A guess the store could not keep for its address (a flood filled the counts): it still spends the global budget.
         return { banned: false, remainingAttempts: this.options.threshold - 1, remind: false, counted: true };
     }
+  }
+
+  /**
+   * A new client while the failure counts are full (a flood filled them): its failure could not be kept, so its guess is not
+   * checked at all, and the refusal spends the global budget as a guess would. Never a running ban evicted to make room.
+   */
+  private async refuseUncountable(countsFullUntil: number): Promise<Admission> {
+    const now = this.clock.now();
+    if (this.options.globalFailureBudget > 0) {
+      const bucket = budgetBucket(now);
+      await this.store.budget.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
+    }
+    return { kind: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((countsFullUntil - now) / 1000)), hold: null };
   }
 
   private release(bucket: number): Promise<void> {

@@ -55,7 +55,13 @@ export class MemoryAttempts implements AttemptStore {
   async readClient(key: string): Promise<ClientState> {
     const now = this.clock.now();
     const record = this.live(key, now);
-    return { attempts: record ? copyAttempts(record) : null, loggedInRecently: this.logins.has(key, now) };
+    const state: ClientState = { attempts: record ? copyAttempts(record) : null, loggedInRecently: this.logins.has(key, now) };
+    if (record === null && this.counting.size >= this.limits.maxAttemptKeys) {
+      this.dropExpiredCounts(now);
+      const oldest = this.counting.values().next().value;
+      if (this.counting.size >= this.limits.maxAttemptKeys && oldest !== undefined) state.countsFullUntil = oldest.expiresAt;
+    }
+    return state;
   }
 
   async readAttempts(key: string): Promise<AttemptRecord | null> {

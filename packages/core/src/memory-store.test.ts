@@ -71,6 +71,8 @@ describe('MemoryStore', () => {
     await fail(store, 'c', 0);
     expect(await fail(store, 'a', 1)).toEqual({ kind: 'counted', failures: 2 });
     expect(await fail(store, 'd', 1)).toEqual({ kind: 'full' });
+    expect(await store.attempts.readClient('d')).toEqual({ attempts: null, loggedInRecently: false, countsFullUntil: 300_000 });
+    expect((await store.attempts.readClient('b')).countsFullUntil).toBeUndefined();
     expect(store.size.attempts).toBe(3);
     expect(await store.attempts.readAttempts('d')).toBeNull();
     expect(await store.attempts.readAttempts('b')).toEqual(counting(0));

@@ -81,14 +81,19 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 return 1
 `);
 
-// KEYS: record, counting, banned, logins. ARGV: client key, now. Replies {stored JSON or nil, until when a login is remembered,
-// else 0}: the admission read.
+// KEYS: record, counting, banned, logins. ARGV: client key, now, the shard's share of maxAttemptKeys. Replies {stored JSON or
+// nil, until when a login is remembered else 0, when the full counts make room else 0}: the admission read. Writes nothing.
 export const READ_CLIENT = new LuaScript(`${LIVE_RECORD}
 local now = tonumber(ARGV[2])
 local stored = false
-if live_expiry(KEYS[2], KEYS[3], ARGV[1], now) then stored = redis.call('GET', KEYS[1]) end
+local full_until = 0
+if live_expiry(KEYS[2], KEYS[3], ARGV[1], now) then
+  stored = redis.call('GET', KEYS[1])
+elseif redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[2], '+inf') >= tonumber(ARGV[3]) then
+  full_until = tonumber(redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[2], '+inf', 'WITHSCORES', 'LIMIT', 0, 1)[2])
+end
 local login = redis.call('ZSCORE', KEYS[4], ARGV[1])
-return {stored, (login and tonumber(login) > now) and tonumber(login) or 0}
+return {stored, (login and tonumber(login) > now) and tonumber(login) or 0, full_until}
 `);
 
 // KEYS: record, counting, banned. ARGV: client key, now.

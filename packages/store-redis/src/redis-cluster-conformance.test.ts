@@ -2,6 +2,7 @@ import { FakeClock, storeConformanceCases } from '@webui/core/testing';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from './redis-store.js';
+import { floodKeepsBans } from './testing/flood.js';
 import { startRedisCluster, type RedisClusterHandle } from './testing/redis-cluster.js';
 
 // One six-node cluster (three masters, a replica each) for the file; every case has a prefix of its own.
@@ -37,6 +38,16 @@ describe('RedisStore conformance on a Redis Cluster', () => {
   })) {
     it(c.name, c.run);
   }
+
+  it('a flood of 20,000 new client keys against a small cap: every running ban survives it (200,000 in the soak)', async () => {
+    const clock = new FakeClock();
+    const store = await RedisStore.connect({ url: cluster.url, prefix: `flood-${randomUUID()}:`, clock, limits: { maxAttemptKeys: 256 } });
+    try {
+      expect(await floodKeepsBans(store, clock.now(), 20_000)).toEqual({ bansKept: 50, counted: 256 });
+    } finally {
+      await store.close();
+    }
+  });
 
   it('the keys are spread over every master: no node holds them all', async () => {
     const clock = new FakeClock();

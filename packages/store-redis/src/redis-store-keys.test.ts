@@ -118,6 +118,9 @@ describe('RedisStore keys', () => {
     await store.attempts.countFailure('banned', failureAt(at, 1));
     await store.attempts.countFailure('counting', failureAt(at));
     expect(await store.attempts.countFailure('refused', failureAt(at))).toEqual({ kind: 'full' });
+    // The admission read says so before any guess is checked, and when room is made.
+    expect(await store.attempts.readClient('refused')).toEqual({ attempts: null, loggedInRecently: false, countsFullUntil: at + 1_000 });
+    expect((await store.attempts.readClient('counting')).countsFullUntil).toBeUndefined();
     expect((await store.attempts.listAttempts()).map((entry) => entry.key).sort()).toEqual(['banned', 'counting', 'short']);
     clock.advance(1_000);
     // 'short' has expired by the clock: its place goes to a new key; the running ban was never in the count.

@@ -17,6 +17,11 @@ export interface AttemptEntry {
 export interface ClientState {
   attempts: AttemptRecord | null;
   loggedInRecently: boolean;
+  /**
+   * Set when the key has no record and the failure counts are full (maxAttemptKeys): a failure of it could not be kept, so
+   * it is refused before its secret is checked. The earliest time a count leaves the window and makes room.
+   */
+  countsFullUntil?: number;
 }
 
 /**
