@@ -1,4 +1,4 @@
-import { ChannelDomain } from '@webui/assembly';
+import { ChannelDomain, channelCall } from '@webui/assembly';
 import type { Logger } from 'pino';
 import * as v from 'valibot';
 
@@ -11,17 +11,17 @@ const Message = v.strictObject({ text: v.pipe(v.string(), v.trim(), v.minLength(
 export function chatDomain(nickname: () => string, log: Logger): ChannelDomain {
   const chat: ChannelDomain = new ChannelDomain('chat', {
     calls: {
-      send: {
+      send: channelCall({
         scope: 'read',
         data: Message,
-        handle: ({ text }: v.InferOutput<typeof Message>) => {
+        handle: ({ text }) => {
           const reply = `${nickname()} heard: ${text}`;
           chat.publish('main', 'message', { from: 'user', text });
           chat.publish('main', 'message', { from: nickname(), text: reply });
           log.info({ length: text.length }, 'chat message answered');
           return { reply };
         },
-      },
+      }),
     },
   });
   return chat;
