@@ -31,6 +31,7 @@ import { median } from './lib/stats.mjs';
 import { runWsHandshakes } from './lib/ws-load.mjs';
 import { compareGateway, GATEWAY_CASE_ID, GATEWAY_PROXIES } from './lib/gateway.mjs';
 import { nginxMissing } from './lib/nginx-proxy.mjs';
+import { compareCluster } from './lib/redis-cluster.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER_SCRIPT = join(ROOT, 'apps/server/dist/main.js');
@@ -40,7 +41,7 @@ const HEALTH = `${PREFIX}/health`;
 const MB = 1024 * 1024;
 // The cases whose request path reads the store (the ban check, and for a login the success bookkeeping).
 const STORE_CASES = ['check-valid', 'verify'];
-const STORES = ['json', 'redis'];
+const STORES = ['json', 'redis', 'cluster'];
 
 const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options])
 
@@ -56,7 +57,8 @@ const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options
   --load NAME       the HTTP load generator: autocannon (default) or wrk (Debian's package; in C, so it
                     leaves more of a small machine to the server)
   --stores LIST     after the server/baseline comparison, the same server on each store, alternating:
-                    json,redis (default; redis-server is started by the bench) or json (Redis left out);
+                    json,redis,cluster (default; redis-server is started by the bench), json,redis or json (Redis left out);
+                    cluster: then the server on a six-node Redis Cluster against one redis-server (target >= 0.8);
                     cases ${STORE_CASES.join(' and ')} only
   --gateway LIST    last, an authenticated GET forwarded to an upstream (the bench's node:http one) against the same
                     upstream reached directly, alternating, and the memory while 50 MB stream through the server:
@@ -99,6 +101,12 @@ async function main() {
   const failures = main ? [...main.failures] : [];
   const stores = await compareStores({ cases: main?.cases ?? [], pinning, options, log });
   if (stores) failures.push(...requestFailures(stores.cases, stores.summaries));
+  const storeCases = (main?.cases ?? []).filter((c) => STORE_CASES.includes(c.id));
+  const cluster =
+    options.stores.includes('cluster') && storeCases.length > 0
+      ? await compareCluster({ cases: storeCases, startServer, requireSameAnswers, pinning, options, log })
+      : null;
+  if (cluster) failures.push(...requestFailures(cluster.cases, cluster.summaries));
   const gateway = options.gateway.length > 0 ? await compareGateway({ startServer, pinning, options, log }) : null;
   if (gateway) failures.push(...gateway.failures);
   machine.loadAverageAtEnd = loadavg()[0];
@@ -114,6 +122,17 @@ async function main() {
         : {}),
       ...(gateway ? { gateway: { ...gateway, failures: undefined } } : {}),
       ...(stores ? { stores: { redis: stores.redis, summaries: stores.summaries, ratios: stores.ratios, runs: stores.raw } } : {}),
+      ...(cluster
+        ? {
+            cluster: {
+              urls: cluster.urls,
+              summaries: cluster.summaries,
+              ratios: cluster.ratios,
+              runs: cluster.raw,
+              targets: cluster.verdicts,
+            },
+          }
+        : {}),
     };
     writeFileSync(options.json, `${JSON.stringify(measured, null, 2)}\n`);
     log(`wrote ${options.json}`);
@@ -126,7 +145,8 @@ async function main() {
   }
   log(
     options.smoke
-      ? `bench smoke: OK (every case ran on every target${stores ? ', both stores' : ''}${gateway ? ', every gateway setup' : ''} ` +
+      ? `bench smoke: OK (every case ran on every target${stores ? ', both stores' : ''}${cluster ? ', the cluster' : ''}` +
+          `${gateway ? ', every gateway setup' : ''} ` +
           'without an error or a non-2xx answer)'
       : 'bench: done',
   );
@@ -331,9 +351,14 @@ function parseOptions() {
     process.exit(2);
   }
   const stores = values.stores.split(',').map((name) => name.trim());
-  if (!stores.includes('json') || stores.some((name) => !STORES.includes(name))) {
+  if (
+    !stores.includes('json') ||
+    stores.some((name) => !STORES.includes(name)) ||
+    (stores.includes('cluster') && !stores.includes('redis'))
+  ) {
     process.stderr.write(
-      `bench: --stores is json,redis or json (the JSON file is what Redis is compared with), got ` +
+      `bench: --stores is json,redis,cluster, json,redis or json (the JSON file is what Redis is compared with, one Redis what the ` +
+        `cluster is compared with), got ` +
         `${JSON.stringify(values.stores)}\n${USAGE}\n`,
     );
     process.exit(2);

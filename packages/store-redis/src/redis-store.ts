@@ -203,6 +203,8 @@ export class RedisStore implements Store {
     client.on('ready', () => {
       this.lastError = null;
       this.commandsReady = true;
+      // Ready means Redis answered the ready check: /health says so at once, not only after the next call.
+      this.connection.failing = false;
       if (this.lost) {
         this.lost = false;
         this.emit({ kind: 'connection-restored', address: this.address });
