@@ -70,7 +70,7 @@ export class WebuiMetrics {
       help: 'Client addresses (IPv6 per /64) banned right now',
       registers,
       collect() {
-        if (metrics.read) this.set(metrics.read.bansActive);
+        this.set(metrics.read ? metrics.read.bansActive : Number.NaN);
       },
     });
     new Gauge({
@@ -78,7 +78,7 @@ export class WebuiMetrics {
       help: 'Failed logins from all addresses in the last hour, against webui.global_failure_budget',
       registers,
       collect() {
-        if (metrics.read) this.set(metrics.read.budget.failures);
+        this.set(metrics.read ? metrics.read.budget.failures : Number.NaN);
       },
     });
     new Gauge({
@@ -86,7 +86,7 @@ export class WebuiMetrics {
       help: 'webui.global_failure_budget (0: off)',
       registers,
       collect() {
-        if (metrics.read) this.set(metrics.read.budget.limit);
+        this.set(metrics.read ? metrics.read.budget.limit : Number.NaN);
       },
     });
     new Gauge({
@@ -95,6 +95,7 @@ export class WebuiMetrics {
       labelNames: ['state'],
       registers,
       collect() {
+        this.reset();
         if (metrics.read) for (const state of BUDGET_STATES) this.set({ state }, metrics.read.budget.state === state ? 1 : 0);
       },
     });
@@ -196,7 +197,7 @@ export class WebuiMetrics {
   }
 
   async scrape(): Promise<MetricsScrape> {
-    // A store that cannot answer leaves these out of the scrape: webui_store_available says why.
+    // What a store that cannot answer does not say is NaN (the state's series are left out): webui_store_available says why.
     this.read = this.sources ? await readStoreGauges(this.sources).catch(() => undefined) : undefined;
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
