@@ -5,8 +5,13 @@ import { createServer } from 'node:net';
 import { cleanupServers, freePort, runServerToExit, startServer, type ServerProcess } from './harness/server-process.js';
 import { readWebuiFile } from './harness/webui-file.js';
 import { connect } from './harness/ws-client.js';
+import { startGateway, STAND_IN_TOKEN } from './harness/gateway.js';
+import { startStandInUpstream, stopAllStandInUpstreams } from './harness/stand-in-upstream.js';
 
-afterAll(cleanupServers);
+afterAll(async () => {
+  await cleanupServers();
+  await stopAllStandInUpstreams();
+});
 
 /** The value of one series in a Prometheus text answer (`name{labels} value`), or undefined when absent. */
 function sample(text: string, series: string): number | undefined {
@@ -107,5 +112,19 @@ describe('[webui] metrics_port in use', () => {
     } finally {
       taken.close();
     }
+  });
+});
+
+describe('forwarded requests in front of the bot backend', () => {
+  it('are counted by the status the upstream answered, and as "error" when it gave none', async () => {
+    const upstream = await startStandInUpstream({ token: STAND_IN_TOKEN });
+    const { operator } = await startGateway({ url: upstream.url });
+    expect((await operator.get('/api/webui/config/bot')).status).toBe(200);
+    expect((await operator.get('/api/webui/config/bot')).status).toBe(200);
+    await upstream.close();
+    expect((await operator.get('/api/webui/config/bot')).status).toBe(502);
+    const text = (await operator.get('/api/webui/metrics')).text;
+    expect(sample(text, 'webui_upstream_requests_total{code="200"}')).toBe(2);
+    expect(sample(text, 'webui_upstream_requests_total{code="error"}')).toBe(1);
   });
 });
