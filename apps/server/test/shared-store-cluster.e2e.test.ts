@@ -5,7 +5,7 @@ import { HttpClient, type HttpResponse } from './harness/http-client.js';
 import { startNginx, stopAllNginx, type NginxProxy } from './harness/nginx.js';
 import { addressOn, attemptsMasterOf, guessUntil, type Answer } from './harness/cluster-traffic.js';
 import { cleanupServers, startServer, type ServerProcess } from './harness/server-process.js';
-import { STRONG_TOKEN } from './harness/tokens.js';
+import { OTHER_STRONG_TOKEN, STRONG_TOKEN } from './harness/tokens.js';
 import { connect, type WsClient } from './harness/ws-client.js';
 
 // Three instances on a six-node Redis Cluster (three masters, a replica each) behind nginx's round-robin.
@@ -85,20 +85,7 @@ describe('three instances sharing a Redis Cluster', () => {
   });
 
   it('a token change through one instance closes the sockets on all three with 4001', async () => {
-    const token = temporaryToken();
-    const sockets: WsClient[] = [];
-    const clients = [0, 1, 2].map((i) => direct(i, '127.0.0.33'));
-    for (let i = 0; i < 3; i++) {
-      const client = clients[i] as HttpClient;
-      await loggedIn(client, token);
-      const opened = await connect(instance(i), await ticketFrom(client));
-      if (!opened.opened) throw new Error(`no socket on instance ${i}`);
-      sockets.push(opened.client);
-    }
-    expect((await (clients[1] as HttpClient).post('/auth/update', { body: { new_token: STRONG_TOKEN } })).status).toBe(200);
-    const closed = await Promise.all(sockets.map((socket) => socket.closedWithin(2_000)));
-    expect(closed.map((close) => close.code)).toEqual([4001, 4001, 4001]);
-    for (let i = 0; i < 3; i++) await loggedIn(direct(i, '127.0.0.34'), STRONG_TOKEN);
+    await tokenChangeClosesEverySocket('127.0.0.33', temporaryToken(), STRONG_TOKEN, 2_000);
   });
 
   it('a planned CLUSTER FAILOVER under traffic: no 5xx, and every failure counted exactly once', async () => {
@@ -185,4 +172,26 @@ describe('three instances sharing a Redis Cluster', () => {
     },
     60_000,
   );
+
+  it('after the failovers, a token change still reaches every instance (its subscription followed the nodes)', async () => {
+    // Within the 5 s re-read of the record at worst, should a subscriber have missed the announcement while it moved.
+    await tokenChangeClosesEverySocket('127.0.0.35', STRONG_TOKEN, OTHER_STRONG_TOKEN, 6_000);
+  });
 });
+
+/** Sockets on all three instances, the token changed through the second: every socket closes with 4001, the new token works everywhere. */
+async function tokenChangeClosesEverySocket(address: string, token: string, next: string, withinMs: number): Promise<void> {
+  const clients = [0, 1, 2].map((i) => direct(i, address));
+  const sockets: WsClient[] = [];
+  for (let i = 0; i < 3; i++) {
+    const client = clients[i] as HttpClient;
+    await loggedIn(client, token);
+    const opened = await connect(instance(i), await ticketFrom(client));
+    if (!opened.opened) throw new Error(`no socket on instance ${i}`);
+    sockets.push(opened.client);
+  }
+  expect((await (clients[1] as HttpClient).post('/auth/update', { body: { new_token: next } })).status).toBe(200);
+  const closed = await Promise.all(sockets.map((socket) => socket.closedWithin(withinMs)));
+  expect(closed.map((close) => close.code)).toEqual([4001, 4001, 4001]);
+  for (let i = 0; i < 3; i++) await loggedIn(direct(i, `${address.slice(0, -1)}9`), next);
+}
