@@ -156,6 +156,22 @@ describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
     expect(message).not.toContain('\n');
   });
 
+  it('a cluster none of whose nodes answers: rejects within the timeout, naming the nodes without the password', async () => {
+    const [first, second] = [await freePort(), await freePort()];
+    const started = Date.now();
+    const error: unknown = await RedisStore.connect({
+      url: `redis-cluster://:s3cret-pass@127.0.0.1:${first},127.0.0.1:${second}`,
+      clock: new FakeClock(),
+      connectTimeoutMs: 500,
+    }).catch((caught: unknown) => caught);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    const message = (error as Error).message;
+    expect(message.startsWith(`cannot reach Redis at redis-cluster://:***@127.0.0.1:${first},127.0.0.1:${second}: `)).toBe(true);
+    expect(message).not.toContain('s3cret-pass');
+    expect(message).not.toContain('\n');
+  });
+
   it('a password-protected Redis: the right password connects, a wrong one is refused without being shown', async () => {
     const locked = await startRedisServer({ password: 'right-pass' });
     try {
