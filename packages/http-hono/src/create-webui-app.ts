@@ -17,7 +17,7 @@ import { pause } from './pause.js';
 import { authRoutes } from './routes/auth.js';
 import { authForwardRoutes, FORWARD_AUTH_ROUTE } from './routes/auth-forward.js';
 import { keysRoutes } from './routes/keys.js';
-import { metricsRoutes, type MetricsScrape } from './routes/metrics.js';
+import { METRICS_OPERATION, metricsRoutes, type MetricsScrape } from './routes/metrics.js';
 import { healthRoutes } from './routes/health.js';
 import { securityRoutes } from './routes/security.js';
 import { setupRoutes } from './routes/setup.js';
@@ -123,7 +123,8 @@ export function createWebuiApp(options: WebuiAppOptions) {
     serviceName: policy.serviceName,
     version: options.version ?? '0.1.0',
     prefix: API_PREFIX,
-    mounted: mountedOperations(mounted.routes, routeGroups, API_PREFIX),
+    // The optional endpoints this server mounts (/metrics), then the bot's routes.
+    mounted: [...(options.metrics ? [METRICS_OPERATION] : []), ...mountedOperations(mounted.routes, routeGroups, API_PREFIX)],
   });
   // Without a public mounted route, the guard's public test is exactly the one it had before route groups.
   const mountedPublic = mounted.isPublic;

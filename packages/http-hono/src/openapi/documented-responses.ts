@@ -6,6 +6,8 @@ import type { DocumentedHeader, DocumentedOperation, DocumentedResponse } from '
 export interface StatusResponse {
   description: string;
   schemas: v.GenericSchema[];
+  /** application/json unless the operation's own answer says otherwise. */
+  mediaType: string;
   retryAfter: boolean;
   headers: Record<string, DocumentedHeader>;
 }
@@ -67,7 +69,8 @@ export function documentedResponses(operation: DocumentedOperation): Map<number,
       if (!known) {
         const schemas = response.schema ? [response.schema] : [];
         const headers = { ...response.headers };
-        merged.set(status, { description: response.description, schemas, retryAfter: response.retryAfter ?? false, headers });
+        const mediaType = response.mediaType ?? 'application/json';
+        merged.set(status, { description: response.description, schemas, mediaType, retryAfter: response.retryAfter ?? false, headers });
         continue;
       }
       if (response.schema && !known.schemas.includes(response.schema)) known.schemas.push(response.schema);

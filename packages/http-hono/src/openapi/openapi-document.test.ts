@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { WebuiEnv } from '../app-env.js';
 import { API_PREFIX, createWebuiApp } from '../create-webui-app.js';
 import { RouteGroup } from '../mount/route-group.js';
+import { METRICS_OPERATION } from '../routes/metrics.js';
 import { createTestApp, RecordingLogger } from '../testing/test-app.js';
 import { PluginProgressBoard } from '../ws/plugin-progress-board.js';
 import { PluginProgressDomain } from '../ws/plugin-progress-domain.js';
@@ -48,11 +49,12 @@ function fullApp() {
     logger,
     webSocket: { upgrade, hub },
     docs,
+    metrics: async () => ({ contentType: 'text/plain; version=0.0.4', body: '' }),
   });
 }
 
 describe('OpenAPI document', () => {
-  const document = buildOpenApiDocument({ serviceName: 'webui', version: '1.2.3', prefix: API_PREFIX });
+  const document = buildOpenApiDocument({ serviceName: 'webui', version: '1.2.3', prefix: API_PREFIX, mounted: [METRICS_OPERATION] });
 
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
@@ -77,6 +79,13 @@ describe('OpenAPI document', () => {
       Object.entries(paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`)),
     );
     expect([...served].sort()).toEqual([...documented].sort());
+  });
+
+  it('lists /metrics with its Prometheus text only when the app serves it', async () => {
+    const metrics = (document.paths as Paths)[`${API_PREFIX}/metrics`]?.get as { responses: Record<string, { content?: object }> };
+    expect(Object.keys(metrics.responses['200']?.content ?? {})).toEqual(['text/plain']);
+    const withoutMetrics = (await (await (await createTestApp()).request('/openapi.json')).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(withoutMetrics.paths)).not.toContain(`${API_PREFIX}/metrics`);
   });
 
   it('describes the cookie and bearer security schemes and offers either on login-required endpoints', () => {

@@ -99,7 +99,7 @@ function describeResponse(response: StatusResponse): JsonObject {
   const [only, ...more] = response.schemas;
   if (only) {
     const schema = more.length === 0 ? jsonSchemaOf(only) : { anyOf: response.schemas.map(jsonSchemaOf) };
-    described.content = { 'application/json': { schema } };
+    described.content = { [response.mediaType]: { schema } };
   }
   const headers: Record<string, JsonObject> = {};
   if (response.retryAfter) headers['Retry-After'] = { description: 'Seconds to wait.', schema: { type: 'integer' } };

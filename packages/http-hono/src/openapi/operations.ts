@@ -42,6 +42,8 @@ export interface DocumentedHeader {
 export interface DocumentedResponse {
   description: string;
   schema?: v.GenericSchema;
+  /** The body's media type when it is not JSON (the Prometheus text of /metrics). */
+  mediaType?: string;
   retryAfter?: boolean;
   /** Headers besides Retry-After, by name: what a bodiless answer (a 204) says. */
   headers?: Record<string, DocumentedHeader>;
