@@ -1,8 +1,9 @@
-import { FakeClock, storeConformanceCases } from '@webui/core/testing';
+import { FakeClock } from '@webui/core/testing';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from './redis-store.js';
 import { floodKeepsBans } from './testing/flood.js';
+import { redisConformanceCases } from './testing/redis-conformance-cases.js';
 import { startRedisCluster, type RedisClusterHandle } from './testing/redis-cluster.js';
 
 // One six-node cluster (three masters, a replica each) for the file; every case has a prefix of its own.
@@ -17,27 +18,7 @@ afterAll(async () => {
 });
 
 describe('RedisStore conformance on a Redis Cluster', () => {
-  for (const c of storeConformanceCases(async () => {
-    const prefix = `conformance-${randomUUID()}:`;
-    const clock = new FakeClock();
-    const opened: RedisStore[] = [];
-    const open = async (): Promise<RedisStore> => {
-      const store = await RedisStore.connect({ url: cluster.url, prefix, clock });
-      opened.push(store);
-      return store;
-    };
-    const store = await open();
-    return {
-      store,
-      clock,
-      clients: (count) => Promise.all(Array.from({ length: count }, open)),
-      cleanup: async () => {
-        await Promise.all(opened.map((each) => each.close()));
-      },
-    };
-  })) {
-    it(c.name, c.run);
-  }
+  for (const c of redisConformanceCases(() => cluster.url)) it(c.name, c.run);
 
   it('a flood of 20,000 new client keys against a small cap: every running ban survives it (200,000 in the soak)', async () => {
     const clock = new FakeClock();

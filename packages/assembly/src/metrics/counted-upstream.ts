@@ -28,37 +28,25 @@ export class UpstreamCounts {
 
 /** The runtime's upstream client with every forwarded request counted by the status the upstream answered. */
 export function countedUpstreamClient(clientFor: UpstreamClientFactory, counts: UpstreamCounts): UpstreamClientFactory {
+  // Counted once it settles: an answer by its status, a failure (refused, timed out, reset) as unanswered.
+  const counted = <Answer extends { status: number }>(answer: Promise<Answer>): Promise<Answer> =>
+    answer.then(
+      (settled) => {
+        counts.answered(settled.status);
+        return settled;
+      },
+      (error: unknown) => {
+        counts.unanswered();
+        throw error;
+      },
+    );
   return (target) => {
     const client = clientFor(target);
     const { transport, send } = client;
     return {
       ...client,
-      transport: (request) =>
-        transport(request).then(
-          (answer) => {
-            counts.answered(answer.status);
-            return answer;
-          },
-          (error: unknown) => {
-            counts.unanswered();
-            throw error;
-          },
-        ),
-      ...(send
-        ? {
-            send: (request) =>
-              send(request).then(
-                (answer) => {
-                  counts.answered(answer.status);
-                  return answer;
-                },
-                (error: unknown) => {
-                  counts.unanswered();
-                  throw error;
-                },
-              ),
-          }
-        : {}),
+      transport: (request) => counted(transport(request)),
+      ...(send ? { send: (request) => counted(send(request)) } : {}),
     };
   };
 }
