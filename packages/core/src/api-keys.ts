@@ -121,11 +121,6 @@ export class ApiKeys {
     return found !== undefined && !isExpired(found, this.clock.now());
   }
 
-  /** Whether the key a session came from still exists and has not expired. */
-  async isLive(session: string): Promise<boolean> {
-    return (await this.liveEntry(session)) !== null;
-  }
-
   /** The entry of the key a session came from (its name and scope for a socket's principal); null once revoked or expired. */
   async liveEntry(session: string): Promise<ApiKeyEntry | null> {
     if (!isKeySession(session)) return null;

@@ -55,12 +55,10 @@ export class Credentials {
     }
   }
 
-  /** Whether a session (a Principal's) is still valid: the token unchanged, or the key neither revoked nor expired. */
-  isCurrent(session: string): Promise<boolean> {
-    return isKeySession(session) ? this.keys.isLive(session) : this.tokens.verify(session);
-  }
-
-  /** Who a still-valid session acts as (a WebSocket's owner, from its ticket); null once it is not valid. */
+  /**
+   * Who a session (a Principal's) acts as while it is valid, the token unchanged or the key neither revoked nor expired
+   * (a ticket's session, a WebSocket's owner); null once it is not.
+   */
   async principalOf(session: string): Promise<Principal | null> {
     if (isKeySession(session)) {
       const entry = await this.keys.liveEntry(session);

@@ -9,9 +9,8 @@ export const TICKET_TTL_SECONDS = 60;
 
 export type TicketRefusal = 'unknown_ticket' | 'expired_ticket' | 'session_revoked';
 
-/** Whether the session a ticket is asked for is still valid, and who the one it was issued from acts as (Credentials). */
+/** Who a session acts as while it is valid (Credentials): the one a ticket is asked for, and the one it was issued from. */
 export interface SessionValidity {
-  isCurrent(session: string): Promise<boolean>;
   /** null once the session is not valid. */
   principalOf(session: string): Promise<Principal | null>;
 }
@@ -29,7 +28,7 @@ export class WsTicketIssuer {
   ) {}
 
   async issue(sessionToken: string): Promise<Result<{ ticket: string; expiresIn: number }, 'invalid_session'>> {
-    if (!(await this.sessions.isCurrent(sessionToken))) return err('invalid_session');
+    if ((await this.sessions.principalOf(sessionToken)) === null) return err('invalid_session');
     const ticket = randomBase64Url(this.random, 32);
     await this.store.tickets.putTicket(ticket, { sessionToken, expiresAt: this.clock.now() + TICKET_TTL_SECONDS * 1000 });
     return ok({ ticket, expiresIn: TICKET_TTL_SECONDS });

@@ -118,7 +118,8 @@ export function createWebuiApp(options: WebuiAppOptions) {
     );
   // The bot's groups last: each is checked against every path above (and the channel's and the docs' when not mounted).
   const routeGroups = options.routeGroups ?? [];
-  const mounted = mountRouteGroups(api, routeGroups, { prefix: API_PREFIX, ownPaths: ownPaths(api), audit });
+  const own = ownPaths(api);
+  const mounted = mountRouteGroups(api, routeGroups, { prefix: API_PREFIX, ownPaths: own, audit });
   openApi = buildOpenApiDocument({
     serviceName: policy.serviceName,
     version: options.version ?? '0.1.0',
@@ -130,9 +131,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const mountedPublic = mounted.isPublic;
   const isPublic = mountedPublic ? (path: string, method: string) => isOwnPublic(path) || mountedPublic(path, method) : isOwnPublic;
   // With an upstream, what this server does not answer under its paths goes there (issue 33); its own endpoints never do.
-  const forwarded = options.upstream
-    ? new ForwardedPaths(options.upstream, ownEndpoints([...ownPaths(api), ...mounted.ownPaths]))
-    : undefined;
+  const forwarded = options.upstream ? new ForwardedPaths(options.upstream, ownEndpoints([...own, ...mounted.ownPaths])) : undefined;
   // The guard then also meets paths outside the prefix, which none of its own public paths are.
   const isGuardPublic = forwarded
     ? (path: string, method: string) => (isApiPath(path) && isPublic(path, method)) || forwarded.isPublic(path, method)

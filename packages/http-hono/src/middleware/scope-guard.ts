@@ -21,7 +21,7 @@ export function permissionRefusal(c: Context<WebuiEnv>, principal: Principal, pe
 
 /** A route that needs more than its method does (managing keys, changing the token): mounted after the session guard. */
 export function requires(permission: Permission): MiddlewareHandler<WebuiEnv> {
-  return async (c, next) => (permits(c.get('principal'), permission) ? next() : scopeRefusal(c, permission));
+  return async (c, next) => permissionRefusal(c, c.get('principal'), permission) ?? next();
 }
 
 const SCOPE_REFUSAL_DETAIL: Record<Permission, string> = {

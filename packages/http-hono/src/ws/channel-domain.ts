@@ -7,12 +7,11 @@ import type {
   ChannelCallResult,
   ChannelDomainPort,
   ChannelEventOptions,
-  ChannelRefusal,
   ChannelSend,
   ChannelSubscribeRequest,
   ChannelSubscription,
 } from './channel-domain-port.js';
-import { CHANNEL_SCOPES, coversScope, insufficientScope, type ChannelScope } from './channel-scope.js';
+import { CHANNEL_SCOPES, coversScope, domainShapeProblem, insufficientScope, type ChannelScope } from './channel-scope.js';
 
 export interface ChannelCallContext {
   principal: Principal;
@@ -62,10 +61,9 @@ export class ChannelDomain implements ChannelDomainPort {
   ) {
     const what = `channel domain ${JSON.stringify(name)}`;
     this.scope = options.scope ?? 'read';
-    if (!CHANNEL_SCOPES.includes(this.scope)) throw new MountError(what, `scope must be 'read' or 'admin'`);
     this.topics = options.topics ?? ['main'];
-    if (this.topics.length === 0 || !this.topics.every((topic) => typeof topic === 'string' && topic !== ''))
-      throw new MountError(what, 'topics must be a non-empty list of non-empty names');
+    const problem = domainShapeProblem(this.scope, this.topics);
+    if (problem !== null) throw new MountError(what, problem);
     const calls = new Map<string, ChannelCall>();
     for (const [method, call] of Object.entries(options.calls ?? {})) {
       const declared: ChannelCall = typeof call === 'function' ? { handle: call } : call;
@@ -77,8 +75,8 @@ export class ChannelDomain implements ChannelDomainPort {
     this.calls = calls;
   }
 
-  subscribe({ topic, principal }: ChannelSubscribeRequest): ChannelRefusal | ChannelSubscription {
-    if (!this.topics.includes(topic)) return this.unknownTopic(topic);
+  /** Called for one of `topics` only: the hub answers unknown_topic to any other. */
+  subscribe({ topic, principal }: ChannelSubscribeRequest): ChannelSubscription {
     const snapshot = this.options.snapshot?.(topic, principal);
     return {
       ok: true,
@@ -125,11 +123,6 @@ export class ChannelDomain implements ChannelDomainPort {
         `channel domain ${JSON.stringify(this.name)} has no topic ${JSON.stringify(topic)} (topics: ${this.topics.join(', ')})`,
       );
     for (const send of [...(this.listeners.get(topic) ?? [])]) send(event, data, options);
-  }
-
-  private unknownTopic(topic: string): ChannelRefusal {
-    const available = this.topics.map((known) => `${this.name}/${known}`).join(', ');
-    return { ok: false, code: 'unknown_topic', message: `No topic ${quoted(`${this.name}/${topic}`)}; available: ${available}.` };
   }
 }
 

@@ -5,6 +5,14 @@ export type ChannelScope = 'read' | 'admin';
 
 export const CHANNEL_SCOPES: readonly ChannelScope[] = ['read', 'admin'];
 
+/** Why a domain's scope or topics cannot be served, or null: checked when a ChannelDomain is made and when any port is registered. */
+export function domainShapeProblem(scope: unknown, topics: readonly unknown[] | undefined): string | null {
+  if (!CHANNEL_SCOPES.includes(scope as ChannelScope)) return `scope must be 'read' or 'admin'`;
+  if (topics !== undefined && (topics.length === 0 || !topics.every((topic) => typeof topic === 'string' && topic !== '')))
+    return 'topics must be a non-empty list of non-empty names';
+  return null;
+}
+
 /** The access token covers both; a key covers its own scope (an admin key covers read too). */
 export function coversScope(principal: Principal, scope: ChannelScope): boolean {
   return permits(principal, scope === 'admin' ? 'write' : 'read');

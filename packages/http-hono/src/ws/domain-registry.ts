@@ -1,6 +1,6 @@
 import { MountError } from '../mount/mount-error.js';
 import type { ChannelDomainPort } from './channel-domain-port.js';
-import { CHANNEL_SCOPES } from './channel-scope.js';
+import { domainShapeProblem } from './channel-scope.js';
 
 const DOMAIN_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
@@ -18,12 +18,8 @@ export function domainRegistry(domains: readonly ChannelDomainPort[]): ReadonlyM
     if (name === RESERVED_DOMAIN) throw new MountError(what, 'the name is reserved for the channel itself');
     if (byName.has(name))
       throw new MountError(what, 'another domain has that name (the built-in ones are logs, plugin_progress and security)');
-    if (!CHANNEL_SCOPES.includes(domain.scope)) throw new MountError(what, `scope must be 'read' or 'admin'`);
-    if (
-      domain.topics !== undefined &&
-      (domain.topics.length === 0 || !domain.topics.every((topic) => typeof topic === 'string' && topic !== ''))
-    )
-      throw new MountError(what, 'topics must be a non-empty list of non-empty names');
+    const problem = domainShapeProblem(domain.scope, domain.topics);
+    if (problem !== null) throw new MountError(what, problem);
     byName.set(name, domain);
   }
   return byName;
