@@ -75,7 +75,7 @@ export async function serve(container: DependencyContainer, options: ServeOption
   } catch (error) {
     await control?.close();
     await Promise.all(metricsListeners.map((listener) => closeServer(listener.server)));
-    await channel.close(0);
+    channel.close();
     throw error;
   }
   const { webui, servers: listeners } = started;
@@ -90,7 +90,7 @@ export async function serve(container: DependencyContainer, options: ServeOption
       // Gone before the store closes and the lock is released, so the socket file never outlives the server.
       await control?.close();
       await webui.closeSockets();
-      await channel.close();
+      channel.close();
       await stopped;
       await webui.close();
     },

@@ -94,14 +94,9 @@ export class WebSocketChannel {
     await endWithResponse(socket, response);
   }
 
-  /**
-   * Stops the heartbeat, waits up to `graceMs` for the sockets the assembly told the server is going away to finish their
-   * closing handshake, then cuts the rest: cut at once, a close frame still in the socket's buffer was lost (the client saw 1006).
-   */
-  async close(graceMs = 1_000): Promise<void> {
+  /** Stops the heartbeat and cuts the sockets still open after the assembly told them the server is going away. */
+  close(): void {
     clearInterval(this.heartbeat);
-    const deadline = Date.now() + graceMs;
-    while (this.nodeWs.wss.clients.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     for (const socket of this.nodeWs.wss.clients) socket.terminate();
   }
 

@@ -195,7 +195,8 @@ export async function assembleWebui({
     async closeSockets(graceMs = 1_000) {
       hub.closeAll(CLOSE_GOING_AWAY, 'server shutting down');
       const deadline = Date.now() + graceMs;
-      while (hub.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      // Until every runtime reports its socket closed: a server stopped sooner cuts close frames still on their way (1006).
+      while (hub.size + hub.closing > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     },
     async close() {
       clearInterval(sweeper);

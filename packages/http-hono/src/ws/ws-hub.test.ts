@@ -444,6 +444,10 @@ describe('WsHub: access token changes', () => {
     hub.closeAll(CLOSE_GOING_AWAY, 'server shutting down');
     for (const client of clients) expect(client.socket.closed).toEqual({ code: CLOSE_GOING_AWAY, reason: 'server shutting down' });
     expect(hub.size).toBe(0);
+    // Closing until the runtime reports each socket closed, so a shutdown can wait for the close frames to go out.
+    expect(hub.closing).toBe(3);
+    for (const client of clients) client.disconnect();
+    expect(hub.closing).toBe(0);
   });
 });
 

@@ -65,6 +65,7 @@ const LOGS_MAIN = 'logs/main';
  */
 export class WsHub {
   private readonly connections = new Set<Connection>();
+  private readonly closingSockets = new Set<Connection>();
   private readonly domains: ReadonlyMap<string, ChannelDomainPort>;
   private readonly maxPerSession: number;
   private readonly maxTotal: number;
@@ -79,6 +80,11 @@ export class WsHub {
 
   get size(): number {
     return this.connections.size;
+  }
+
+  /** Sockets this hub closed whose runtime has not yet reported them closed: their close frame may still be on its way. */
+  get closing(): number {
+    return this.closingSockets.size;
   }
 
   /** Open subscriptions to this hub's own domains, by domain (relayed ones are the bot's to count). */
@@ -135,8 +141,8 @@ export class WsHub {
           this.fail(connection, null, 'internal_error', 'The message could not be handled.');
         }
       },
-      onClose: () => this.drop(connection),
-      onError: () => this.drop(connection),
+      onClose: () => this.closed(connection),
+      onError: () => this.closed(connection),
     };
   }
 
@@ -354,9 +360,16 @@ export class WsHub {
     this.drop(connection);
     try {
       connection.socket.close(code, reason);
+      this.closingSockets.add(connection);
     } catch (error) {
       this.options.logger.debug({ err: String(error) }, 'closing a WebSocket failed');
     }
+  }
+
+  /** The runtime reports the socket gone (its closing handshake done, or the peer lost). */
+  private closed(connection: Connection): void {
+    this.closingSockets.delete(connection);
+    this.drop(connection);
   }
 
   private drop(connection: Connection): void {
