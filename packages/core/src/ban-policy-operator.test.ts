@@ -82,6 +82,17 @@ describe('BanPolicy.list', () => {
     expect((await bans.list())[1]).toEqual(banned(OTHER, t0));
   });
 
+  it('countBanned counts the running bans list() shows, and none once they end', async () => {
+    const { bans, clock } = createCoreHarness();
+    await failures(bans, OTHER, 5);
+    await failures(bans, IP, 5);
+    await bans.recordFailure('192.0.2.9');
+    expect(await bans.countBanned()).toBe((await bans.list()).filter((entry) => entry.bannedUntil !== null).length);
+    expect(await bans.countBanned()).toBe(2);
+    clock.advance(11 * MINUTE);
+    expect(await bans.countBanned()).toBe(0);
+  });
+
   it('a client whose only failure is 4:59 old is listed; at 5:01 it is gone', async () => {
     const { bans, clock } = createCoreHarness();
     const t0 = clock.now();

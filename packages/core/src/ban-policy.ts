@@ -129,10 +129,8 @@ export class BanPolicy {
     if (countsFullUntil === undefined && this.options.globalFailureBudget <= 0) return { kind: 'open', hold: null };
     if (attempt.secret !== undefined && (await this.keys.matches(attempt.secret))) return { kind: 'open', hold: null };
     if (countsFullUntil !== undefined) return this.refuseUncountable(countsFullUntil);
-    if (this.options.globalFailureBudget <= 0) return { kind: 'open', hold: null };
     const now = this.clock.now();
-    const bucket = budgetBucket(now);
-    await this.store.budget.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
+    const bucket = await this.spend(now);
     const verdict: BudgetVerdict = budgetVerdict(
       await this.store.budget.readGlobalFailures(oldestLiveBucket(now)),
       this.options.globalFailureBudget,
@@ -166,8 +164,7 @@ export class BanPolicy {
     if (!guessed) {
       if (failure.hold != null) await this.release(failure.hold);
     } else if (failure.hold == null && this.options.globalFailureBudget > 0) {
-      const bucket = budgetBucket(this.clock.now());
-      await this.store.budget.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
+      await this.spend(this.clock.now());
     }
     return outcome;
   }
@@ -202,6 +199,15 @@ export class BanPolicy {
     } finally {
       this.retiring.delete(retiring);
     }
+  }
+
+  /** How many client keys are banned now (the metrics' gauge): list()'s count of bans, without building and sorting entries. */
+  async countBanned(): Promise<number> {
+    const now = this.clock.now();
+    let banned = 0;
+    for (const { record } of await this.store.attempts.listAttempts())
+      if (record.bannedUntil !== undefined && record.bannedUntil > now) banned++;
+    return banned;
   }
 
   /** Every client key with failures in the window or a running ban: banned first, then the most recent failure first. */
@@ -306,11 +312,15 @@ export class BanPolicy {
    */
   private async refuseUncountable(countsFullUntil: number): Promise<Admission> {
     const now = this.clock.now();
-    if (this.options.globalFailureBudget > 0) {
-      const bucket = budgetBucket(now);
-      await this.store.budget.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
-    }
+    if (this.options.globalFailureBudget > 0) await this.spend(now);
     return { kind: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((countsFullUntil - now) / 1000)), hold: null };
+  }
+
+  /** One guess into the global budget, in the bucket of `now`; the bucket, for a release. */
+  private async spend(now: number): Promise<number> {
+    const bucket = budgetBucket(now);
+    await this.store.budget.addGlobalFailures(bucket, 1, bucketExpiry(bucket));
+    return bucket;
   }
 
   private release(bucket: number): Promise<void> {

@@ -31,8 +31,7 @@ export class MemoryAttempts implements AttemptStore {
     if (!keep) return tally;
     const entry = { value: keep.record, expiresAt: keep.until };
     if (keep.record.bannedUntil !== undefined) {
-      this.counting.delete(key);
-      this.bans.delete(key);
+      this.forget(key);
       this.bans.set(key, entry);
       return tally;
     }
@@ -40,9 +39,8 @@ export class MemoryAttempts implements AttemptStore {
       this.dropExpiredCounts(failure.at);
       if (this.counting.size >= this.limits.maxAttemptKeys) return { kind: 'full' };
     }
-    // Delete first so the key moves to the end: the map stays ordered by last write.
-    this.counting.delete(key);
-    this.bans.delete(key);
+    // Forgotten first so the key moves to the end: the map stays ordered by last write.
+    this.forget(key);
     this.counting.set(key, entry);
     return tally;
   }

@@ -115,10 +115,7 @@ describe('WebuiMetrics', () => {
     metrics.watch({
       hub: { size: 3, subscriptionCounts: () => ({ logs: 2, security: 1 }) },
       bans: {
-        list: async () => [
-          { key: '203.0.113.7', failures: 0, bannedUntil: 1, lastFailureAt: 0 },
-          { key: '203.0.113.8', failures: 2, bannedUntil: null, lastFailureAt: 0 },
-        ],
+        countBanned: async () => 1,
         budget: async () => ({ limit: 100, failures: 140, state: 'delayed', delayMs: 500, retryAfterSeconds: null }),
       },
       storeAvailable: () => false,

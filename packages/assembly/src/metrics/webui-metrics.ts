@@ -9,7 +9,7 @@ import { CREDENTIAL_HOWS, LOGIN_OUTCOMES, SecurityEventCounts } from './security
 export interface MetricsSources {
   /** The WebSocket hub: open connections, and subscriptions by domain. */
   hub: { readonly size: number; subscriptionCounts(): Record<string, number> };
-  bans: Pick<BanPolicy, 'list' | 'budget'>;
+  bans: Pick<BanPolicy, 'countBanned' | 'budget'>;
   storeAvailable(): boolean;
 }
 
@@ -204,6 +204,7 @@ export class WebuiMetrics {
 }
 
 async function readStoreGauges({ bans }: MetricsSources): Promise<{ bansActive: number; budget: BudgetState }> {
-  const [entries, budget] = await Promise.all([bans.list(), bans.budget()]);
-  return { bansActive: entries.filter((entry) => entry.bannedUntil !== null).length, budget };
+  // A count, not list(): a scrape during a flood must not build and sort up to the cap's worth of entries.
+  const [bansActive, budget] = await Promise.all([bans.countBanned(), bans.budget()]);
+  return { bansActive, budget };
 }
