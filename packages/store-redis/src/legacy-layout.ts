@@ -43,6 +43,15 @@ export async function carryLegacyLayout(connection: StoreConnection, keys: KeySp
   if (found === 0) return 0;
   if ((await connection.send((client) => client.set(lock, '1', 'PX', LOCK_MS, 'NX'))) === null) return 0;
   const now = clock.now();
+  // The budget first, and its old key deleted at once: the one step that would count twice if a second carry ran after the lock
+  // ran out (the others keep the later of two values). The old hash has a shard's fields: it becomes one shard's part.
+  const buckets = await connection.send((client) => client.hgetall(legacyBudget));
+  for (const [bucket, entry] of Object.entries(buckets)) {
+    const [count, expiresAt] = entry.split(':').map(Number);
+    if (count === undefined || expiresAt === undefined || !(expiresAt > now)) continue;
+    await addBudgetPart(connection, budgetKey, bucket, count, expiresAt, now);
+  }
+  await connection.send((client) => client.del(legacyBudget));
   let carried = 0;
   const members = await connection.send((client) => client.zrangebyscore(attemptIndex, `(${now}`, '+inf', 'WITHSCORES'));
   for (let i = 0; i + 1 < members.length; i += 2) {
@@ -61,16 +70,9 @@ export async function carryLegacyLayout(connection: StoreConnection, keys: KeySp
     const until = Number(logins[i + 1]);
     await connection.run(CARRY_LOGIN, [keys.attemptsOf(member).logins], [member, until, expiryTtl(until, now)]);
   }
-  // The budget's hash has the same fields as a shard's: the old one becomes one shard's part (added to what it holds).
-  const buckets = await connection.send((client) => client.hgetall(legacyBudget));
-  for (const [bucket, entry] of Object.entries(buckets)) {
-    const [count, expiresAt] = entry.split(':').map(Number);
-    if (count === undefined || expiresAt === undefined || !(expiresAt > now)) continue;
-    await addBudgetPart(connection, budgetKey, bucket, count, expiresAt, now);
-  }
   const oldRecords: string[] = [];
   for (let i = 0; i < members.length; i += 2) oldRecords.push(`${attemptPrefix}${members[i] as string}`);
-  await connection.send((client) => client.del(attemptIndex, recentSuccesses, legacyBudget, ...oldRecords));
+  await connection.send((client) => client.del(attemptIndex, recentSuccesses, ...oldRecords));
   await connection.send((client) => client.del(lock));
   return carried;
 }

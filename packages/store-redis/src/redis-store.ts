@@ -123,7 +123,7 @@ export class RedisStore implements Store {
    * Whether the command connection is up and the last call got through: when false, calls but readRecord fail with StoreUnavailableError.
    */
   get available(): boolean {
-    return this.client?.status === 'ready' && !this.connection.failing;
+    return this.connection.answering;
   }
 
   /** Leaves the instance registry and closes both connections; calls made afterwards fail with StoreUnavailableError. */
@@ -159,8 +159,7 @@ export class RedisStore implements Store {
     // Failures surface as 'error' events (kept in lastError) while the clients keep retrying.
     client.connect().catch(() => undefined);
     subscriber.connect().catch(() => undefined);
-    const unreachable = (reason: string, cause?: unknown): StoreUnavailableError =>
-      new StoreUnavailableError(`cannot reach Redis at ${this.address}: ${reason}`, { cause });
+    const unreachable = (reason: string, cause?: unknown) => this.unreachable(reason, cause);
     if (!(await ready)) throw unreachable(this.lastError?.message ?? `no answer within ${timeoutMs} ms`, this.lastError);
     try {
       await subscriber.subscribe(this.keys.recordChanged);
@@ -192,8 +191,13 @@ export class RedisStore implements Store {
       if (carried > 0) this.emit({ kind: 'layout-upgraded', address: this.address, carried });
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error;
-      throw new StoreUnavailableError(`cannot reach Redis at ${this.address}: ${errorMessage(error.reason ?? error)}`, { cause: error });
+      throw this.unreachable(errorMessage(error.reason ?? error), error);
     }
+  }
+
+  /** The start's failure to reach Redis, naming the address (with the password as ***) and why. */
+  private unreachable(reason: string, cause?: unknown): StoreUnavailableError {
+    return new StoreUnavailableError(`cannot reach Redis at ${this.address}: ${reason}`, { cause });
   }
 
   private watchCommands(client: RedisClient): void {
