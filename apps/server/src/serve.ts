@@ -1,4 +1,5 @@
 import {
+  listenForMetrics,
   startWebui,
   type AssembledWebui,
   type ExtensionsSource,
@@ -15,7 +16,6 @@ import type { DependencyContainer } from 'tsyringe';
 import { TOKENS } from './container.js';
 import { openControlSocket, type ControlSocket } from './control/control-socket.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
-import { openMetricsPort } from './metrics-port.js';
 import { nodeRuntimePort } from './runtime/node-runtime-port.js';
 import { nodeUpstreamClient } from './runtime/node-upstream-client.js';
 import type { WebSocketChannel } from './websocket-channel.js';
@@ -54,13 +54,15 @@ export async function serve(container: DependencyContainer, options: ServeOption
   // Set inside the listen callback; the cast keeps TypeScript from narrowing it to null out here.
   let control = null as ControlSocket | null;
   let metricsListeners: BoundListener[] = [];
+  const metricsListen = (hosts: readonly string[], port: number, fetch: Parameters<typeof bindAll>[2]) =>
+    bindAll(hosts, port, fetch, logger);
   let started: StartedWebui<Server>;
   try {
     started = await startWebui(
       parts,
       async (webui) => {
         // [webui] metrics_port: the scrape without a credential, on loopback only; bound first, so a port in use leaves nothing else open.
-        metricsListeners = await openMetricsPort(loaded.settings.metricsPort, loaded.configPath, parts.metrics, logger);
+        metricsListeners = await listenForMetrics(loaded.settings.metricsPort, loaded.configPath, parts.metrics, metricsListen, logger);
         // The dashboard's poll, GET /auth/check, skips the Hono pipeline when it can (same checks, same answer).
         const listeners = await bindAll(loaded.settings.host, loaded.settings.port, webui.app.fetch, logger, webui.sessionCheckShortcut());
         for (const listener of listeners) channel.attach(listener.server, webui.app);

@@ -14,7 +14,14 @@ await startBot<Bun.Server<unknown>>(
     getConnInfo,
     upgrade: upgradeWebSocket,
     serve(host, port, fetch) {
-      const server = Bun.serve({ hostname: host, port, fetch, websocket: { ...websocket, maxPayloadLength: MAX_MESSAGE_BYTES } });
+      const server = Bun.serve({
+        hostname: host,
+        port,
+        fetch,
+        websocket: { ...websocket, maxPayloadLength: MAX_MESSAGE_BYTES },
+        // Bun cuts a body past 128 MB by default; the server limits its own endpoints' bodies, one forwarded to an upstream streams.
+        maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      });
       return { server, port: server.port ?? port };
     },
     isAddressInUse: (error) => (error as { code?: string }).code === 'EADDRINUSE',

@@ -3,7 +3,7 @@ import { banPolicyFrom } from './ban-settings.js';
 import type { WebuiRuntime } from './assemble-webui.js';
 import { ConfigError, loadSettings, parseConfigFlags, type LoadedSettings } from './config/index.js';
 import { unixSocketPath } from './config/listen-host.js';
-import { listenOnHosts, type HostBinder } from './listen-on-hosts.js';
+import { listenOnHosts, type Bound, type HostBinder } from './listen-on-hosts.js';
 import { createLogger } from './logging/create-logger.js';
 import { LogFeed } from './logging/log-feed.js';
 import { StartupError } from './startup-error.js';
@@ -13,7 +13,7 @@ import type { ExtensionsSource } from './webui-extensions.js';
 import { configuredStorage } from './configured-storage.js';
 import { memoryStorage } from './storage.js';
 import { WebuiMetrics } from './metrics/webui-metrics.js';
-import { listenForMetrics } from './metrics/metrics-port.js';
+import { listenForMetrics, type ListenWith } from './metrics/metrics-port.js';
 import { systemClock, systemRandom } from './system-ports.js';
 
 const USAGE =
@@ -76,33 +76,29 @@ export async function runPortableServer<Server>(
   const storage = memory ? memoryStorage(systemClock, logger) : configuredStorage(loaded, systemClock, logger, metrics);
   const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom, banPolicy: banPolicyFrom(loaded.settings) });
   try {
-    const started = await startWebui({ loaded, storage, core, logger, feed, runtime, extensions, metrics }, (assembled) =>
+    const listen: ListenWith<Server> = (hosts, port, fetch) =>
       listenOnHosts(
-        loaded.settings.host,
-        loaded.settings.port,
+        hosts,
+        port,
         {
-          bind: async (host, port) => runtime.serve(host, port, assembled.app.fetch),
+          bind: async (host, chosen) => runtime.serve(host, chosen, fetch),
           isAddressInUse: (error) => runtime.isAddressInUse(error),
           stop: (server) => runtime.stop(server),
         },
         logger,
-      ),
-    );
-    const { webui, servers } = started;
-    // [webui] metrics_port: the scrape without a credential, on loopback only; a port in use stops the start as the API's does.
-    const binder = { isAddressInUse: (error: unknown) => runtime.isAddressInUse(error), stop: (server: Server) => runtime.stop(server) };
-    const metricsServers = await listenForMetrics(
-      loaded.settings.metricsPort,
-      loaded.configPath,
-      metrics,
-      async (host, port, fetch) => runtime.serve(host, port, fetch),
-      binder,
-      logger,
-    ).catch(async (error: unknown) => {
-      await Promise.all(servers.map(({ server }) => runtime.stop(server)));
-      await webui.close();
-      throw error;
+      );
+    let metricsServers: Array<Bound<Server>> = [];
+    const started = await startWebui({ loaded, storage, core, logger, feed, runtime, extensions, metrics }, async (assembled) => {
+      // [webui] metrics_port, bound first: a port in use stops the start before the API listens or anything is announced.
+      metricsServers = await listenForMetrics(loaded.settings.metricsPort, loaded.configPath, metrics, listen, logger);
+      try {
+        return await listen(loaded.settings.host, loaded.settings.port, assembled.app.fetch);
+      } catch (error) {
+        await Promise.all(metricsServers.map(({ server }) => runtime.stop(server)));
+        throw error;
+      }
     });
+    const { webui, servers } = started;
     hand({
       logger,
       async close() {

@@ -11,7 +11,7 @@ const refusal = (status: number, code: string, detail: string): Response =>
 export function metricsEndpoint(metrics: WebuiMetrics): (request: Request) => Promise<Response> {
   return async (request) => {
     const host = request.headers.get('host');
-    if (host === null || !namesLoopback(splitHost(host).name.replace(/^\[(.*)\]$/, '$1')))
+    if (host === null || !namesLoopback(splitHost(host).name))
       return refusal(403, 'host_not_allowed', 'The metrics port answers loopback names only.');
     if (new URL(request.url).pathname !== '/metrics') return refusal(404, 'not_found', 'The metrics port serves GET /metrics only.');
     if (request.method !== 'GET') return refusal(405, 'method_not_allowed', 'The metrics port serves GET /metrics only.');
