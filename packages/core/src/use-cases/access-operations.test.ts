@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../ports/store.js';
 import { createCoreHarness } from '../testing/core-harness.js';
 import { RecordingEventSink } from '../testing/recording-sinks.js';
 import { createAccessOperations } from './access-operations.js';
@@ -168,6 +169,33 @@ describe('authenticate', () => {
       outcome: { kind: 'refused', retryAfterSeconds: 600, scope: 'address' },
       events: [],
     });
+  });
+});
+
+describe('a store that cannot answer the admission', () => {
+  it('answers every credential alike, right or wrong, cookie or bearer: the store error, with nothing compared or counted', async () => {
+    const { core, ops, token, sink } = await setUp();
+    const created = await core.keys.create({ name: 'ci', scope: 'admin', lifetimeMs: null });
+    if (!created.ok) throw new Error('key refused');
+    expect((await ops.checkSession(cookie(token), CLIENT)).outcome.kind).toBe('valid');
+    const readClient = core.store.attempts.readClient;
+    core.store.attempts.readClient = () => Promise.reject(new StoreUnavailableError('cannot reach the store'));
+    const statuses = core.tokens.statusFor;
+    let compared = 0;
+    core.tokens.statusFor = (secret) => {
+      compared += 1;
+      return statuses.call(core.tokens, secret);
+    };
+    for (const presented of [cookie(token), cookie('wrong'), bearer(created.value.key), bearer('wk_wrong'), bearer(token)]) {
+      await expect(ops.checkSession(presented, CLIENT)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(ops.authenticate(presented, CLIENT)).rejects.toBeInstanceOf(StoreUnavailableError);
+    }
+    await expect(ops.issueTicket(cookie(token), CLIENT)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(ops.login(token, CLIENT)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(compared).toBe(0);
+    expect(sink.events).toEqual([]);
+    core.store.attempts.readClient = readClient;
+    expect(await core.store.attempts.readAttempts('203.0.113.7')).toBeNull();
   });
 });
 

@@ -1,5 +1,4 @@
 import type { Credentials, Principal } from '../credentials.js';
-import { StoreUnavailableError } from '../ports/store.js';
 import type { TokenService } from '../token-service.js';
 import type { AttemptClient } from './actor.js';
 import type { AttemptRefusal, Attempts, PresentedValue } from './attempts.js';
@@ -27,7 +26,8 @@ export interface AuthenticationParts {
 
 /**
  * Checks the credential a request presents. A wrong value counts as a failed verification (DESIGN D4),
- * a banned client's credential is not even compared, so no endpoint is an oracle outside the ban. The
+ * a banned client's credential is not even compared, nor is any while the store cannot answer the admission
+ * (StoreUnavailableError, before any compare), so no endpoint is an oracle outside the ban or during an outage. The
  * cookie carries the access token only (a browser session); a bearer may be the token or an API key.
  * A request presenting more than one credential has none compared and counts as one guess.
  */
@@ -45,14 +45,8 @@ export async function authenticate(
   if (presented.bearer !== null) return checkBearer(parts, presented.bearer, client, events);
   const [cookie] = presented.cookies;
   if (cookie === undefined) return { kind: 'none' };
-  let admitted: Awaited<ReturnType<Attempts['admit']>>;
-  try {
-    admitted = await parts.attempts.admit(client);
-  } catch (error) {
-    if (error instanceof StoreUnavailableError) return sessionFromLastKnownRecord(cookie, parts, error);
-    throw error;
-  }
-  const { admission, refusal } = admitted;
+  // A store that cannot answer admission throws here, before any compare: right and wrong cookies get the same 503.
+  const { admission, refusal } = await parts.attempts.admit(client);
   if (refusal) return { kind: 'refused', ...refusal };
   const valid = await validCookieSession(cookie, parts);
   if (valid) {
@@ -96,21 +90,6 @@ async function checkBearer(
   );
   if (outcome.banned) return { kind: 'refused', retryAfterSeconds: outcome.retryAfterSeconds, scope: 'address' };
   return { kind: 'invalid', via: 'bearer' };
-}
-
-/**
- * While a shared store is lost, a cookie the last known record accepts keeps its session (the dashboard
- * polls /auth/check and would log its user out on a 503); state changes still fail at the store. A cookie
- * it does not accept could not be counted as a guess, so the request is refused with the store's error (503).
- */
-async function sessionFromLastKnownRecord(
-  cookie: PresentedValue,
-  parts: AuthenticationParts,
-  lost: StoreUnavailableError,
-): Promise<AuthenticationOutcome> {
-  const valid = await validCookieSession(cookie, parts);
-  if (valid) return valid;
-  throw lost;
 }
 
 /** The session of the cookie when it is the access token (as sent, or percent-decoded), or null. */
