@@ -54,11 +54,12 @@ export class RedisAttempts implements AttemptStore {
     const now = this.clock.now();
     // Only while Redis answers: a lost store fails closed, whatever was read a moment ago.
     if (this.connection.answering && this.memory.isClean(key, now)) return { attempts: null, loggedInRecently: true };
+    const mark = this.memory.mark();
     const reply = await this.connection.run(READ_CLIENT, this.clientKeys(key), [key, now, this.countingCap]);
     if (!Array.isArray(reply)) throw new Error(`unexpected reply to the client read: ${JSON.stringify(reply)}`);
     const [stored, loginUntil, fullUntil] = reply as unknown[];
     const until = Number(loginUntil);
-    if (typeof stored !== 'string' && until > now) this.memory.rememberClean(key, now, until);
+    if (typeof stored !== 'string' && until > now) this.memory.rememberClean(key, now, until, mark);
     const state: ClientState = { attempts: typeof stored === 'string' ? decodeAttemptRecord(stored) : null, loggedInRecently: until > now };
     if (Number(fullUntil) > now) state.countsFullUntil = Number(fullUntil);
     return state;
