@@ -51,6 +51,12 @@ export class FakeLogs implements LogSource {
 /** A socket as @hono/node-ws hands it to the events: records what is sent and how it was closed. */
 export class FakeSocket {
   readyState: 0 | 1 | 2 | 3 = 1;
+  /** What the runtime holds unsent, as the web WebSocket says it (the hub's send cap reads it through `raw`). */
+  bufferedAmount = 0;
+  /** Hono's WSContext has the runtime's socket as `raw`: this double stands for both. */
+  get raw(): this {
+    return this;
+  }
   readonly sent: ServerEnvelope[] = [];
   /** The frames exactly as sent, for checks that a relayed frame is passed unchanged. */
   readonly texts: string[] = [];

@@ -11,6 +11,9 @@ import type { LogSource } from './log-source.js';
 import { LogsDomain, replayOf } from './logs-domain.js';
 import { MergedLogView } from './merged-log-view.js';
 import { HUB_DOMAINS, SYSTEM_TIMERS, UpstreamRelay, type RelayTimers } from './upstream-relay.js';
+import type { RequestRate } from './request-rate.js';
+import { SEND_BUFFER_FULL_REASON } from './send-buffer.js';
+import { CLOSE_POLICY_VIOLATION, REQUEST_FLOOD_REASON, SocketCaps, type SocketCapCounts, type SocketCapOptions } from './socket-caps.js';
 
 /** The largest message a client may send; bigger ones close the socket with 1009. The runtime's socket enforces it too. */
 export const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -43,6 +46,8 @@ export interface WsHubOptions {
   timers?: RelayTimers;
   /** How long a logs/main snapshot waits for the bot's entries before it goes out with ours only (2 s). */
   upstreamLogsWaitMs?: number;
+  /** What one socket may hold unsent and how fast it may subscribe (issue 42); the runtime brings its measure here. */
+  caps?: SocketCapOptions;
 }
 
 interface Connection {
@@ -54,6 +59,10 @@ interface Connection {
   subscriptions: Map<string, () => void>;
   /** With an upstream, made on first need: the link to its channel and the merged logs/main. */
   upstream?: { relay: UpstreamRelay; logs: MergedLogView };
+  /** Its subscribes and unsubscribes, against SUBSCRIBE_RATE. */
+  requests: RequestRate;
+  /** A cap closes it: nothing more is sent or handled while the close waits for the publish under way to end. */
+  capped: boolean;
 }
 
 const LOGS_MAIN = 'logs/main';
@@ -70,9 +79,11 @@ export class WsHub {
   private readonly maxPerSession: number;
   private readonly maxTotal: number;
   private readonly maxMessageBytes: number;
+  private readonly caps: SocketCaps;
 
   constructor(private readonly options: WsHubOptions) {
     this.domains = domainRegistry([new LogsDomain(options.logs), ...(options.domains ?? [])]);
+    this.caps = new SocketCaps(options.caps ?? {}, options.now, options.logger);
     this.maxPerSession = options.maxPerSession ?? 256;
     this.maxTotal = options.maxTotal ?? 1024;
     this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
@@ -85,6 +96,11 @@ export class WsHub {
   /** Sockets this hub closed whose runtime has not yet reported them closed: their close frame may still be on its way. */
   get closing(): number {
     return this.closingSockets.size;
+  }
+
+  /** Sockets closed and requests refused for a cap since the start. */
+  capCounts(): Readonly<SocketCapCounts> {
+    return this.caps.counts;
   }
 
   /** Open subscriptions to this hub's own domains, by domain (relayed ones are the bot's to count). */
@@ -116,6 +132,8 @@ export class WsHub {
       principal,
       socket: undefined as unknown as WSContext,
       subscriptions: new Map(),
+      requests: this.caps.requestRate(),
+      capped: false,
     };
     return {
       onOpen: (_event, socket) => {
@@ -133,6 +151,8 @@ export class WsHub {
         });
       },
       onMessage: (event) => {
+        // A socket refused, dropped or capped is not listened to: a subscribe now would outlive it.
+        if (connection.capped || !this.connections.has(connection)) return;
         // No message may escape as an exception: the runtime adapter would drop it unanswered or crash.
         try {
           this.receive(connection, event.data);
@@ -188,6 +208,7 @@ export class WsHub {
     }
     const message = parsed.output;
     if (message.op === 'ping') return this.send(connection, { op: 'pong', ts: this.options.now() });
+    if ((message.op === 'subscribe' || message.op === 'unsubscribe') && !this.admitted(connection, message.id)) return;
     // The client's own text goes upstream: the relay changes nothing in it.
     if (this.relays(message.domain)) return this.upstreamOf(connection)?.relay.forward(message, text);
     switch (message.op) {
@@ -353,7 +374,28 @@ export class WsHub {
 
   private sendText(connection: Connection, text: string): void {
     // 1 = OPEN; a socket closing meanwhile simply misses the message.
-    if (connection.socket.readyState === 1) connection.socket.send(text);
+    if (connection.capped || connection.socket.readyState !== 1) return;
+    if (!this.caps.overBuffered(connection.socket)) return connection.socket.send(text);
+    connection.capped = true;
+    // After the publish under way: its domain may be going through its listeners, this one among them.
+    queueMicrotask(() => this.closeForCap(connection, CLOSE_TRY_AGAIN_LATER, SEND_BUFFER_FULL_REASON));
+  }
+
+  /** Whether a subscribe or unsubscribe fits the socket's rate: past it answered rate_limited, far past it closed with 1008. */
+  private admitted(connection: Connection, id: string | number): boolean {
+    const admission = this.caps.admit(connection.requests);
+    if (admission === 'refused') this.fail(connection, id, 'rate_limited', this.caps.rateLimitedMessage);
+    if (admission === 'flooding') {
+      connection.capped = true;
+      this.closeForCap(connection, CLOSE_POLICY_VIOLATION, REQUEST_FLOOD_REASON);
+    }
+    return admission === 'admitted';
+  }
+
+  private closeForCap(connection: Connection, code: number, reason: string): void {
+    if (!this.connections.has(connection)) return;
+    this.options.logger.warn({ connection: connection.id, code, reason }, 'a WebSocket was closed at its cap');
+    this.close(connection, code, reason);
   }
 
   private close(connection: Connection, code: number, reason: string): void {
