@@ -13,6 +13,8 @@ await startBot<Bun.Server<unknown>>(
     env: (name) => process.env[name],
     getConnInfo,
     upgrade: upgradeWebSocket,
+    // Bun's ServerWebSocket has no bufferedAmount: the hub's send cap reads this.
+    bufferedBytes: (socket) => (socket.raw as Bun.ServerWebSocket<unknown>).getBufferedAmount(),
     serve(host, port, fetch) {
       const server = Bun.serve({
         hostname: host,

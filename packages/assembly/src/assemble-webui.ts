@@ -11,6 +11,7 @@ import {
   SecurityFeed,
   WsHub,
   type RuntimePort,
+  type BufferedBytes,
   type SessionCheckShortcut,
   type WebuiApp,
   type WsUpgrade,
@@ -40,6 +41,8 @@ const SWEEP_INTERVAL_MS = 30_000;
 /** What the runtime brings: the app's runtime port (Hono's getConnInfo, any speed-ups) and its WebSocket upgrade. */
 export interface WebuiRuntime extends RuntimePort {
   upgrade: WsUpgrade;
+  /** What one of its WebSockets holds unsent, for the hub's send cap; the web `bufferedAmount` (Node's ws, Deno) when absent. */
+  bufferedBytes?: BufferedBytes;
   /** How this runtime reaches `[webui.upstream]`; the global fetch and WebSocket when absent. */
   upstreamClient?: UpstreamClientFactory;
 }
@@ -138,6 +141,7 @@ export async function assembleWebui({
       now: () => Date.now(),
       newConnectionId: () => crypto.randomUUID(),
       maxMessageBytes: MAX_MESSAGE_BYTES,
+      ...(runtime.bufferedBytes ? { caps: { bufferedBytes: runtime.bufferedBytes } } : {}),
       // With an upstream, every domain the hub does not serve itself is relayed to the bot's own channel.
       ...(gateway ? { upstream: gateway.channel } : {}),
     });

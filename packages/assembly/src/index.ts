@@ -65,7 +65,7 @@ export {
   type RouteRequest,
   type RouteScope,
 } from '@webui/http-hono';
-// The runtimes' sockets enforce the hub's message cap too.
-export { MAX_MESSAGE_BYTES } from '@webui/http-hono';
+// The runtimes' sockets enforce the hub's message cap too, and measure what a socket holds unsent for its send cap.
+export { MAX_MESSAGE_BYTES, type BufferedBytes } from '@webui/http-hono';
 // The operator's tools (the control socket, the CLI) answer in the HTTP API's key and ban entry shapes.
 export { apiKeyJson, banEntryJson, schemas, type ApiKeyJson, type BanEntryJson } from '@webui/http-hono';

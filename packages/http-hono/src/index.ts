@@ -17,6 +17,9 @@ export {
   CLOSE_TRY_AGAIN_LATER,
   type WsHubOptions,
 } from './ws/ws-hub.js';
+export { MAX_BUFFERED_BYTES, SEND_BUFFER_FULL_REASON, webBufferedBytes, type BufferedBytes } from './ws/send-buffer.js';
+export { SUBSCRIBE_RATE, type RequestRateLimits } from './ws/request-rate.js';
+export { CLOSE_POLICY_VIOLATION, REQUEST_FLOOD_REASON, type SocketCapCounts, type SocketCapOptions } from './ws/socket-caps.js';
 export { IDLE_PROGRESS, PluginProgressBoard, type PluginProgress } from './ws/plugin-progress-board.js';
 export { ChannelDomain, channelCall, type ChannelCall, type ChannelCallContext, type ChannelDomainOptions } from './ws/channel-domain.js';
 export { ChannelCallError } from './ws/channel-call-error.js';

@@ -113,7 +113,11 @@ describe('WebuiMetrics', () => {
   it('reads the hub, the bans, the budget and the store at the scrape', async () => {
     const metrics = new WebuiMetrics();
     metrics.watch({
-      hub: { size: 3, subscriptionCounts: () => ({ logs: 2, security: 1 }) },
+      hub: {
+        size: 3,
+        subscriptionCounts: () => ({ logs: 2, security: 1 }),
+        capCounts: () => ({ sendBufferFull: 4, requestFlood: 5, rateLimited: 6 }),
+      },
       bans: {
         countBanned: async () => 1,
         budget: async () => ({ limit: 100, failures: 140, state: 'delayed', delayMs: 500, retryAfterSeconds: null }),
@@ -123,6 +127,9 @@ describe('WebuiMetrics', () => {
     const text = await scrapeText(metrics);
     expect(sample(text, 'webui_websocket_connections')).toBe(3);
     expect(sample(text, 'webui_websocket_subscriptions{domain="logs"}')).toBe(2);
+    expect(sample(text, 'webui_websocket_closed_total{reason="send_buffer_full"}')).toBe(4);
+    expect(sample(text, 'webui_websocket_closed_total{reason="request_flood"}')).toBe(5);
+    expect(sample(text, 'webui_websocket_rate_limited_total')).toBe(6);
     expect(sample(text, 'webui_bans_active')).toBe(1);
     expect(sample(text, 'webui_global_failure_budget_failures')).toBe(140);
     expect(sample(text, 'webui_global_failure_budget_state{state="delayed"}')).toBe(1);

@@ -1,4 +1,5 @@
 import type { BanPolicy, BudgetState, Store } from '@webui/core';
+import type { SocketCapCounts } from '@webui/http-hono';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { webUpstreamClient, type UpstreamClientFactory } from '../upstream/upstream-client.js';
 import { countedUpstreamClient, UpstreamCounts } from './counted-upstream.js';
@@ -8,7 +9,7 @@ import { CREDENTIAL_HOWS, LOGIN_OUTCOMES, SecurityEventCounts } from './security
 /** What the gauges read at a scrape, known once the server is assembled. */
 export interface MetricsSources {
   /** The WebSocket hub: open connections, and subscriptions by domain. */
-  hub: { readonly size: number; subscriptionCounts(): Record<string, number> };
+  hub: { readonly size: number; subscriptionCounts(): Record<string, number>; capCounts(): Readonly<SocketCapCounts> };
   bans: Pick<BanPolicy, 'countBanned' | 'budget'>;
   storeAvailable(): boolean;
 }
@@ -116,6 +117,29 @@ export class WebuiMetrics {
         if (!metrics.sources) return;
         this.reset();
         for (const [domain, count] of Object.entries(metrics.sources.hub.subscriptionCounts())) this.set({ domain }, count);
+      },
+    });
+    new Counter({
+      name: 'webui_websocket_closed_total',
+      help: 'WebSockets this server closed at a cap, by reason (send_buffer_full: 1013, more than 1 MiB unsent; request_flood: 1008, far past the subscribe rate)',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        if (!metrics.sources) return;
+        this.reset();
+        const counts = metrics.sources.hub.capCounts();
+        this.inc({ reason: 'send_buffer_full' }, counts.sendBufferFull);
+        this.inc({ reason: 'request_flood' }, counts.requestFlood);
+      },
+    });
+    new Counter({
+      name: 'webui_websocket_rate_limited_total',
+      help: 'WebSocket subscribes and unsubscribes answered rate_limited (past the subscribe rate of their socket)',
+      registers,
+      collect() {
+        if (!metrics.sources) return;
+        this.reset();
+        this.inc(metrics.sources.hub.capCounts().rateLimited);
       },
     });
     new Counter({
