@@ -11,7 +11,14 @@ const EVERY_TEST = [
     extends: true as const,
     test: {
       name: 'node',
-      include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+      include: [
+        'packages/*/src/**/*.test.ts',
+        'packages/*/test/**/*.test.ts',
+        'apps/*/src/**/*.test.ts',
+        'apps/*/test/**/*.test.ts',
+        // The repository's own checks: links, citations, no path outside it.
+        'scripts/**/*.test.ts',
+      ],
       exclude: [...configDefaults.exclude, ...SOAK_TESTS],
     },
   },

@@ -47,7 +47,8 @@ export function readConfigFile(path: string, label: string): ConfigFile {
   }
 }
 
-const webuiTableSchema = v.pipe(
+/** The [webui] table as the config file holds it; its entries are the schemas the configuration reference is generated from. */
+export const webuiTableSchema = v.pipe(
   v.strictObject(
     {
       enabled: v.optional(booleanSchema),
