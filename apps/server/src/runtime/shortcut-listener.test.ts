@@ -78,4 +78,13 @@ describe('the Node /auth/check shortcut in front of @hono/node-server', () => {
     expect(await answerTo('Host: 127.0.0.1:8001\r\nHost: evil.example\r\n')).not.toMatchObject({ body: SHORTCUT_BODY });
     expect((await answerTo('')).status).toBe('400');
   });
+
+  it('leaves an absolute-form target to the app, with or without userinfo: the app refuses the userinfo (issue 42)', async () => {
+    taken.length = 0;
+    for (const target of [`http://127.0.0.1:8001${SESSION_CHECK_TARGET}`, `http://user:secret@127.0.0.1:8001${SESSION_CHECK_TARGET}`]) {
+      const raw = await rawExchange(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:8001\r\n`);
+      expect(raw.slice(raw.indexOf('\r\n\r\n') + 4), target).toBe('{"by":"app"}');
+    }
+    expect(taken).toEqual([]);
+  });
 });

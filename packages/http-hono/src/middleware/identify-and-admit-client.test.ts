@@ -114,3 +114,24 @@ describe('identifyAndAdmitClient: allowed IPs and Hosts (DESIGN D8, D9)', () => 
     expect((await admitting({ loopbackOnly: false }).get('evil.example')).status).toBe(200);
   });
 });
+
+describe('identifyAndAdmitClient: a target with userinfo (issue 42)', () => {
+  // What Node's adapter and Deno hand the app for `GET http://user:pass@host/in HTTP/1.1`; a web Request refuses that URL.
+  const absoluteForm = (url: string) => ({ url, method: 'GET', headers: new Headers({ host: '127.0.0.1:8001' }) }) as Request;
+
+  it('answers 400 with the D1 body, naming neither the user nor the password', async () => {
+    const { app } = admitting({});
+    for (const url of ['http://probe:secret@127.0.0.1:8001/in', 'https://probe@127.0.0.1/in?x=1', 'http://probe:@127.0.0.1/in']) {
+      const body = await expectErrorBody(await app.fetch(absoluteForm(url)), 400, 'bad_request');
+      expect(JSON.stringify(body)).not.toMatch(/probe|secret/);
+    }
+  });
+
+  it('lets an @ in the path or the query through, and refuses a foreign client first', async () => {
+    const { app } = admitting({});
+    expect((await app.fetch(absoluteForm('http://127.0.0.1:8001/in?mail=a@b.example'))).status).toBe(200);
+    expect((await app.fetch(absoluteForm('http://127.0.0.1:8001/in#a@b'))).status).toBe(200);
+    const foreign = admitting({ allowedIps: ['10.0.0.0/8'] }).app;
+    await expectErrorBody(await foreign.fetch(absoluteForm('http://p:s@127.0.0.1/in')), 403, 'ip_not_allowed');
+  });
+});

@@ -1,7 +1,8 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
 import { createEdgeVerdict, type EdgeRefusal } from '../edge-verdict.js';
 import { errorBody } from '../error-body.js';
+import { hasUserinfo } from '../request-target.js';
 import { requestHeader, type RuntimePort } from '../runtime-port.js';
 import type { Refused } from './origin-guard.js';
 
@@ -16,7 +17,8 @@ const EDGE_REFUSAL: Record<EdgeRefusal, { status: 400 | 403; detail: string }> =
  * too (createEdgeVerdict): every request passes both, so one compose level is saved on every path (README, Performance).
  * It attaches the runtime, marks the answer no-store, sets who the client is (`clientIp`, DESIGN D3) and whether it came
  * over HTTPS (`secureTransport`, D6); then refuses a client outside webui.allowed_ips (D8), two Hosts, or a Host this
- * server does not serve (D9, DNS rebinding), on every path. `refused` audits the Host refusals.
+ * server does not serve (D9, DNS rebinding), on every path; then a target holding a user or password (hasUserinfo).
+ * `refused` audits the Host refusals.
  */
 export function identifyAndAdmitClient(
   runtime: RuntimePort,
@@ -39,8 +41,13 @@ export function identifyAndAdmitClient(
     c.set('clientIp', verdict.clientIp);
     c.set('secureTransport', verdict.secureTransport);
     const refusal = verdict.refusal;
-    if (refusal === undefined) return next();
+    if (refusal === undefined) return hasUserinfo(c.req.url) ? Promise.resolve(userinfoRefusal(c)) : next();
     if (refusal === 'host_not_allowed') refused(verdict.clientIp, refusal);
     return Promise.resolve(errorBody(c, EDGE_REFUSAL[refusal].status, refusal, EDGE_REFUSAL[refusal].detail));
   };
+}
+
+/** 400 for `GET http://user:pass@host/path`: the userinfo stays out of the answer, as out of the log. */
+function userinfoRefusal(c: Context<WebuiEnv>): Response {
+  return errorBody(c, 400, 'bad_request', 'The request target names a user or password (user:password@host); send the path alone.');
 }
