@@ -11,7 +11,7 @@ import { cleanupServers, makeTempDir } from './harness/server-process.js';
 // --for-tests installs it) over a trail written by the server's own writer. Node only: not a *.e2e file.
 afterAll(cleanupServers);
 
-const README = fileURLToPath(new URL('../../../README.md', import.meta.url));
+const README = fileURLToPath(new URL('../../../docs/operations.md', import.meta.url));
 
 /** The ```ini block holding [Definition] in the README's "Feeding fail2ban" section, so the README stays true. */
 function readmeFilter(): string {
@@ -19,7 +19,7 @@ function readmeFilter(): string {
   const section = readme.slice(readme.indexOf('Feeding fail2ban'));
   const block = /```ini\n(\[Definition\]\n[\s\S]*?)```/.exec(section)?.[1];
   if (!readme.includes('Feeding fail2ban') || block === undefined)
-    throw new Error('README.md has no ```ini [Definition] block under "Feeding fail2ban"');
+    throw new Error('docs/operations.md has no ```ini [Definition] block under "Feeding fail2ban"');
   return block;
 }
 

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const README = fileURLToPath(new URL('../../../../README.md', import.meta.url));
+const README = fileURLToPath(new URL('../../../../docs/operations.md', import.meta.url));
 
-/** The first ```<language> block after `heading` in README.md, so a test runs the very text the README shows. */
+/** The first ```<language> block after `heading` in docs/operations.md, so a test runs the very text the recipe shows. */
 export function readmeBlock(heading: string, language: string): string {
   const readme = readFileSync(README, 'utf8');
   const at = readme.indexOf(heading);
-  if (at < 0) throw new Error(`README.md has no "${heading}"`);
+  if (at < 0) throw new Error(`docs/operations.md has no "${heading}"`);
   const block = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(readme.slice(at))?.[1];
-  if (block === undefined) throw new Error(`README.md has no \`\`\`${language} block after "${heading}"`);
+  if (block === undefined) throw new Error(`docs/operations.md has no \`\`\`${language} block after "${heading}"`);
   return block;
 }
 
