@@ -53,6 +53,11 @@ export async function createRedisClient(url: RedisUrl, connectTimeoutMs: number)
   });
 }
 
+/** The connection to each node: on a cluster every one it routes to (its masters), else the one. */
+export function nodesOf(client: RedisClient): Redis[] {
+  return client.isCluster ? (client as Cluster).nodes('all') : [client as Redis];
+}
+
 /** Whether every client reaches 'ready' within `timeoutMs`. */
 export function allReadyWithin(clients: readonly RedisClient[], timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -46,6 +46,12 @@ end
 return listed
 `);
 
+// KEYS: one shard's hash. A script, not a plain DEL, so that it carries a deadline like every write (script-deadline.ts).
+const CLEAR_GLOBAL_FAILURES = new LuaScript(`
+redis.call('DEL', KEYS[1])
+return 1
+`);
+
 /**
  * The failures of every client per minute bucket (the global budget), added to atomically by every instance. Spread over
  * BUDGET_SHARDS keys so that no one key (on a cluster, no one node) takes every instance's writes: an instance adds to a shard
@@ -69,7 +75,7 @@ export class RedisGlobalFailures implements FailureBudgetStore {
 
   async clearGlobalFailures(): Promise<void> {
     // One DEL per shard: on a cluster the shards are on several nodes.
-    await Promise.all(this.keys.allBudgetShards().map((key) => this.connection.send((client) => client.del(key))));
+    await Promise.all(this.keys.allBudgetShards().map((key) => this.connection.run(CLEAR_GLOBAL_FAILURES, [key], [])));
   }
 
   async readGlobalFailures(fromBucket: number): Promise<BudgetBucket[]> {

@@ -1,11 +1,12 @@
 import { DEFAULT_MEMORY_STORE_LIMITS, StoreUnavailableError, type Clock, type MemoryStoreLimits, type Store } from '@webui/core';
+import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from './error-message.js';
 import { evictingMasters } from './eviction-policy.js';
 import { InstanceRegistry, type RunningInstance } from './instance-registry.js';
 import { KeySpace } from './key-space.js';
 import { carryLegacyLayout } from './legacy-layout.js';
-import { allReadyWithin, createRedisClient, type RedisClient } from './redis-client.js';
+import { allReadyWithin, createRedisClient, nodesOf, type RedisClient } from './redis-client.js';
 import { RedisAttempts } from './redis-attempts.js';
 import { RedisGlobalFailures } from './redis-global-failures.js';
 import { RedisRetiredTokens } from './redis-retired-tokens.js';
@@ -161,6 +162,8 @@ export class RedisStore implements Store {
     subscriber.connect().catch(() => undefined);
     const unreachable = (reason: string, cause?: unknown) => this.unreachable(reason, cause);
     if (!(await ready)) throw unreachable(this.lastError?.message ?? `no answer within ${timeoutMs} ms`, this.lastError);
+    // Before any script: each carries a deadline in Redis's clock (script-deadline.ts).
+    if (!(await this.connection.deadline.learn(nodesOf(client)))) throw unreachable('its clock could not be read (TIME)');
     try {
       await subscriber.subscribe(this.keys.recordChanged);
     } catch (error) {
@@ -213,8 +216,15 @@ export class RedisStore implements Store {
         this.lost = false;
         this.emit({ kind: 'connection-restored', address: this.address });
       }
-      // Redis may have changed (or lost the record) while we were away.
-      if (this.started) this.syncRecord();
+      // Redis may have changed (or lost the record, or moved to a host with another clock) while we were away.
+      if (this.started) {
+        void this.connection.deadline.learn(nodesOf(client));
+        this.syncRecord();
+      }
+    });
+    // A node that joins the cluster's map (a promoted replica): its clock is read before long.
+    client.on('+node', (node: Redis) => {
+      if (this.started) void this.connection.deadline.learn([node]);
     });
     client.on('close', () => {
       if (!this.commandsReady || this.closed) return;

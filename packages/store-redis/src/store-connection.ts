@@ -1,6 +1,7 @@
 import type { RedisClient } from './redis-client.js';
 import type { LuaScript } from './lua-script.js';
 import { StoreUnavailableError } from '@webui/core';
+import { ScriptDeadline } from './script-deadline.js';
 import { storeFailure } from './store-unavailable.js';
 
 /**
@@ -11,6 +12,8 @@ export class StoreConnection {
   private client: RedisClient | null = null;
   /** The last call found Redis unavailable: true from then until a call succeeds, however the socket looks. */
   failing = false;
+  /** What every script carries: the store reads Redis's clocks into it before any script runs. */
+  readonly deadline = new ScriptDeadline();
 
   constructor(readonly address: string) {}
 
@@ -24,7 +27,11 @@ export class StoreConnection {
   }
 
   async run(script: LuaScript, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    return this.send((client) => script.run(client, keys, args));
+    return this.send((client) => {
+      const deadline = this.deadline.now();
+      if (deadline === null) throw new StoreUnavailableError(`Redis at ${this.address} is unavailable: its clock has not been read yet`);
+      return script.run(client, keys, args, deadline);
+    });
   }
 
   async send<T>(command: (client: RedisClient) => Promise<T>): Promise<T> {

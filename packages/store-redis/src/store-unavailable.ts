@@ -2,8 +2,8 @@ import { StoreUnavailableError } from '@webui/core';
 import { errorMessage } from './error-message.js';
 
 // Replies that mean "not now" rather than "wrong request": a loading, read-only, locked, unauthenticated, full (OOM under
-// noeviction) or failing-over server.
-const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|READONLY|NOAUTH|WRONGPASS|MASTERDOWN|TRYAGAIN|OOM|MISCONF|NOREPLICAS|CLUSTERDOWN)\b/;
+// noeviction) or failing-over server, or a script that reached it past its deadline (script-deadline.ts).
+const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|READONLY|NOAUTH|WRONGPASS|MASTERDOWN|TRYAGAIN|OOM|MISCONF|NOREPLICAS|CLUSTERDOWN|LATE)\b/;
 
 /**
  * What a failed Redis call means for the caller: the server cannot be reached or cannot serve now

@@ -17,6 +17,10 @@ export interface RedisServerHandle {
   kill(): Promise<void>;
   /** Starts it again on the same port and directory and waits until it answers. */
   restart(): Promise<void>;
+  /** SIGSTOP: it keeps its connections and answers nothing, like a hung server, until thaw(). */
+  freeze(): void;
+  /** SIGCONT: it runs again, and first what it was sent meanwhile. */
+  thaw(): void;
 }
 
 /**
@@ -65,5 +69,7 @@ export async function startRedisServer(options: { password?: string; config?: Re
       await stopWith('SIGTERM');
       child = await launchRedis(binary, args, port, options.password);
     },
+    freeze: () => void child.kill('SIGSTOP'),
+    thaw: () => void child.kill('SIGCONT'),
   };
 }
