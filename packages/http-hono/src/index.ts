@@ -75,4 +75,4 @@ export {
   type UpstreamRequestParts,
   type UpstreamTransport,
 } from './upstream/upstream-options.js';
-export { FORWARDING_HEADERS, HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isFieldName } from './upstream/header-roles.js';
+export { HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isFieldName, isServerHeader } from './upstream/header-roles.js';

@@ -114,6 +114,18 @@ describe('GET /auth/forward: the original method', () => {
     await expectErrorBody(res, 403, 'insufficient_scope');
   });
 
+  it('answers the method the proxy names, whatever a method-override header says (issue 42)', async () => {
+    const t = await behindProxy();
+    const reader = await t.createKey('reader', 'read');
+    const overrides = ['x-http-method-override', 'x-http-method', 'x-method-override', 'X_HTTP_Method_Override'];
+    for (const name of overrides) {
+      const lowered = asked('203.0.113.10', { bearer: reader, original: 'POST', headers: { [name]: 'GET' } });
+      await expectErrorBody(await t.request('/auth/forward', lowered), 403, 'insufficient_scope');
+      const raised = asked('203.0.113.10', { bearer: reader, original: 'GET', headers: { [name]: 'DELETE' } });
+      await expectAllowed(await t.request('/auth/forward', raised), 'key:reader', 'read');
+    }
+  });
+
   it('ignores the method headers from a peer that is not a trusted proxy: the question is then about a GET', async () => {
     const t = await createTestApp();
     const reader = await t.createKey('reader', 'read');
