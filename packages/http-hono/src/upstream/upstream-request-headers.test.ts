@@ -37,6 +37,37 @@ describe('upstreamRequestHeaders', () => {
     });
   });
 
+  it('drops every name holding _, the whole X-Forwarded-* family and the claims of address, URL and method (issue 42)', () => {
+    const caller = new Headers({
+      X_Real_IP: '6.6.6.6',
+      X_Forwarded_For: '6.6.6.6',
+      'X-WebUI_Scope': 'admin',
+      x_webui_principal: 'session',
+      x_anything: 'underscored',
+      'x-forwarded-port': '1',
+      'x-forwarded-prefix': '/admin',
+      'x-forwarded-server': 'evil.example',
+      'x-forwarded-ssl': 'on',
+      'x-original-url': '/admin',
+      'x-rewrite-url': '/admin',
+      'x-http-method-override': 'DELETE',
+      'x-http-method': 'DELETE',
+      'x-method-override': 'DELETE',
+      'x-client-ip': '6.6.6.6',
+      'true-client-ip': '6.6.6.6',
+      'x-forwardedx': 'kept',
+      'x-kept': 'yes',
+    });
+    expect(Object.fromEntries(upstreamRequestHeaders(caller, ORIGIN, {}, {}))).toEqual({
+      'accept-encoding': 'identity',
+      'x-forwarded-for': '203.0.113.7',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'bot.example',
+      'x-forwardedx': 'kept',
+      'x-kept': 'yes',
+    });
+  });
+
   it('configured headers win over the caller, identity headers over both; no Host, no X-Forwarded-Host', () => {
     const caller = new Headers({ cookie: 'bot_session=ours; theme=dark', 'x-api': 'caller' });
     const headers = upstreamRequestHeaders(

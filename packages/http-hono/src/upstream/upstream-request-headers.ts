@@ -1,13 +1,20 @@
 import { SESSION_COOKIE } from '../session-cookie.js';
-import { FORWARDING_HEADERS, HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isFieldName } from './header-roles.js';
+import { CALLER_CLAIM_HEADERS, HOP_BY_HOP_HEADERS, isFieldName, isServerHeader } from './header-roles.js';
 
-/** What only this server may tell the upstream about the caller: the caller's own copies are dropped (a forged address or Host). */
-const CALLER_CLAIMS = ['authorization', 'host', 'x-real-ip', ...FORWARDING_HEADERS];
 /**
- * A caller's `Expect: 100-continue` (curl -T sends it) was this server's to meet, and the runtime did; passed on, undici refuses
- * the request (502) and Bun's and Deno's fetch wait for an answer that never comes (504).
+ * Caller headers never passed on: hop-by-hop ones, its credential, Host (the upstream's comes from its URL), the claims an
+ * upstream could believe, and Expect: a caller's `Expect: 100-continue` (curl -T sends it) was this server's to meet, and
+ * the runtime did; passed on, undici refuses the request (502) and Bun's and Deno's fetch wait for an answer that never comes.
  */
-const MET_HERE = ['expect'];
+const NOT_FORWARDED: ReadonlySet<string> = new Set([...HOP_BY_HOP_HEADERS, ...CALLER_CLAIM_HEADERS, 'authorization', 'host', 'expect']);
+
+/**
+ * Whether a caller's header (lower-case name) reaches the upstream: not one of NOT_FORWARDED, not this server's own
+ * (isServerHeader), and no name holding `_`, which CGI and WSGI upstreams read as the `-` spelling (nginx drops them too).
+ */
+function passesCallerHeader(name: string): boolean {
+  return !NOT_FORWARDED.has(name) && !name.includes('_') && !isServerHeader(name);
+}
 
 /** Where the caller came from, as the edge resolved it. */
 export interface CallerOrigin {
@@ -19,9 +26,9 @@ export interface CallerOrigin {
 }
 
 /**
- * The headers an upstream request carries (design, Upstream request): the caller's, minus hop-by-hop ones, Expect, its credential
- * (Authorization, the bot_session cookie; other cookies stay), Host and any identity it claims (x-webui-*, forwarding headers);
- * plus X-Forwarded-For/-Proto/-Host from `origin`; then `configured` (winning over the caller's); then `identity` (winning over all).
+ * The headers an upstream request carries (design, Upstream request): the caller's that pass (passesCallerHeader) and that
+ * its Connection header does not name, its Cookie without the bot_session cookie; plus X-Forwarded-For/-Proto/-Host from
+ * `origin`; then `configured` (winning over the caller's); then `identity` (winning over all). One pass over the caller's.
  */
 export function upstreamRequestHeaders(
   caller: Headers,
@@ -29,16 +36,16 @@ export function upstreamRequestHeaders(
   configured: Readonly<Record<string, string>>,
   identity: Readonly<Record<string, string>>,
 ): Headers {
-  const headers = new Headers(caller);
-  const dropped = [...HOP_BY_HOP_HEADERS, ...CALLER_CLAIMS, ...MET_HERE, ...connectionListed(caller.get('connection'))];
-  for (const name of headers.keys()) if (name.startsWith(IDENTITY_HEADER_PREFIX)) dropped.push(name);
-  for (const name of dropped) headers.delete(name);
-
-  const cookie = caller.get('cookie');
-  if (cookie !== null) {
-    const others = withoutSessionCookie(cookie);
-    if (others === '') headers.delete('cookie');
-    else headers.set('cookie', others);
+  const connection = caller.get('connection');
+  const named = connection === null ? undefined : connectionListed(connection);
+  const headers = new Headers();
+  for (const [name, value] of caller) {
+    if (!passesCallerHeader(name) || named?.includes(name)) continue;
+    if (name !== 'cookie') headers.append(name, value);
+    else {
+      const others = withoutSessionCookie(value);
+      if (others !== '') headers.append(name, others);
+    }
   }
 
   // The answer passes through as it comes, coded or not; asking for none keeps its headers true whatever the transport.
