@@ -1,8 +1,9 @@
+import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, STAND_IN_TOKEN, type Gateway } from './harness/gateway.js';
+import { assertionSecret, startGateway, STAND_IN_TOKEN, type Gateway } from './harness/gateway.js';
 import { HttpClient } from './harness/http-client.js';
 import { cleanupServers, freePort } from './harness/server-process.js';
-import { startStandInUpstream, stopAllStandInUpstreams, type StandInUpstream } from './harness/stand-in-upstream.js';
+import { startStandInUpstream, stopAllStandInUpstreams, type RecordedRequest, type StandInUpstream } from './harness/stand-in-upstream.js';
 import { STRONG_TOKEN } from './harness/tokens.js';
 import { connect, type Envelope, type WsClient } from './harness/ws-client.js';
 
@@ -108,6 +109,100 @@ describe('the channel relayed to the stand-in upstream', () => {
     expect(entryOf(ourLive)?.module).toMatch(/^gateway\./);
     expect(logEvents(client, 'snapshot')).toHaveLength(1);
     client.close();
+  });
+});
+
+describe('a read key on the relayed channel (issue 42): the scope rule of mounted domains, and the client named to the bot', () => {
+  let upstream: StandInUpstream;
+  let gateway: Gateway;
+  const keys: Record<'viewer' | 'deployer', string> = { viewer: '', deployer: '' };
+
+  beforeAll(async () => {
+    upstream = await startStandInUpstream({ token: STAND_IN_TOKEN });
+    gateway = await startGateway({ url: upstream.url });
+    for (const [name, scope] of [
+      ['viewer', 'read'],
+      ['deployer', 'admin'],
+    ] as const) {
+      const created = await gateway.operator.post('/api/webui/keys', { body: { name, scope, expires: null } });
+      expect(created.status, created.text).toBe(200);
+      keys[name] = String(created.json?.['key']);
+    }
+  });
+
+  /** A channel opened with a ticket the key itself asked for, as a script with only that key would. */
+  async function openAs(key: string): Promise<WsClient> {
+    const client = new HttpClient(gateway.server.baseUrl, { localAddress: '127.0.0.50', prefix: '' });
+    const ticket = await client.get('/api/webui/ws-token', { headers: { authorization: `Bearer ${key}` }, cookie: null });
+    expect(ticket.json, ticket.text).toMatchObject({ success: true });
+    const handshake = await connect(gateway.server, String(ticket.json?.['token']));
+    if (!handshake.opened) throw new Error(`handshake refused with ${handshake.status}`);
+    await handshake.client.waitFor((message) => message['event'] === 'ready', 3_000, 'system/ready');
+    return handshake.client;
+  }
+
+  async function assertionOf(recorded: RecordedRequest | undefined): Promise<Record<string, unknown>> {
+    const { payload } = await jwtVerify(String(recorded?.headers['x-webui-assertion']), assertionSecret(gateway.server), {
+      issuer: 'webui',
+      audience: 'upstream',
+      algorithms: ['HS256'],
+    });
+    return payload as Record<string, unknown>;
+  }
+
+  it('a call is answered insufficient_scope and reaches nothing upstream, before or after its socket opened; subscribing passes', async () => {
+    upstream.received.length = 0;
+    upstream.channelMessages.length = 0;
+    const client = await openAs(keys.viewer);
+    client.send('{"op":"call","id":1,"domain":"chat","method":"message.send","data":{"text":"x"}}');
+    const refused = await client.waitFor((m) => m.op === 'response' && m['id'] === 1, 3_000, 'the refused call');
+    expect(refused).toEqual({ op: 'response', id: 1, ok: false, error: { code: 'insufficient_scope', message: expect.any(String) } });
+    expect(upstream.received).toEqual([]);
+
+    expect(await client.request({ op: 'subscribe', domain: 'maisaka_monitor', topic: 'main', data: {} })).toMatchObject({ ok: true });
+    const opened = await client.request({ op: 'call', domain: 'chat', method: 'session.open', session: 't', data: { user_name: 'r' } });
+    expect(opened).toMatchObject({ ok: false, error: { code: 'insufficient_scope' } });
+    client.send({ op: 'ping' });
+    await client.waitFor((m) => m.op === 'pong', 3_000, 'the socket stays open');
+    expect(upstream.channelMessages.map((m) => (m.message as { op?: unknown } | undefined)?.op)).toEqual(['subscribe']);
+    client.close();
+    await upstream.waitFor(() => upstream.openSockets === 0, 5_000, "the reader's upstream socket closed");
+  });
+
+  it("the upstream socket's handshake and its ticket's request name the key, with assertions made for them; never the key", async () => {
+    upstream.received.length = 0;
+    const client = await openAs(keys.viewer);
+    expect(await client.request({ op: 'subscribe', domain: 'maisaka_monitor', topic: 'main', data: {} })).toMatchObject({ ok: true });
+    const [ticket] = upstream.requestsTo('/api/webui/ws-token');
+    const handshake = upstream.received.find((recorded) => recorded.upgrade);
+    expect(handshake?.status).toBe(101);
+    for (const recorded of [ticket, handshake]) {
+      expect(recorded?.headers).toMatchObject({
+        'x-webui-principal': 'key:viewer',
+        'x-webui-scope': 'read',
+        cookie: `maibot_session=${STAND_IN_TOKEN}`,
+      });
+      expect(JSON.stringify(recorded?.headers)).not.toContain(keys.viewer);
+    }
+    const [forTicket, forSocket] = [await assertionOf(ticket), await assertionOf(handshake)];
+    expect(forTicket).toMatchObject({ sub: 'key:viewer', scope: 'read', method: 'GET', path: '/api/webui/ws-token' });
+    expect(forSocket).toMatchObject({ sub: 'key:viewer', scope: 'read', method: 'GET', path: '/api/webui/ws' });
+    expect(forSocket['jti']).toEqual(expect.any(String));
+    expect(forSocket['jti']).not.toBe(forTicket['jti']);
+    client.close();
+    await upstream.waitFor(() => upstream.openSockets === 0, 5_000, "the reader's upstream socket closed");
+  });
+
+  it("an admin key's call is relayed, on a socket that names it", async () => {
+    upstream.received.length = 0;
+    const client = await openAs(keys.deployer);
+    const call = { op: 'call', domain: 'chat', method: 'session.open', session: 'tab-9', data: { user_name: 'deployer' } };
+    expect(await client.request(call)).toMatchObject({ ok: true, data: { session: 'tab-9' } });
+    const handshake = upstream.received.find((recorded) => recorded.upgrade);
+    expect(handshake?.headers).toMatchObject({ 'x-webui-principal': 'key:deployer', 'x-webui-scope': 'admin' });
+    expect(await assertionOf(handshake)).toMatchObject({ sub: 'key:deployer', scope: 'admin', method: 'GET', path: '/api/webui/ws' });
+    client.close();
+    await upstream.waitFor(() => upstream.openSockets === 0, 5_000, "the deployer's upstream socket closed");
   });
 });
 

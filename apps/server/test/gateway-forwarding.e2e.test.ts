@@ -39,6 +39,8 @@ async function verifiedAssertion(gateway: Gateway, recorded: RecordedRequest): P
   });
   expect(protectedHeader.alg).toBe('HS256');
   expect(Number(payload.exp) - Number(payload.iat)).toBe(60);
+  // Made for this one request (issue 42): a copy is good for no other method or path, and its id for one use.
+  expect(payload).toMatchObject({ method: recorded.method, path: recorded.path, jti: expect.stringMatching(/^[\w-]{16,}$/) });
   return payload as Record<string, unknown>;
 }
 
@@ -93,6 +95,19 @@ describe('forwarding through the real server to the stand-in upstream', () => {
       'insufficient_scope',
     );
     expect(upstream.received).toEqual([]);
+  });
+
+  it('the same GET twice by the same key: two assertions, each for its request, with two ids (issue 42: no replay within 60 s)', async () => {
+    const reader = client('127.0.0.35');
+    for (const path of [CONFIG_BOT, CONFIG_BOT, `${CONFIG_BOT}?section=bot`])
+      expect((await reader.get(path, { headers: bearer(keys.reader), cookie: null })).status).toBe(200);
+    const forwarded = upstream.received as RecordedRequest[];
+    expect(forwarded).toHaveLength(3);
+    const assertions = forwarded.map((recorded) => String(recorded.headers['x-webui-assertion']));
+    expect(new Set(assertions).size).toBe(3);
+    const payloads = await Promise.all(forwarded.map((recorded) => verifiedAssertion(gateway, recorded)));
+    expect(new Set(payloads.map((payload) => payload['jti'])).size).toBe(3);
+    for (const payload of payloads) expect(payload).toMatchObject({ sub: 'key:reader', scope: 'read', method: 'GET', path: CONFIG_BOT });
   });
 
   it('CSRF: a POST with the good cookie from a foreign Origin is 403 and never arrives; our own Origin passes', async () => {

@@ -67,6 +67,8 @@ export { apiKeyJson, KEY_REFUSAL_DETAIL, type ApiKeyJson } from './api-key-body.
 export { SecurityFeed, type SecurityListener } from './ws/security-feed.js';
 export {
   callerIdentity,
+  type AssertedRequest,
+  type AssertionSigner,
   type CallerIdentity,
   type UpstreamChannelOptions,
   type UpstreamOptions,

@@ -19,9 +19,14 @@ export interface UpstreamClient {
 
 export type UpstreamClientFactory = (target: UpstreamTarget) => UpstreamClient;
 
+/** Bun's and Deno's WebSocket constructor, which the DOM types do not describe: options with the handshake's headers. */
+type HeaderSendingWebSocket = new (url: string, options: { headers: Record<string, string> }) => UpstreamSocket;
+
 /**
- * The web-standard client, for runtimes without one of their own (Bun, Deno): the global fetch and WebSocket.
- * Their WebSocket sends no custom headers; the upstream's channel is opened with its one-time ticket, which is enough.
+ * The web-standard client, for runtimes without one of their own (Bun, Deno): the global fetch and WebSocket. Bun's and
+ * Deno's WebSocket take `{ headers }` beside the URL (Deno 2.9 and Bun 1.4 send them on the handshake, checked against a
+ * recording server); a WebSocket that knows only the standard's `protocols` throws on that object (not a valid protocol
+ * name), so the relay answers upstream_unavailable rather than open the bot's channel without the client's identity.
  */
 export const webUpstreamClient: UpstreamClientFactory = (target) => {
   if (target.socketPath !== undefined)
@@ -38,6 +43,6 @@ export const webUpstreamClient: UpstreamClientFactory = (target) => {
       headers.delete('content-length');
       return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers });
     },
-    openSocket: (url) => new WebSocket(url) as unknown as UpstreamSocket,
+    openSocket: (url, headers) => new (WebSocket as unknown as HeaderSendingWebSocket)(url, { headers: { ...headers } }),
   };
 };

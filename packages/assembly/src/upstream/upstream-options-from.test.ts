@@ -3,7 +3,7 @@ import type { UpstreamSettings } from '../config/settings.js';
 import { UNIX_SOCKET_ORIGIN, upstreamOptionsFrom } from './upstream-options-from.js';
 
 const transport = async (): Promise<Response> => new Response(null, { status: 204 });
-const assertion = async (): Promise<string> => 'signed';
+const assertion = (): string => 'signed';
 
 const settings: UpstreamSettings = {
   url: 'http://127.0.0.1:8002',

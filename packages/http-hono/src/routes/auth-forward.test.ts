@@ -7,7 +7,7 @@ import { documentedResponses } from '../openapi/documented-responses.js';
 import { OPERATIONS } from '../openapi/operations.js';
 import { identifyAndAdmitClient } from '../middleware/identify-and-admit-client.js';
 import { createTestApp, expectErrorBody, LISTEN_ORIGIN, testPolicy, type TestRequest } from '../testing/test-app.js';
-import type { CallerIdentity, UpstreamOptions } from '../upstream/upstream-options.js';
+import type { AssertedRequest, AssertionSigner, CallerIdentity, UpstreamOptions } from '../upstream/upstream-options.js';
 import { authForwardRoutes } from './auth-forward.js';
 
 const PROXY = '127.0.0.1';
@@ -162,13 +162,14 @@ describe('GET /auth/forward: the original method', () => {
 });
 
 describe('GET /auth/forward: the signed assertion', () => {
-  it('adds X-WebUI-Assertion of the caller when the app has a signer', async () => {
-    const signed: CallerIdentity[] = [];
-    const assertion = async (identity: CallerIdentity) => {
-      signed.push(identity);
+  /** An app whose one route is /auth/forward with a recording signer, behind the trusted proxy on 127.0.0.5. */
+  function signingApp(proxies: string[] = ['127.0.0.5']) {
+    const signed: [CallerIdentity, AssertedRequest][] = [];
+    const assertion: AssertionSigner = (identity, request) => {
+      signed.push([identity, request]);
       return 'aaa.bbb.ccc';
     };
-    const policy = testPolicy();
+    const policy = testPolicy({ trustedProxies: proxies });
     const principal = { kind: 'key' as const, session: 'h', name: 'ci', scope: 'admin' as const, firstUse: false };
     const operations = {
       authenticate: async () => ({ outcome: { kind: 'valid' as const, principal, via: 'bearer' as const }, events: [] }),
@@ -187,10 +188,44 @@ describe('GET /auth/forward: the signed assertion', () => {
         '/',
         authForwardRoutes(operations, policy, () => undefined, assertion),
       );
-    const res = await app.request('http://127.0.0.1:8001/auth/forward', { headers: { host: '127.0.0.1:8001' } });
+    const ask = (headers: Record<string, string>) =>
+      app.request('http://127.0.0.1:8001/auth/forward', { headers: { host: '127.0.0.1:8001', ...headers } });
+    return { signed, ask };
+  }
+
+  it('adds X-WebUI-Assertion of the caller, made for the method and path (no query) the trusted proxy names', async () => {
+    const { signed, ask } = signingApp();
+    const res = await ask({ 'x-forwarded-method': 'POST', 'x-forwarded-uri': '/api/chat/send?session=a' });
     expect(res.status).toBe(204);
     expect(res.headers.get('x-webui-assertion')).toBe('aaa.bbb.ccc');
-    expect(signed).toEqual([{ principal: 'key:ci', scope: 'admin' }]);
+    const nginx = await ask({ 'x-original-method': 'DELETE', 'x-original-uri': '/plugins/x' });
+    expect(nginx.headers.get('x-webui-assertion')).toBe('aaa.bbb.ccc');
+    expect(signed.map(([identity, request]) => `${identity.principal} ${identity.scope} ${request.method} ${request.path}`)).toEqual([
+      'key:ci admin POST /api/chat/send',
+      'key:ci admin DELETE /plugins/x',
+    ]);
+  });
+
+  it.each([
+    ['no path named', {}],
+    ['two paths that disagree (a forged one passed through)', { 'x-forwarded-uri': '/a', 'x-original-uri': '/b' }],
+    ['a target that is not a path', { 'x-forwarded-uri': 'http://evil.example/a' }],
+    ['a path with a control character', { 'x-forwarded-uri': '/a\tb' }],
+  ])('makes none for %s: the caller is still named, a bot that checks the assertion refuses', async (_why, headers) => {
+    const { signed, ask } = signingApp();
+    const res = await ask(headers);
+    expect(res.status).toBe(204);
+    expect(res.headers.get('x-webui-principal')).toBe('key:ci');
+    expect(res.headers.get('x-webui-assertion')).toBeNull();
+    expect(signed).toEqual([]);
+  });
+
+  it('makes none for a path named by a peer that is not a trusted proxy', async () => {
+    const { signed, ask } = signingApp([]);
+    const res = await ask({ 'x-forwarded-uri': '/api/chat/send' });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('x-webui-assertion')).toBeNull();
+    expect(signed).toEqual([]);
   });
 });
 
@@ -207,12 +242,15 @@ describe('GET /auth/forward with an upstream configured', () => {
         forwarded.push(request);
         return new Response('from the upstream');
       },
-      assertion: async (identity) => `signed.${identity.principal.replace(':', '-')}.${identity.scope}`,
+      assertion: (identity, request) => `signed.${identity.principal.replace(':', '-')}.${identity.scope}.${request.method}${request.path}`,
     };
-    const t = await createTestApp({ upstream });
-    const allowed = await t.request('/auth/forward', { bearer: await t.createKey('ci', 'admin') });
+    const t = await createTestApp({ upstream, policy: { trustedProxies: [PROXY] } });
+    const allowed = await t.request(
+      '/auth/forward',
+      asked('203.0.113.2', { bearer: await t.createKey('ci', 'admin'), headers: { 'x-forwarded-uri': '/bot/page' } }),
+    );
     expect(allowed.status).toBe(204);
-    expect(allowed.headers.get('x-webui-assertion')).toBe('signed.key-ci.admin');
+    expect(allowed.headers.get('x-webui-assertion')).toBe('signed.key-ci.admin.GET/bot/page');
     await expectErrorBody(await t.request('/auth/forward'), 401, 'not_authenticated');
     expect(forwarded).toEqual([]);
   });

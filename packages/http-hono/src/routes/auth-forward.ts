@@ -8,7 +8,7 @@ import { methodScopeRefusal } from '../middleware/scope-guard.js';
 import { sessionRefusal } from '../middleware/session-guard.js';
 import { authenticateRequest } from '../request-session.js';
 import { requestHeader } from '../runtime-port.js';
-import { callerIdentity, type CallerIdentity } from '../upstream/upstream-options.js';
+import { callerIdentity, type AssertionSigner } from '../upstream/upstream-options.js';
 
 export const FORWARD_AUTH_ROUTE = '/auth/forward';
 
@@ -30,9 +30,29 @@ export function originalMethod(c: Context<WebuiEnv>, policy: HttpPolicy): string
   return method;
 }
 
+/** Where a proxy names the target of the request it asks about: Caddy's forward_auth sends the first, the nginx recipe the second. */
+const ORIGINAL_URI_HEADERS = ['x-forwarded-uri', 'x-original-uri'] as const;
+
+/**
+ * The path (without the query) of the request a proxy asks about, which the assertion is made for; undefined unless a trusted
+ * proxy names it, or when its two headers disagree (a proxy sets one and passes the caller's other through).
+ */
+export function originalPath(c: Context<WebuiEnv>, policy: HttpPolicy): string | undefined {
+  if (!isTrustedProxyPeer(c.get('runtime').getConnInfo(c).remote.address, policy.trustedProxies)) return undefined;
+  let path: string | undefined;
+  for (const name of ORIGINAL_URI_HEADERS) {
+    const target = requestHeader(c, name)?.trim();
+    if (!target) continue;
+    const named = target.split(/[?#]/, 1)[0] ?? '';
+    if (!named.startsWith('/') || /[\s\x00-\x1f\x7f]/.test(named) || (path !== undefined && path !== named)) return undefined;
+    path = named;
+  }
+  return path;
+}
+
 /**
  * GET /auth/forward, for nginx `auth_request` and Caddy `forward_auth`: 204 naming the caller in X-WebUI-Principal and
- * X-WebUI-Scope (and X-WebUI-Assertion with a signer) when its cookie or key is good and covers the original method;
+ * X-WebUI-Scope (and X-WebUI-Assertion for the original method and path, with a signer) when its cookie or key is good and covers the original method;
  * otherwise the session guard's own answers (a wrong credential counted as a guess, 429 once banned), 403 for the scope,
  * and for an unsafe method the CSRF rule on the Origin the proxy passes on. A public path for the guard: it asks itself.
  */
@@ -40,7 +60,7 @@ export function authForwardRoutes(
   operations: Pick<AccessOperations, 'authenticate'>,
   policy: HttpPolicy,
   refused: Refused,
-  assertion?: (identity: CallerIdentity) => Promise<string>,
+  assertion?: AssertionSigner,
 ) {
   return new Hono<WebuiEnv>().get(FORWARD_AUTH_ROUTE, async (c) => {
     const method = originalMethod(c, policy);
@@ -53,7 +73,9 @@ export function authForwardRoutes(
     const identity = callerIdentity(session.principal);
     c.header('X-WebUI-Principal', identity.principal);
     c.header('X-WebUI-Scope', identity.scope);
-    if (assertion) c.header('X-WebUI-Assertion', await assertion(identity));
+    // An assertion names its request: without the path a trusted proxy named, none is made (a bot that checks it refuses).
+    const path = assertion ? originalPath(c, policy) : undefined;
+    if (assertion && path !== undefined) c.header('X-WebUI-Assertion', assertion(identity, { method, path }));
     return c.body(null, 204);
   });
 }

@@ -13,9 +13,12 @@ export const ForwardScopeHeader = v.pipe(
   v.description('`admin` may change state; `read` may only read (GET, HEAD, OPTIONS).'),
 );
 
-/** A signed assertion of both, sent only when an upstream is configured (the gateway's signer exists then). */
+/** A signed assertion of both for the one request asked about: only with an upstream configured and the path named by a trusted proxy. */
 export const ForwardAssertionHeader = v.pipe(
   v.string(),
   v.regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/),
-  v.description('A JWT (HS256, 60 s) with sub = the principal and scope, issuer `webui`, audience `upstream`.'),
+  v.description(
+    'A JWT (HS256, 60 s) with sub = the principal, scope, the original method and path (from X-Forwarded-Uri or X-Original-URI), ' +
+      'a unique jti, issuer `webui`, audience `upstream`.',
+  ),
 );

@@ -4,6 +4,7 @@ import type { AppLogger, WebuiEnv } from '../app-env.js';
 import { isSafeMethod } from '../middleware/safe-methods.js';
 import { upstreamAnswerHeaders } from './upstream-answer-headers.js';
 import { upstreamFailureAnswer, UpstreamWarnings } from './upstream-failure.js';
+import { identityHeaders } from './identity-headers.js';
 import { upstreamRequestHeaders } from './upstream-request-headers.js';
 import {
   callerIdentity,
@@ -39,7 +40,7 @@ export function forwardToUpstream(options: ForwarderOptions): (c: Context<WebuiE
   return async (c) => {
     const url = new URL(c.req.url);
     const identity = callerIdentity(c.get('principal'));
-    const answer = await upstreamAnswer(c, `${origin}${url.pathname}${url.search}`, identity);
+    const answer = await upstreamAnswer(c, `${origin}${url.pathname}${url.search}`, url.pathname, identity);
     if (!isSafeMethod(c.req.method)) {
       const path = url.pathname.length > MAX_AUDITED_PATH ? `${url.pathname.slice(0, MAX_AUDITED_PATH)}…` : url.pathname;
       const { principal } = identity;
@@ -56,7 +57,7 @@ export function forwardToUpstream(options: ForwarderOptions): (c: Context<WebuiE
     return answer;
   };
 
-  async function upstreamAnswer(c: Context<WebuiEnv>, target: string, identity: CallerIdentity): Promise<Response> {
+  async function upstreamAnswer(c: Context<WebuiEnv>, target: string, path: string, identity: CallerIdentity): Promise<Response> {
     const raw = c.req.raw;
     // One signal for both ends: the timeout, or the caller leaving (which also cancels a body still streaming). Not
     // AbortSignal.any, whose dependent signals Node 20 keeps alive: garbage collection took most of a forward's time.
@@ -68,7 +69,7 @@ export function forwardToUpstream(options: ForwarderOptions): (c: Context<WebuiE
         raw.headers,
         { clientIp: c.get('clientIp'), secure: c.get('secureTransport'), host: raw.headers.get('host') ?? undefined },
         upstream.headers,
-        await identityHeaders(identity),
+        identityHeaders(upstream, identity, { method: raw.method, path }),
       );
       const timedOut = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), upstream.timeoutMs)));
       const hasBody = raw.body !== null && raw.method !== 'GET' && raw.method !== 'HEAD';
@@ -100,13 +101,6 @@ export function forwardToUpstream(options: ForwarderOptions): (c: Context<WebuiE
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  /** X-WebUI-Principal, X-WebUI-Scope and, with a signer, X-WebUI-Assertion: who the upstream acts for. */
-  async function identityHeaders(identity: CallerIdentity): Promise<Record<string, string>> {
-    const headers: Record<string, string> = { 'x-webui-principal': identity.principal, 'x-webui-scope': identity.scope };
-    if (upstream.assertion) headers['x-webui-assertion'] = await upstream.assertion(identity);
-    return headers;
   }
 }
 

@@ -31,7 +31,7 @@ function upstreamOptions(transport: UpstreamOptions['transport'], over: Partial<
     headers: { Cookie: SECRET_COOKIE },
     timeoutMs: 30_000,
     transport,
-    assertion: async (identity) => `signed:${identity.principal}:${identity.scope}`,
+    assertion: (identity, request) => `signed:${identity.principal}:${identity.scope}:${request.method} ${request.path}`,
     ...over,
   };
 }
@@ -157,7 +157,7 @@ describe('what the upstream receives', () => {
       'x-forwarded-host': DEFAULT_HOST,
       'x-webui-principal': 'session',
       'x-webui-scope': 'admin',
-      'x-webui-assertion': 'signed:session:admin',
+      'x-webui-assertion': 'signed:session:admin:POST /api/chat/send',
     });
     for (const name of ['authorization', 'host', 'forwarded', 'x-real-ip', 'connection', 'x-hop', 'x-webui-anything'])
       expect(headers, name).not.toHaveProperty(name);
@@ -206,7 +206,7 @@ describe('public forwarded paths', () => {
     expect(received.map((r) => [r.method, r.url, r.headers.get('x-webui-principal'), r.headers.get('x-webui-scope')])).toEqual([
       ['GET', `${UPSTREAM_ORIGIN}/api/webui/version-compatibility`, 'anonymous', 'none'],
     ]);
-    expect(received[0]?.headers.get('x-webui-assertion')).toBe('signed:anonymous:none');
+    expect(received[0]?.headers.get('x-webui-assertion')).toBe('signed:anonymous:none:GET /api/webui/version-compatibility');
     await expectErrorBody(await t.request('/version-compatibility', { method: 'POST', json: {} }), 401, 'not_authenticated');
     expect(received).toHaveLength(1);
   });

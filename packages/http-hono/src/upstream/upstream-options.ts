@@ -20,6 +20,16 @@ export interface CallerIdentity {
   scope: 'admin' | 'read' | 'none';
 }
 
+/** The one request an assertion is made for: an upstream checks both against the request it got, so a copy is good for no other. */
+export interface AssertedRequest {
+  method: string;
+  /** The path as sent to the upstream, without the query. */
+  path: string;
+}
+
+/** Signs X-WebUI-Assertion for one request of one caller; synchronous, since it runs on every forward. */
+export type AssertionSigner = (identity: CallerIdentity, request: AssertedRequest) => string;
+
 /** The caller a principal stands for: the token's session may do everything an admin key may. */
 export function callerIdentity(principal: Principal | undefined): CallerIdentity {
   if (!principal) return { principal: 'anonymous', scope: 'none' };
@@ -54,8 +64,8 @@ export interface UpstreamOptions {
    * Response built on the way (on Node they cost more than the rest of the forward; README, Performance). Absent: `transport`.
    */
   send?: (request: UpstreamRequestParts) => Promise<UpstreamAnswerParts>;
-  /** A short-lived signed assertion of the caller (X-WebUI-Assertion); absent, the header is not sent. */
-  assertion?: (identity: CallerIdentity) => Promise<string>;
+  /** A short-lived signed assertion of the caller and its request (X-WebUI-Assertion); absent, the header is not sent. */
+  assertion?: AssertionSigner;
 }
 
 /** A WebSocket to the upstream's channel, as the hub's relay needs it: the web WebSocket's shape, which `ws`, Bun and Deno share. */
@@ -72,6 +82,9 @@ export interface UpstreamSocket {
 /** What the channel relay needs besides the HTTP options: a way to open the upstream's socket (the runtime's WebSocket client). */
 export interface UpstreamChannelOptions {
   upstream: UpstreamOptions;
-  /** Opens `url` (ws: or wss:) with the configured headers where the runtime's client can send them. */
+  /**
+   * Opens `url` (ws: or wss:) sending `headers` on its handshake: the configured ones and the client's identity. A client that
+   * cannot send them must throw rather than open without them.
+   */
   openSocket: (url: string, headers: Readonly<Record<string, string>>) => UpstreamSocket;
 }

@@ -11,7 +11,15 @@ import type {
   ChannelSubscribeRequest,
   ChannelSubscription,
 } from './channel-domain-port.js';
-import { CHANNEL_SCOPES, coversScope, domainShapeProblem, insufficientScope, type ChannelScope } from './channel-scope.js';
+import {
+  CHANNEL_SCOPES,
+  coversScope,
+  DEFAULT_CALL_SCOPE,
+  DEFAULT_DOMAIN_SCOPE,
+  domainShapeProblem,
+  insufficientScope,
+  type ChannelScope,
+} from './channel-scope.js';
 
 export interface ChannelCallContext {
   principal: Principal;
@@ -60,7 +68,7 @@ export class ChannelDomain implements ChannelDomainPort {
     private readonly options: ChannelDomainOptions = {},
   ) {
     const what = `channel domain ${JSON.stringify(name)}`;
-    this.scope = options.scope ?? 'read';
+    this.scope = options.scope ?? DEFAULT_DOMAIN_SCOPE;
     this.topics = options.topics ?? ['main'];
     const problem = domainShapeProblem(this.scope, this.topics);
     if (problem !== null) throw new MountError(what, problem);
@@ -97,7 +105,8 @@ export class ChannelDomain implements ChannelDomainPort {
     const call = this.calls.get(method);
     if (!call)
       return { ok: false, code: 'unknown_method', message: `The ${JSON.stringify(this.name)} domain has no method ${quoted(method)}.` };
-    if (!coversScope(principal, call.scope ?? 'admin')) return insufficientScope(`Method ${quoted(method)}`, call.scope ?? 'admin');
+    const scope = call.scope ?? DEFAULT_CALL_SCOPE;
+    if (!coversScope(principal, scope)) return insufficientScope(`Method ${quoted(method)}`, scope);
     let input: unknown = data;
     if (call.data) {
       const parsed = v.safeParse(call.data, data);

@@ -1,6 +1,12 @@
 import type { AppLogger } from '../app-env.js';
-import type { UpstreamChannelOptions, UpstreamSocket } from '../upstream/upstream-options.js';
-import { fetchUpstreamTicket, upstreamChannelUrl, type UpstreamFailure } from './upstream-ticket.js';
+import type { CallerIdentity, UpstreamChannelOptions, UpstreamSocket } from '../upstream/upstream-options.js';
+import {
+  fetchUpstreamTicket,
+  relayRequestHeaders,
+  UPSTREAM_CHANNEL_PATH,
+  upstreamChannelUrl,
+  type UpstreamFailure,
+} from './upstream-ticket.js';
 
 export type RequestId = string | number;
 
@@ -42,6 +48,8 @@ export interface RelayHooks {
 
 export interface RelayOptions {
   channel: UpstreamChannelOptions;
+  /** The client this link serves: the upstream is told it on the ticket's request and the socket's handshake. */
+  identity: CallerIdentity;
   hooks: RelayHooks;
   logger: AppLogger;
   timers: RelayTimers;
@@ -205,7 +213,7 @@ export class UpstreamRelay {
       abort.abort();
       if (this.isCurrent(attempt)) this.failed('upstream_unavailable');
     }, this.connectTimeoutMs);
-    void fetchUpstreamTicket(this.options.channel.upstream, abort.signal)
+    void fetchUpstreamTicket(this.options.channel.upstream, this.options.identity, abort.signal)
       .then((result) => {
         if (!this.isCurrent(attempt)) return;
         if (result.ok) this.openSocket(result.ticket);
@@ -224,7 +232,10 @@ export class UpstreamRelay {
     const { upstream, openSocket } = this.options.channel;
     let socket: UpstreamSocket;
     try {
-      socket = openSocket(upstreamChannelUrl(upstream.origin, ticket), upstream.headers);
+      socket = openSocket(
+        upstreamChannelUrl(upstream.origin, ticket),
+        relayRequestHeaders(upstream, this.options.identity, UPSTREAM_CHANNEL_PATH),
+      );
     } catch {
       return this.failed('upstream_unavailable');
     }

@@ -1,7 +1,8 @@
 import type { WSContext, WSEvents } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
 import { RecordingLogger } from '../testing/test-app.js';
-import { FakeClock, FakeLogs, FakeSocket, FakeUpstream, settle, tokenPrincipal } from '../testing/ws-doubles.js';
+import type { Principal } from '@webui/core';
+import { FakeClock, FakeLogs, FakeSocket, FakeUpstream, keyPrincipal, settle, tokenPrincipal } from '../testing/ws-doubles.js';
 import type { ServerEnvelope } from './envelopes.js';
 import type { MergedLogEntry } from './merged-log-entry.js';
 import { PluginProgressBoard } from './plugin-progress-board.js';
@@ -31,9 +32,9 @@ function makeHub(options: Partial<WsHubOptions> & { withUpstream?: boolean } = {
     ...hubOptions,
   });
 
-  const open = (session = 'session-a') => {
+  const open = (session = 'session-a', principal: Principal = tokenPrincipal(session)) => {
     const socket = new FakeSocket();
-    const events: WSEvents = hub.events(tokenPrincipal(session));
+    const events: WSEvents = hub.events(principal);
     const ctx = socket as unknown as WSContext;
     events.onOpen?.(new Event('open'), ctx);
     socket.take();
@@ -103,7 +104,11 @@ describe('WsHub with an upstream: relaying the bot domains', () => {
     expect(ticketRequest?.headers.get('cookie')).toBe('maibot_session=upstream-secret');
     expect(upstream.sockets).toHaveLength(1);
     expect(upstream.last.url).toBe(`ws://127.0.0.1:8002/api/webui/ws?token=${encodeURIComponent('ticket 1/+=')}`);
-    expect(upstream.last.headers).toEqual({ Cookie: 'maibot_session=upstream-secret' });
+    expect(upstream.last.headers).toEqual({
+      cookie: 'maibot_session=upstream-secret',
+      'x-webui-principal': 'session',
+      'x-webui-scope': 'admin',
+    });
     expect(upstream.last.texts).toEqual([text]);
     // The upstream's own system/ready is not the client's: only the answer passes, exactly as the upstream sent it.
     expect(client.socket.take()).toEqual([{ op: 'response', id: 'ws-1700000000000-1', ok: true, data: { method: 'open', session: 's1' } }]);
@@ -311,6 +316,99 @@ describe('WsHub with an upstream: relaying the bot domains', () => {
       { op: 'response', id: 'lost', ok: false, error: { code: 'upstream_unavailable', message: expect.any(String) } },
     ]);
     expect(client.socket.closed).toBeNull();
+  });
+});
+
+describe('WsHub with an upstream: the scope rule of mounted domains holds for relayed ones (issue 42)', () => {
+  const monitor = (id: string) => subscribe(id, 'maisaka_monitor');
+  const ASSERTED = (request: { method: string; path: string }, identity: { principal: string; scope: string }) =>
+    `signed ${identity.principal} ${identity.scope} ${request.method} ${request.path}`;
+
+  it('a read key may subscribe, but its call is answered insufficient_scope and reaches nothing: no ticket, no socket', async () => {
+    const { open, upstream } = makeHub();
+    const reader = open('api-key viewer', keyPrincipal('viewer', 'read'));
+    reader.send({ op: 'call', id: 1, domain: 'chat', method: 'message.send', data: { text: 'x' } });
+    await settle();
+    expect(reader.socket.take()).toEqual([
+      {
+        op: 'response',
+        id: 1,
+        ok: false,
+        error: { code: 'insufficient_scope', message: 'A call on the "chat" domain needs the admin scope; this API key has read only.' },
+      },
+    ]);
+    expect(upstream.ticketRequests).toEqual([]);
+    expect(upstream.sockets).toEqual([]);
+
+    reader.send(monitor('m1'));
+    await settle();
+    expect(reader.socket.take()).toEqual([{ op: 'response', id: 'm1', ok: true, data: { domain: 'maisaka_monitor', topic: 'main' } }]);
+    // Its socket open, a call is still refused here: the upstream saw the subscribe only.
+    reader.send(chatCall('c2'));
+    reader.send({ ...chatCall('c3'), domain: 'plugin_progress', method: 'install' });
+    const refusals = reader.socket.take().map((envelope) => envelope as { id: unknown; error?: { code: string } });
+    expect(refusals.map(({ id, error }) => [id, error?.code])).toEqual([
+      ['c2', 'insufficient_scope'],
+      ['c3', 'insufficient_scope'],
+    ]);
+    expect(upstream.last.frames.map((frame) => frame['op'])).toEqual(['subscribe']);
+    reader.send({ op: 'unsubscribe', id: 'u1', domain: 'maisaka_monitor', topic: 'main' });
+    expect(reader.socket.take()).toEqual([{ op: 'response', id: 'u1', ok: true, data: { domain: 'maisaka_monitor', topic: 'main' } }]);
+  });
+
+  it('an admin key and the access token may call: relayed unchanged', async () => {
+    const { open, upstream } = makeHub();
+    const admin = open('api-key deploy', keyPrincipal('deploy', 'admin'));
+    const session = open();
+    admin.send(chatCall('a1'));
+    session.send(chatCall('s1'));
+    await settle();
+    expect(admin.socket.take()).toEqual([{ op: 'response', id: 'a1', ok: true, data: { method: 'open', session: 's1' } }]);
+    expect(session.socket.take()).toEqual([{ op: 'response', id: 's1', ok: true, data: { method: 'open', session: 's1' } }]);
+    expect(upstream.sockets.map((socket) => socket.texts)).toEqual([[JSON.stringify(chatCall('a1'))], [JSON.stringify(chatCall('s1'))]]);
+  });
+
+  it("each upstream socket and its ticket's request carry the identity of the client it serves, and assertions for those requests", async () => {
+    const { open, upstream } = makeHub();
+    upstream.options.assertion = (identity, request) => ASSERTED(request, identity);
+    open('api-key viewer', keyPrincipal('viewer', 'read')).send(monitor('m1'));
+    open().send(chatCall('s1'));
+    await settle();
+    expect(upstream.sockets.map((socket) => socket.headers)).toEqual([
+      {
+        cookie: 'maibot_session=upstream-secret',
+        'x-webui-principal': 'key:viewer',
+        'x-webui-scope': 'read',
+        'x-webui-assertion': 'signed key:viewer read GET /api/webui/ws',
+      },
+      {
+        cookie: 'maibot_session=upstream-secret',
+        'x-webui-principal': 'session',
+        'x-webui-scope': 'admin',
+        'x-webui-assertion': 'signed session admin GET /api/webui/ws',
+      },
+    ]);
+    expect(upstream.ticketRequests.map((request) => request.headers.get('x-webui-assertion'))).toEqual([
+      'signed key:viewer read GET /api/webui/ws-token',
+      'signed session admin GET /api/webui/ws-token',
+    ]);
+    expect(upstream.ticketRequests.map((request) => request.headers.get('cookie'))).toEqual([
+      'maibot_session=upstream-secret',
+      'maibot_session=upstream-secret',
+    ]);
+  });
+
+  it('a fresh assertion for every reconnect: the socket reopened after a drop asks the signer again', async () => {
+    const { open, upstream, clock } = makeHub();
+    let signed = 0;
+    upstream.options.assertion = () => `signed ${++signed}`;
+    open().send(monitor('m1'));
+    await settle();
+    upstream.last.drop();
+    clock.advance(1_000);
+    await settle();
+    expect(upstream.sockets.map((socket) => socket.headers['x-webui-assertion'])).toEqual(['signed 2', 'signed 4']);
+    expect(upstream.ticketRequests.map((request) => request.headers.get('x-webui-assertion'))).toEqual(['signed 1', 'signed 3']);
   });
 });
 

@@ -2,9 +2,9 @@ import type { Principal } from '@webui/core';
 import type { WSContext, WSEvents } from 'hono/ws';
 import * as v from 'valibot';
 import type { AppLogger } from '../app-env.js';
-import type { UpstreamChannelOptions } from '../upstream/upstream-options.js';
+import { callerIdentity, type UpstreamChannelOptions } from '../upstream/upstream-options.js';
 import type { ChannelDomainPort, ChannelEventOptions, ChannelRefusal, ChannelSubscription } from './channel-domain-port.js';
-import { coversScope, insufficientScope } from './channel-scope.js';
+import { coversScope, insufficientScope, relayedScope } from './channel-scope.js';
 import { domainRegistry } from './domain-registry.js';
 import { ClientMessage, type ServerEnvelope } from './envelopes.js';
 import type { LogSource } from './log-source.js';
@@ -209,8 +209,7 @@ export class WsHub {
     const message = parsed.output;
     if (message.op === 'ping') return this.send(connection, { op: 'pong', ts: this.options.now() });
     if ((message.op === 'subscribe' || message.op === 'unsubscribe') && !this.admitted(connection, message.id)) return;
-    // The client's own text goes upstream: the relay changes nothing in it.
-    if (this.relays(message.domain)) return this.upstreamOf(connection)?.relay.forward(message, text);
+    if (this.relays(message.domain)) return this.relay(connection, message, text);
     switch (message.op) {
       case 'call':
         return this.call(connection, message);
@@ -231,6 +230,18 @@ export class WsHub {
     return this.options.upstream !== undefined && !HUB_DOMAINS.has(domain) && !this.domains.has(domain);
   }
 
+  /** A relayed domain is held to a mounted one's scope rule; refused, nothing reaches the upstream (no socket is even opened). */
+  private relay(connection: Connection, message: Exclude<ClientMessage, { op: 'ping' }>, text: string): void {
+    const scope = relayedScope(message.op);
+    if (!coversScope(connection.principal, scope)) {
+      const domain = JSON.stringify(message.domain).slice(0, 100);
+      const what = message.op === 'call' ? `A call on the ${domain} domain` : `The ${domain} domain`;
+      return this.refuse(connection, message.id, insufficientScope(what, scope));
+    }
+    // The client's own text goes upstream: the relay changes nothing in it.
+    this.upstreamOf(connection)?.relay.forward(message, text);
+  }
+
   /** The connection's link to the upstream, made on first need; none for a socket already dropped (no socket may leak). */
   private upstreamOf(connection: Connection): Connection['upstream'] {
     const channel = this.options.upstream;
@@ -239,6 +250,7 @@ export class WsHub {
     const timers = this.options.timers ?? SYSTEM_TIMERS;
     const relay: UpstreamRelay = new UpstreamRelay({
       channel,
+      identity: callerIdentity(connection.principal),
       logger: this.options.logger,
       timers,
       hooks: {
