@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 // The repository stands alone: every relative link and anchor of its Markdown resolves, every docs/ path a source file
 // cites exists, no source file cites a decision by a name that lives elsewhere, and no file points outside the checkout.
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const THIS_FILE = relative(ROOT, fileURLToPath(import.meta.url)).split(sep).join('/');
+const THIS_FILE = relative(ROOT, fileURLToPath(import.meta.url))
+  .split(sep)
+  .join('/');
 
 /** Every file of the checkout: tracked and new ones, without what git ignores (a walk when there is no git). */
 function repositoryFiles(): string[] {
@@ -33,7 +35,8 @@ function repositoryFiles(): string[] {
 }
 
 const FILES = repositoryFiles().sort();
-const TEXT = /\.(?:md|ts|tsx|mts|cts|js|mjs|cjs|json|ya?ml|toml|sh|service|html|css|txt)$|(?:^|\/)(?:run|\.gitignore|\.npmrc|\.prettierignore)$/;
+const TEXT =
+  /\.(?:md|ts|tsx|mts|cts|js|mjs|cjs|json|ya?ml|toml|sh|service|html|css|txt)$|(?:^|\/)(?:run|\.gitignore|\.npmrc|\.prettierignore)$/;
 const TEXT_FILES = FILES.filter((file) => TEXT.test(file) && file !== 'pnpm-lock.yaml');
 const SOURCE_FILES = TEXT_FILES.filter((file) => !file.endsWith('.md') && file !== THIS_FILE);
 
@@ -106,7 +109,8 @@ function linksOf(file: string): Link[] {
   const links: Link[] = [];
   prose(read(file)).forEach((text, index) => {
     const line = text.replace(/`[^`]*`/g, '``');
-    for (const match of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) links.push({ line: index + 1, target: match[1] as string });
+    for (const match of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
+      links.push({ line: index + 1, target: match[1] as string });
     const definition = /^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$/.exec(line);
     if (definition) links.push({ line: index + 1, target: definition[1] as string });
   });
@@ -168,7 +172,8 @@ describe('decisions', () => {
     for (const file of records) {
       const text = read(file);
       expect(text, file).toMatch(new RegExp(`^# ${file.slice('docs/decisions/'.length, 'docs/decisions/'.length + 4)}\\. `));
-      for (const section of ['Context', 'Decision', 'Consequences']) expect(text, `${file}: ## ${section}`).toMatch(new RegExp(`^## ${section}$`, 'm'));
+      for (const section of ['Context', 'Decision', 'Consequences'])
+        expect(text, `${file}: ## ${section}`).toMatch(new RegExp(`^## ${section}$`, 'm'));
     }
   });
 

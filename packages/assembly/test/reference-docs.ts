@@ -151,7 +151,8 @@ function fieldTable(schema: JsonSchema): string[] {
     '| Field | Type | Required | Notes |',
     '|---|---|---|---|',
     ...Object.entries(schema.properties ?? {}).map(
-      ([name, field]) => `| \`${name}\` | ${cell(typeOf(field))} | ${required.has(name) ? 'yes' : 'no'} | ${cell(field.description ?? '')} |`,
+      ([name, field]) =>
+        `| \`${name}\` | ${cell(typeOf(field))} | ${required.has(name) ? 'yes' : 'no'} | ${cell(field.description ?? '')} |`,
     ),
   ];
 }
@@ -165,7 +166,11 @@ function schemaSection(name: string, schema: JsonSchema): string[] {
     lines.push('One of:', '');
     alternatives.forEach((alternative, index) => {
       if (index > 0) lines.push('');
-      lines.push(`Alternative ${index + 1}${alternative.description ? `, ${alternative.description}` : ''}:`, '', ...fieldTable(alternative));
+      lines.push(
+        `Alternative ${index + 1}${alternative.description ? `, ${alternative.description}` : ''}:`,
+        '',
+        ...fieldTable(alternative),
+      );
     });
   } else {
     lines.push(`Type: ${typeOf(schema)}${schema.pattern ? `, matching \`${schema.pattern}\`` : ''}.`);
@@ -238,7 +243,11 @@ export function httpApiReference(document: Record<string, unknown>): string {
     lines.push('| Status | When | Body | Headers |', '|---|---|---|---|');
     for (const [status, response] of Object.entries(operation.responses))
       lines.push(
-        `| ${status} | ${cell(response.description ?? '')} | ${cell(bodyOf(response.content))} | ${cell(Object.keys(response.headers ?? {}).map((name) => `\`${name}\``).join(', '))} |`,
+        `| ${status} | ${cell(response.description ?? '')} | ${cell(bodyOf(response.content))} | ${cell(
+          Object.keys(response.headers ?? {})
+            .map((name) => `\`${name}\``)
+            .join(', '),
+        )} |`,
       );
     lines.push('');
   }

@@ -44,15 +44,12 @@ describe('settingReference', () => {
     expect(byKey['upstream.headers']).toMatchObject({ type: 'table of strings', default: '{}' });
   });
 
-  it.each(rows.filter((row) => row.env !== undefined).map((row) => [row.key, row.env as string]))(
-    '%s: %s sets it',
-    (key, env) => {
-      const sample = SAMPLES[key];
-      if (sample === undefined) throw new Error(`add a sample value of ${key} to SAMPLES`);
-      const loaded = loadSettings({ argv: [], env: { [env]: sample }, cwd: CWD });
-      expect(loaded.sources[sourceName(key) as keyof typeof loaded.sources]).toBe('env');
-    },
-  );
+  it.each(rows.filter((row) => row.env !== undefined).map((row) => [row.key, row.env as string]))('%s: %s sets it', (key, env) => {
+    const sample = SAMPLES[key];
+    if (sample === undefined) throw new Error(`add a sample value of ${key} to SAMPLES`);
+    const loaded = loadSettings({ argv: [], env: { [env]: sample }, cwd: CWD });
+    expect(loaded.sources[sourceName(key) as keyof typeof loaded.sources]).toBe('env');
+  });
 
   it.each(rows.filter((row) => row.flag !== undefined).map((row) => [row.key, row.flag as string]))('%s: %s sets it', (key, flag) => {
     const sample = SAMPLES[key];

@@ -34,7 +34,9 @@ const WEBUI_NOTES: Record<(typeof settingFileKeys)[SettingName], SettingNote> = 
   secret_key: { description: 'Changing it revokes every session: a new temporary token is made at the next start. Never printed.' },
   session_expire: { description: 'Lifetime of the session cookie, in days.' },
   mode: { description: 'In `production`, `Secure` is added to the cookie when the request came over HTTPS.' },
-  allowed_origins: { description: 'Extra origins (`scheme://host[:port]`, e.g. a dashboard dev server) allowed for CORS and state changes.' },
+  allowed_origins: {
+    description: 'Extra origins (`scheme://host[:port]`, e.g. a dashboard dev server) allowed for CORS and state changes.',
+  },
   allowed_hosts: {
     description:
       'Extra `Host` names accepted besides loopback ones (the DNS-rebinding guard): checked while bound to loopback or Unix sockets ' +
@@ -43,9 +45,12 @@ const WEBUI_NOTES: Record<(typeof settingFileKeys)[SettingName], SettingNote> = 
   log_level: { description: '`debug` adds one line per request.' },
   log_format: {
     env: 'WEBUI_LOG_FORMAT',
-    description: '`auto`: readable, coloured lines on a terminal, JSON lines otherwise; `pretty` or `json` always. Secrets are redacted in both.',
+    description:
+      '`auto`: readable, coloured lines on a terminal, JSON lines otherwise; `pretty` or `json` always. Secrets are redacted in both.',
   },
-  ban_exempt: { description: 'IPs or CIDRs never banned (their failures are still logged); wide entries are warned about.' },
+  ban_exempt: {
+    description: 'IPs or CIDRs never banned (their failures are still logged); an entry wider than a /24 or a /48 is warned about.',
+  },
   global_failure_budget: {
     description: 'Failed logins per hour from all addresses together before new clients are slowed down, then refused; `0` turns it off.',
   },
@@ -63,7 +68,9 @@ const WEBUI_NOTES: Record<(typeof settingFileKeys)[SettingName], SettingNote> = 
     description: 'Prefix of every Redis key and channel, so one Redis can hold several deployments: 1 to 64 visible ASCII characters.',
   },
   metrics_port: {
-    description: 'A port on 127.0.0.1 answering `GET /metrics` without a credential, for a Prometheus on the same machine.',
+    description:
+      'A port on 127.0.0.1 answering `GET /metrics` without a credential, for a Prometheus on the same machine; a `Host` that is ' +
+      'not a loopback name gets 403.',
   },
 };
 
@@ -73,19 +80,21 @@ const UPSTREAM_NOTES: Record<keyof typeof upstreamTableSchema.entries, SettingNo
     flag: '--upstream-url',
     description:
       'The bot’s own backend behind this server: `http://host:port`, `https://host[:port]` or `unix:/absolute/path`; no path, ' +
-      'query, user or password. Given by variable or flag alone, it enables the upstream with the defaults below.',
+      'query, user or password (its credential goes in `upstream.headers`). Given by variable or flag alone, it enables the ' +
+      'upstream with the defaults below.',
   },
   paths: { description: 'Path prefixes forwarded, by whole segments; `["/"]` forwards every path this server does not answer.' },
   public_paths: {
     description:
       'Forwarded paths reachable without a credential, `GET` and `HEAD` only: an exact path, or a prefix ending in `/*`. ' +
-      'They reach the upstream with its configured credential.',
+      'They reach the upstream with its configured credential: list only what the login page needs.',
   },
   headers: {
     description:
       'Headers added to every upstream request, e.g. `Cookie = "maibot_session=${MAIBOT_TOKEN}"`; `${NAME}` is read from the ' +
-      'environment at startup (unset or empty stops the start). `Host`, `Content-Length`, hop-by-hop, forwarding and `X-WebUI-*` ' +
-      'headers are refused. Shown as `***`.',
+      'environment at startup (unset or empty stops the start, naming the header and the variable; Deno reads only the variables ' +
+      'its `--allow-env` lists); no escape: every `${` starts a reference. `Host`, `Content-Length`, hop-by-hop headers, ' +
+      '`X-Forwarded-*`, `Forwarded` and `X-WebUI-*` are refused. Shown as `***`.',
   },
   timeout: {
     description:
@@ -149,7 +158,14 @@ function row(key: string, schema: v.GenericSchema, value: unknown, note: Setting
   return { key, type, default: tomlValue(value), range, env: note.env, flag: note.flag, description: note.description };
 }
 
-type SchemaNode = { type: string; kind?: string; requirement?: unknown; options?: readonly unknown[]; wrapped?: SchemaNode; pipe?: SchemaNode[] };
+type SchemaNode = {
+  type: string;
+  kind?: string;
+  requirement?: unknown;
+  options?: readonly unknown[];
+  wrapped?: SchemaNode;
+  pipe?: SchemaNode[];
+};
 
 /** The type and the limits a valibot schema of a setting states: its base schema and the validation actions of its pipes. */
 export function describeSchema(schema: v.GenericSchema): { type: string; range: string } {
