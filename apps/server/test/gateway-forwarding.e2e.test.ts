@@ -110,6 +110,42 @@ describe('forwarding through the real server to the stand-in upstream', () => {
     for (const payload of payloads) expect(payload).toMatchObject({ sub: 'key:reader', scope: 'read', method: 'GET', path: CONFIG_BOT });
   });
 
+  it('OPTIONS is a state change through the gateway: a read key gets 403 and the body never arrives; a cross-site one 403', async () => {
+    const reader = client('127.0.0.35');
+    const megabyte = 'x'.repeat(1024 * 1024);
+    const asReader = { headers: bearer(keys.reader), cookie: null, rawBody: megabyte };
+    const refused = await reader.request('OPTIONS', CONFIG_BOT, asReader);
+    expectErrorBody(refused, 403, 'insufficient_scope');
+    expect(refused.json?.['required']).toBe('write');
+    expectErrorBody(await reader.request('OPTIONS', CONFIG_BOT, { headers: bearer(keys.reader), cookie: null }), 403, 'insufficient_scope');
+    // The session's cookie from another site, as a form or fetch without Origin would carry it.
+    const crossSite = await gateway.operator.request('OPTIONS', CONFIG_BOT, { headers: { 'sec-fetch-site': 'cross-site' } });
+    expectErrorBody(crossSite, 403, 'cross_site_request');
+    expect(upstream.received).toEqual([]);
+  });
+
+  it('OPTIONS with an admin key is forwarded with its body and audited; a CORS preflight is answered here as before', async () => {
+    const deployer = client('127.0.0.36');
+    const answer = await deployer.request('OPTIONS', CONFIG_BOT, { headers: bearer(keys.deployer), cookie: null, rawBody: 'probe' });
+    expect(answer.status, answer.text).toBe(405);
+    expect(upstream.received.map((recorded) => `${recorded.method} ${recorded.path} ${recorded.bodyBytes}`)).toEqual([
+      `OPTIONS ${CONFIG_BOT} 5`,
+    ]);
+    expect(auditLines(gateway.server)).toContainEqual(
+      expect.objectContaining({ event: 'upstream_request', principal: 'key:deployer', method: 'OPTIONS', path: CONFIG_BOT, status: 405 }),
+    );
+
+    upstream.received.length = 0;
+    const preflight = await client('127.0.0.37').request('OPTIONS', CONFIG_BOT, {
+      cookie: null,
+      headers: { origin: gateway.server.baseUrl, 'access-control-request-method': 'PUT' },
+    });
+    expect(preflight.status, preflight.text).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe(gateway.server.baseUrl);
+    expect(String(preflight.headers['access-control-allow-methods'])).toContain('PUT');
+    expect(upstream.received).toEqual([]);
+  });
+
   it('CSRF: a POST with the good cookie from a foreign Origin is 403 and never arrives; our own Origin passes', async () => {
     const refused = await gateway.operator.post(CONFIG_BOT, {
       body: { bot: { nickname: 'evil' } },

@@ -149,9 +149,11 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const log = requestLog(logger, now);
   if (log) guard(log); // one debug line per API request, with the status of whatever answered it
   guard(corsForAllowedOrigins(policy, forwarded !== undefined || routeGroups.length > 0)); // CORS, for requests that carry an Origin
+  // Forwarded, only GET and HEAD read: an upstream may give OPTIONS a meaning of its own, so there it is a state change.
+  const isForwarded = forwarded && ((path: string) => forwarded.isForwarded(path));
   // CSRF, then the 16 KiB body limit, for all but GET/HEAD/OPTIONS; a forwarded body streams, so CSRF only.
-  guard(guardStateChanges(policy, refused, forwarded && ((path) => forwarded.isForwarded(path))));
-  guard(sessionGuard(operations, isGuardPublic)); // credentials, then their scope, off the public paths
+  guard(guardStateChanges(policy, refused, isForwarded));
+  guard(sessionGuard(operations, isGuardPublic, isForwarded)); // credentials, then their scope, off the public paths
   const app = pipeline.route(API_PREFIX, api); // the routes (chained, so the app's type carries them for hc)
   // Last of the handlers: a forwarded path is one no route above answered.
   if (forwarded && options.upstream) {

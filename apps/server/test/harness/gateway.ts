@@ -15,6 +15,8 @@ export interface GatewayOptions {
   timeout?: number;
   /** `webui.upstream.paths`. */
   paths?: string[];
+  /** `webui.upstream.public_paths`. */
+  publicPaths?: string[];
   /** More `[webui]` keys, as TOML lines. */
   webui?: string;
   /** Passed to startServer (env is merged with the token's variable). */
@@ -26,6 +28,7 @@ export function gatewayConfig(options: GatewayOptions): string {
   const lines = ['[webui]', options.webui ?? '', '', '[webui.upstream]', `url = ${JSON.stringify(options.url)}`];
   if (options.timeout !== undefined) lines.push(`timeout = ${options.timeout}`);
   if (options.paths !== undefined) lines.push(`paths = ${JSON.stringify(options.paths)}`);
+  if (options.publicPaths !== undefined) lines.push(`public_paths = ${JSON.stringify(options.publicPaths)}`);
   lines.push(`headers = { Cookie = "maibot_session=\${${STAND_IN_TOKEN_VARIABLE}}" }`, '');
   return lines.join('\n');
 }

@@ -5,7 +5,7 @@ export function refusedHeaderReason(name: string): string | undefined {
   const lower = name.toLowerCase();
   // X_WebUI_Scope reaches a CGI or WSGI upstream as X-WebUI-Scope would: judged by that spelling.
   if (isServerHeader(lower)) {
-    return lower.replaceAll('_', '-').startsWith(IDENTITY_HEADER_PREFIX)
+    return lower.replace(/_/g, '-').startsWith(IDENTITY_HEADER_PREFIX)
       ? 'X-WebUI-* headers tell the upstream who is calling; a configured one would forge that'
       : 'the gateway sets it from the client address it resolved';
   }

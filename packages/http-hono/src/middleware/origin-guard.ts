@@ -25,7 +25,12 @@ export function originRefusal(
   // Forward-auth judges the method of the request a proxy asks about, not its own GET.
   method: string = c.req.method,
 ): Response | undefined {
-  if (isSafeMethod(method) || bearerCredential(requestHeader(c, 'authorization')) !== null) return undefined;
+  return isSafeMethod(method) ? undefined : stateChangeOriginRefusal(c, policy, refused);
+}
+
+/** The same rule for a request already known to change state (the state-change guard decides which do). */
+export function stateChangeOriginRefusal(c: Context<WebuiEnv>, policy: HttpPolicy, refused: Refused): Response | undefined {
+  if (bearerCredential(requestHeader(c, 'authorization')) !== null) return undefined;
   const origin = requestHeader(c, 'origin');
   if (origin !== undefined) {
     if (isAllowedOrigin(origin, c, policy)) return undefined;

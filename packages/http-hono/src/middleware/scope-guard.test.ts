@@ -23,7 +23,7 @@ function appAs(principal: Principal | undefined) {
 
 describe('methodScopeRefusal and requires', () => {
   it('needs read for GET, HEAD and OPTIONS, write for anything else', () => {
-    expect(['GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE', 'PUT', 'PATCH'].map(methodPermission)).toEqual([
+    expect(['GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE', 'PUT', 'PATCH'].map((method) => methodPermission(method))).toEqual([
       'read',
       'read',
       'read',
@@ -32,6 +32,13 @@ describe('methodScopeRefusal and requires', () => {
       'write',
       'write',
     ]);
+  });
+
+  it('needs write for an OPTIONS on a forwarded path, read elsewhere; GET and HEAD stay reads there (issue 42)', () => {
+    const isForwarded = (path: string) => path.startsWith('/bot/');
+    expect(methodPermission('OPTIONS', '/bot/x', isForwarded)).toBe('write');
+    expect(methodPermission('OPTIONS', '/api/webui/x', isForwarded)).toBe('read');
+    expect(['GET', 'HEAD', 'POST'].map((method) => methodPermission(method, '/bot/x', isForwarded))).toEqual(['read', 'read', 'write']);
   });
 
   it('refuses a read-scoped key a state change with 403 insufficient_scope naming what it needs', async () => {

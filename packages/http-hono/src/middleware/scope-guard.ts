@@ -2,16 +2,24 @@ import { permits, type Permission, type Principal } from '@webui/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { WebuiEnv } from '../app-env.js';
 import { errorBody } from '../error-body.js';
-import { isSafeMethod } from './safe-methods.js';
+import { readsOnly } from './safe-methods.js';
 
-/** What a request needs by its method alone: reading, or changing state. Routes that need more say so with `requires`. */
-export function methodPermission(method: string): Permission {
-  return isSafeMethod(method) ? 'read' : 'write';
+/**
+ * What a request needs by its method alone: reading, or changing state (an OPTIONS too on a path `isForwarded` names:
+ * readsOnly). Routes that need more say so with `requires`.
+ */
+export function methodPermission(method: string, path = '', isForwarded?: (path: string) => boolean): Permission {
+  return readsOnly(method, path, isForwarded) ? 'read' : 'write';
 }
 
 /** The scope step, which the session guard runs right after the credentials: 403 when the principal's scope does not cover the method. */
-export function methodScopeRefusal(c: Context<WebuiEnv>, principal: Principal, method: string = c.req.method): Response | undefined {
-  return permissionRefusal(c, principal, methodPermission(method));
+export function methodScopeRefusal(
+  c: Context<WebuiEnv>,
+  principal: Principal,
+  method: string = c.req.method,
+  isForwarded?: (path: string) => boolean,
+): Response | undefined {
+  return permissionRefusal(c, principal, methodPermission(method, c.req.path, isForwarded));
 }
 
 /** 403 insufficient_scope when the principal's scope does not cover `permission`, for a step that already holds the principal. */

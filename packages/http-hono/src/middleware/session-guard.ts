@@ -15,11 +15,12 @@ export { requires } from './scope-guard.js';
  * (the cookie, or a bearer: the access token or an API key), set as `principal`; unknown paths answer 401 before 404.
  * Then its scope must cover the method (methodScopeRefusal); a route that needs more says so with `requires`.
  * `isPublic` may look at the method too: a forwarded public path is public for GET and HEAD only, a route group's
- * `public` route for its own method.
+ * `public` route for its own method. On a path `isForwarded` names, an OPTIONS needs what a state change needs.
  */
 export function sessionGuard(
   operations: Pick<AccessOperations, 'authenticate'>,
   isPublic: (path: string, method: string) => boolean,
+  isForwarded?: (path: string) => boolean,
 ): MiddlewareHandler<WebuiEnv> {
   return async (c, next) => {
     // A public path ignores credentials entirely: it neither counts a wrong one nor acts for a good one.
@@ -30,7 +31,7 @@ export function sessionGuard(
     c.set('sessionToken', session.principal.session);
     c.set('principal', session.principal);
     c.set('credentialVia', session.via);
-    return methodScopeRefusal(c, session.principal) ?? next();
+    return methodScopeRefusal(c, session.principal, c.req.method, isForwarded) ?? next();
   };
 }
 

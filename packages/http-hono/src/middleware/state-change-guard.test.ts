@@ -7,7 +7,7 @@ import { testPolicy } from '../testing/test-policy.js';
 import { MAX_BODY_BYTES } from './body-limit.js';
 import { guardStateChanges } from './state-change-guard.js';
 
-function guarded(streamsBody?: (path: string) => boolean) {
+function guarded(isForwarded?: (path: string) => boolean) {
   const refusals: Array<[string, RefusalReason]> = [];
   const app = new Hono<WebuiEnv>()
     .use((c, next) => {
@@ -15,7 +15,7 @@ function guarded(streamsBody?: (path: string) => boolean) {
       c.set('secureTransport', false);
       return next();
     })
-    .use(guardStateChanges(testPolicy(), (address, reason) => refusals.push([address, reason]), streamsBody))
+    .use(guardStateChanges(testPolicy(), (address, reason) => refusals.push([address, reason]), isForwarded))
     .all('/state', (c) => c.json({ ok: true }))
     .all('/forwarded', async (c) => c.json({ bytes: (await c.req.text()).length }));
   return { app, refusals };
@@ -71,5 +71,15 @@ describe('guardStateChanges: CSRF, then the body limit', () => {
     );
     await expectErrorBody(await app.request('/state', { method: 'POST', body: big }), 413, 'payload_too_large');
     expect(refusals).toEqual([['127.0.0.5', 'origin_not_allowed']]);
+  });
+
+  it('an OPTIONS on a forwarded path is a state change: CSRF applies, its body streams (issue 42); elsewhere it reads', async () => {
+    const { app, refusals } = guarded((path) => path === '/forwarded');
+    const crossSite = { method: 'OPTIONS', body: 'x', headers: { 'sec-fetch-site': 'cross-site' } };
+    await expectErrorBody(await app.request('/forwarded', crossSite), 403, 'cross_site_request');
+    expect((await app.request('/state', crossSite)).status).toBe(200);
+    const res = await app.request('/forwarded', { method: 'OPTIONS', body: big });
+    expect(await res.json()).toEqual({ bytes: big.length });
+    expect(refusals).toEqual([['127.0.0.5', 'cross_site_request']]);
   });
 });

@@ -133,7 +133,7 @@ describe('an aborted caller aborts the upstream request', () => {
 });
 
 describe('the audit trail', () => {
-  it('every forwarded state change is one upstream_request event (principal, method, path without query, status); reads none', async () => {
+  it('every forwarded state change (OPTIONS too) is one upstream_request event (principal, method, path without query, status); reads none', async () => {
     let status = 200;
     const { t, cookie } = await gateway(() =>
       status === 0 ? Promise.reject(new Error('down')) : Promise.resolve(new Response(null, { status })),
@@ -175,6 +175,15 @@ describe('the audit trail', () => {
         method: 'PUT',
         path: '/api/webui/config/bot',
         status: 502,
+      },
+      {
+        event: 'upstream_request',
+        address: DEFAULT_PEER,
+        via: 'api',
+        principal: 'session',
+        method: 'OPTIONS',
+        path: '/api/webui/config/bot',
+        status: 200,
       },
     ]);
     expect(JSON.stringify(t.audit.events)).not.toContain('secret-in-query');

@@ -1,7 +1,9 @@
 import type { SecurityEventSink } from '@webui/core';
 import type { Context } from 'hono';
 import type { AppLogger, WebuiEnv } from '../app-env.js';
-import { isSafeMethod } from '../middleware/safe-methods.js';
+import { errorBody } from '../error-body.js';
+import { isForwardedRead } from '../middleware/safe-methods.js';
+import { mayResolveElsewhere } from './forwarded-paths.js';
 import { upstreamAnswerHeaders } from './upstream-answer-headers.js';
 import { upstreamFailureAnswer, UpstreamWarnings } from './upstream-failure.js';
 import { identityHeaders } from './identity-headers.js';
@@ -30,7 +32,8 @@ const MAX_AUDITED_PATH = 512;
 /**
  * The last step for a forwarded path (design, Upstream request/answer/Failures): the request goes to the upstream through
  * the transport, its body streamed, its headers rewritten; the answer comes back streamed. The timeout
- * covers the answer's head only; an aborted caller aborts the upstream request. Every state change is audited.
+ * covers the answer's head only; an aborted caller aborts the upstream request. Every state change (all but GET and HEAD)
+ * is audited. A path the upstream could read as another is refused first.
  */
 export function forwardToUpstream(options: ForwarderOptions): (c: Context<WebuiEnv>) => Promise<Response> {
   const { upstream, logger, audit } = options;
@@ -38,10 +41,11 @@ export function forwardToUpstream(options: ForwarderOptions): (c: Context<WebuiE
   const warnings = new UpstreamWarnings(logger, options.now);
 
   return async (c) => {
+    if (mayResolveElsewhere(c.req.path)) return unplainPath(c);
     const url = new URL(c.req.url);
     const identity = callerIdentity(c.get('principal'));
     const answer = await upstreamAnswer(c, `${origin}${url.pathname}${url.search}`, url.pathname, identity);
-    if (!isSafeMethod(c.req.method)) {
+    if (!isForwardedRead(c.req.method)) {
       const path = url.pathname.length > MAX_AUDITED_PATH ? `${url.pathname.slice(0, MAX_AUDITED_PATH)}…` : url.pathname;
       const { principal } = identity;
       audit.record({
@@ -102,6 +106,16 @@ export function forwardToUpstream(options: ForwarderOptions): (c: Context<WebuiE
       clearTimeout(timer);
     }
   }
+}
+
+/** 400 for a path the upstream could read as another (mayResolveElsewhere): nothing is sent, nothing audited. */
+function unplainPath(c: Context<WebuiEnv>): Response {
+  return errorBody(
+    c,
+    400,
+    'invalid_path',
+    'The path holds an encoded separator or NUL (%2F, %5C, %00) or a dot segment, which the upstream could read as another path.',
+  );
 }
 
 /** The parts as one web Request (hono/proxy built two, and two Responses on the way back). */

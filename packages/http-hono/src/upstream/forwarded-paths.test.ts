@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ForwardedPaths, ownEndpoints } from './forwarded-paths.js';
+import { ForwardedPaths, mayResolveElsewhere, ownEndpoints } from './forwarded-paths.js';
 
 const own = ownEndpoints(['/api/webui/auth/check', '/api/webui/keys', '/api/webui/keys/:name', '/api/webui/docs/*', '/api/webui/ws']);
 
@@ -36,6 +36,20 @@ describe('ForwardedPaths', () => {
     expect(paths.isPublic('/api/chat/assets/..\\x', 'GET')).toBe(false);
   });
 
+  it('public: never a path holding ;, a dot segment left after decoding, or NUL (issue 42)', () => {
+    for (const path of [
+      '/api/chat/assets/x/..;/secret',
+      '/api/chat/assets/app.js;v=1',
+      '/api/chat/assets/../secret',
+      '/api/chat/assets/x/./app.js',
+      '/api/chat/assets/..',
+      '/api/chat/assets/x\0.js',
+    ])
+      expect(paths.isPublic(path, 'GET'), path).toBe(false);
+    for (const path of ['/api/chat/assets/a..b.js', '/api/chat/assets/.well-known/x', '/api/chat/assets/...'])
+      expect(paths.isPublic(path, 'GET'), path).toBe(true);
+  });
+
   it('never makes one of our own endpoints public, whatever public_paths lists', () => {
     const wide = new ForwardedPaths({ paths: ['/'], publicPaths: ['/api/webui/*', '/api/webui/keys'] }, own);
     expect(wide.isPublic('/api/webui/keys', 'GET')).toBe(false);
@@ -51,5 +65,23 @@ describe('ForwardedPaths', () => {
   it('refuses a prefix Hono would read as a pattern, or one not starting with /', () => {
     for (const bad of ['/api/:id', '/api/*', 'api/chat', '/a{1}'])
       expect(() => new ForwardedPaths({ paths: [bad], publicPaths: [] }, own), bad).toThrow(/webui\.upstream\.paths/);
+  });
+});
+
+describe('mayResolveElsewhere (Hono\'s decoded path: %2F kept, %5C and %00 decoded)', () => {
+  it.each([
+    ['/api/webui/x%2f..%2fadmin', true],
+    ['/api/webui/x%2F', true],
+    ['/api/webui/x\\..\\admin', true],
+    ['/api/webui/x\0', true],
+    ['/api/webui/../admin', true],
+    ['/api/webui/./x', true],
+    ['/api/webui/x/..', true],
+    ['/api/webui/config/bot', false],
+    ['/api/webui/x..y/.z/...', false],
+    ['/api/webui/x;y', false],
+    ['/api/webui/100%25', false],
+  ])('%s: %s', (path, expected) => {
+    expect(mayResolveElsewhere(path)).toBe(expected);
   });
 });

@@ -1,11 +1,21 @@
 import { TrieRouter } from 'hono/router/trie-router';
+import { isForwardedRead } from '../middleware/safe-methods.js';
 import { isUnderPrefix, outermostPrefixes } from './path-prefix.js';
 import type { UpstreamOptions } from './upstream-options.js';
 
 // Characters Hono reads as pattern syntax in a `use(path)`: a prefix holding one could not be guarded by its own pattern.
 const PATTERN_SYNTAX = /[:*{}?]/;
-// An encoded slash or backslash survives Hono's decoding of the path, and an upstream may resolve it into another path.
-const ENCODED_SEPARATOR = /%2f|%5c|\\/i;
+/**
+ * What an upstream could resolve into another path than the one judged here, in Hono's decoded path (`c.req.path`): an
+ * encoded slash (its decoding keeps %2F), a backslash or NUL (decoded from %5C and %00), or a `.` or `..` segment the
+ * runtime left unresolved (Deno keeps `%2e%2e`).
+ */
+const RESOLVES_ELSEWHERE = /%2f|[\\\0]|(?:^|\/)\.{1,2}(?:\/|$)/i;
+
+/** Whether a forwarded path could reach the upstream as another path: such a request is refused (issue 42). */
+export function mayResolveElsewhere(path: string): boolean {
+  return RESOLVES_ELSEWHERE.test(path);
+}
 
 /** This server's own endpoints, as its routes declare them: never forwarded, whatever the method. */
 export function ownEndpoints(paths: Iterable<string>): (path: string) => boolean {
@@ -40,12 +50,13 @@ export class ForwardedPaths {
 
   /**
    * Whether the session guard lets `method path` through without a credential: a forwarded public path, read with GET or
-   * HEAD, whose path no encoded separator could turn into another one upstream.
+   * HEAD, that no upstream could read as another path: none that may resolve elsewhere, and none holding `;` (a server
+   * that strips path parameters before resolving dot segments reads `/assets/..;/secret` as `/secret`).
    */
   isPublic(path: string, method: string): boolean {
-    if (method !== 'GET' && method !== 'HEAD') return false;
+    if (!isForwardedRead(method)) return false;
     const listed = this.publicExact.has(path) || this.publicPrefixes.some((prefix) => path.startsWith(prefix));
-    return listed && !ENCODED_SEPARATOR.test(path) && this.isForwarded(path);
+    return listed && !path.includes(';') && !mayResolveElsewhere(path) && this.isForwarded(path);
   }
 
   /** The Hono patterns the API's pipeline steps run on: the API prefix and every forwarded prefix, none inside another. */

@@ -72,10 +72,10 @@ describe('a forwarded request passes the whole pipeline first; refused, it never
     expect(received).toEqual([]);
   });
 
-  it('a read key may GET and HEAD, never change anything (403 insufficient_scope)', async () => {
+  it('a read key may GET and HEAD, never change anything, OPTIONS included (403 insufficient_scope)', async () => {
     const { t, received } = await gateway();
     const key = await t.createKey('viewer', 'read');
-    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
       const body = await expectErrorBody(await t.request('/config/bot', { method, bearer: key, json: {} }), 403, 'insufficient_scope');
       expect(body.required).toBe('write');
     }
@@ -103,6 +103,17 @@ describe('a forwarded request passes the whole pipeline first; refused, it never
     // The dashboard's own origin passes.
     expect((await t.request('//api/chat/send', { method: 'POST', json: {}, cookie, headers: { origin: LISTEN_ORIGIN } })).status).toBe(200);
     expect(received).toHaveLength(1);
+  });
+
+  it('a path the upstream could read as another: 400 invalid_path for a credential, 401 without one; nothing reached', async () => {
+    const { t, received } = await gateway();
+    const key = await t.createKey('viewer', 'read');
+    for (const path of ['/x%2f..%2fadmin', '/x%2F', '/x%5c..%5cadmin', '/x%5C', '/x%00', '//api/chat/a%2fb'])
+      await expectErrorBody(await t.request(path, { bearer: key }), 400, 'invalid_path');
+    await expectErrorBody(await t.request('/x%2f..%2fadmin', { method: 'POST', bearer: t.token, json: {} }), 400, 'invalid_path');
+    await expectErrorBody(await t.request('/x%2f..%2fadmin'), 401, 'not_authenticated');
+    expect(received).toEqual([]);
+    expect(t.audit.named('upstream_request')).toEqual([]);
   });
 
   it('the edge still refuses a foreign Host and an address outside allowed_ips', async () => {

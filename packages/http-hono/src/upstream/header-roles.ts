@@ -50,6 +50,6 @@ export const CALLER_CLAIM_HEADERS: readonly string[] = [
  * `_` counts as its `-` spelling: CGI and WSGI upstreams read both as one variable (X_Real_IP and X-Real-IP are HTTP_X_REAL_IP).
  */
 export function isServerHeader(name: string): boolean {
-  const spelled = name.includes('_') ? name.replaceAll('_', '-') : name;
+  const spelled = name.includes('_') ? name.replace(/_/g, '-') : name;
   return spelled.startsWith(IDENTITY_HEADER_PREFIX) || spelled.startsWith(FORWARDING_HEADER_PREFIX) || spelled === 'forwarded';
 }
