@@ -4,7 +4,9 @@
 //   2. crash safety at length: apps/server/test/faults-crash.e2e.test.ts with 200 SIGKILLs (Node; 50 each for Bun and Deno),
 //      and Redis Cluster at length: apps/server/test/redis-cluster.soak.test.ts (a 200,000-address flood, each master frozen);
 //   3. load: mixed traffic at a fixed rate (default 2,000 requests a second for 60 s): zero 5xx,
-//      zero errors, zero lost updates, RSS flat (the last 5 s sample within +20 MB of the 15 s one).
+//      zero errors, zero lost updates, RSS flat (the last 5 s sample within +20 MB of the 15 s one);
+//   4. sockets that never read: apps/server/test/websocket-unread.soak.test.ts, three read-key clients flooding 20,000
+//      subscribes each without reading: RSS +100 MB at most, /health within 100 ms throughout.
 // Exits 1 when anything fails. See apps/server/soak/README.md.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +25,7 @@ const USAGE = `Usage: node apps/server/soak/run.mjs [options]   (or: pnpm test:s
   --memory-addresses N,M  distinct addresses for each run of the memory proof (default 50000,200000; 0 skips it)
   --crash-kills N       SIGKILLs of the Node server in the crash proof (default 200; 0 skips it)
   --rss-slack MB        allowed RSS growth from the 15 s sample to the last (default 20)
+  --unread-frames N     subscribes each of the three never-reading clients sends (default 20000; 0 skips it)
   --help
 `;
 
@@ -33,6 +36,7 @@ const { values } = parseArgs({
     'memory-addresses': { type: 'string', default: '50000,200000' },
     'crash-kills': { type: 'string', default: '200' },
     'rss-slack': { type: 'string', default: '20' },
+    'unread-frames': { type: 'string', default: '20000' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -48,11 +52,13 @@ const memorySizes = values['memory-addresses']
   .filter((n) => n !== 0);
 const crashKills = Number(values['crash-kills']);
 const rssSlackMb = Number(values['rss-slack']);
+const unreadFrames = Number(values['unread-frames']);
 const numbers = [
   ['duration', durationS],
   ['rate', rate],
   ['crash-kills', crashKills],
   ['rss-slack', rssSlackMb],
+  ['unread-frames', unreadFrames],
   ...memorySizes.map((n) => ['memory-addresses', n]),
 ];
 for (const [name, value] of numbers) {
@@ -126,6 +132,19 @@ log('soak: redis cluster: 200000 new addresses against a small cap, then every m
 const clusterPassed = vitest(['--project', 'soak', 'apps/server/test/redis-cluster.soak.test.ts'], { WEBUI_SOAK: '1' }, 'redis cluster:');
 if (!clusterPassed) failures.push('redis cluster');
 crashSummary += `, redis cluster ${clusterPassed ? 'ok' : 'FAILED'}`;
+
+// ---- 2c. sockets that never read -------------------------------------------------------------
+let unreadSummary = 'unread sockets skipped';
+if (unreadFrames > 0) {
+  log(`soak: unread sockets: 3 read-key clients x ${unreadFrames} subscribes, never reading; RSS and /health sampled throughout`);
+  const passed = vitest(
+    ['--project', 'soak', 'apps/server/test/websocket-unread.soak.test.ts'],
+    { WEBUI_SOAK: '1', WEBUI_UNREAD_FRAMES: String(unreadFrames) },
+    'unread:',
+  );
+  if (!passed) failures.push('unread sockets');
+  unreadSummary = `unread sockets ${passed ? 'ok' : 'FAILED'}`;
+}
 
 // ---- 3. mixed traffic -------------------------------------------------------------------------
 log(`soak: load: ${rate} requests/s of mixed traffic for ${durationS} s`);
@@ -206,7 +225,7 @@ if (result) {
     `soak: ${total} requests in ${seconds.toFixed(0)} s (${achieved.toFixed(0)}/s), ${fiveXx} 5xx, ${errors} errors, ` +
       `${writes.lost.length} lost updates, ` +
       `RSS ${at15.mb.toFixed(0)} MB at 15 s -> ${last.mb.toFixed(0)} MB at the end (${growth >= 0 ? '+' : ''}${growth.toFixed(0)} MB), ` +
-      `${memorySummary}, ${crashSummary}, ` +
+      `${memorySummary}, ${crashSummary}, ${unreadSummary}, ` +
       `${failures.length === 0 ? 'PASS' : `FAIL: ${failures.join('; ')}`}`,
   );
 } else {

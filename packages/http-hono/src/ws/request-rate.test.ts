@@ -48,6 +48,6 @@ describe('RequestRate: a token bucket with an overdraft', () => {
   it("the channel's default lets a dashboard's reconnect through (two subscribes to each of four topics)", () => {
     const { take } = bucket(SUBSCRIBE_RATE);
     expect(take(8).every((admission) => admission === 'admitted')).toBe(true);
-    expect(SUBSCRIBE_RATE).toEqual({ burst: 32, perSecond: 8, overdraft: 64 });
+    expect(SUBSCRIBE_RATE).toEqual({ burst: 16, perSecond: 4, overdraft: 32 });
   });
 });

@@ -9,7 +9,7 @@ export interface RequestRateLimits {
 }
 
 /** A dashboard subscribes to a handful of topics on open (twice on a reconnect); each subscribe builds a snapshot. */
-export const SUBSCRIBE_RATE: RequestRateLimits = { burst: 32, perSecond: 8, overdraft: 64 };
+export const SUBSCRIBE_RATE: RequestRateLimits = { burst: 16, perSecond: 4, overdraft: 32 };
 
 /** `refused`: answered rate_limited; `flooding`: the overdraft is spent, the socket is closed. */
 export type Admission = 'admitted' | 'refused' | 'flooding';

@@ -1,0 +1,152 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from './harness/http-client.js';
+import { cleanupServers, startServer, type ServerProcess } from './harness/server-process.js';
+import { createKey, ticketFor } from './harness/unread-socket.js';
+import { readWebuiFile } from './harness/webui-file.js';
+
+/**
+ * Issue 42, item 2, the whole attack on the real Node process: three read-key clients each send 20,000
+ * `{"op":"subscribe","domain":"security","topic":"main"}` frames (about 1.3 MiB) and never read; a subscribe is answered
+ * with the security snapshot of 200 events (~29 KB). The server's RSS (from /proc, its process only) grows by less than
+ * 100 MB, and GET /health answers within 100 ms throughout. Before the channel's caps: +1,750 MB, /health silent for 16 s.
+ * The clients are a process of their own (soak/unread-clients.mjs): this one only measures.
+ *
+ * A soak proof: `npm run test:soak` runs this file (vitest project `soak`, WEBUI_SOAK=1); `npm test` runs the attack in
+ * small in websocket-unread.e2e.test.ts, which checks the close codes and the metrics on Node, Bun and Deno.
+ */
+
+afterAll(cleanupServers);
+
+const CLIENTS = Number(process.env['WEBUI_UNREAD_CLIENTS'] ?? 3);
+const FRAMES = Number(process.env['WEBUI_UNREAD_FRAMES'] ?? 20_000);
+const RSS_GROWTH_LIMIT_MB = 100;
+const HEALTH_LIMIT_MS = 100;
+/** Security events before the attack: the feed keeps 200, which make the ~29 KB snapshot. */
+const SECURITY_EVENTS = 200;
+const CAP_CLOSE = 'a WebSocket was closed at its cap';
+const CONFIG = '[webui]\ntrusted_proxies = ["127.0.0.1"]\nglobal_failure_budget = 1000000\n';
+const CLIENTS_SCRIPT = fileURLToPath(new URL('../soak/unread-clients.mjs', import.meta.url));
+
+function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
+/** One GET /health on a fresh connection: its status and how long the answer took. */
+function health(port: number): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path: '/api/webui/health', agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+    });
+    req.setTimeout(30_000, () => req.destroy());
+    req.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
+    req.end();
+  });
+}
+
+/** Samples the server's RSS every 50 ms, and /health every 10 ms after the last answer, until stopped. */
+function sampler(server: ServerProcess) {
+  let running = true;
+  let peakMb = rssMb(server.pid);
+  let worstMs = 0;
+  let checks = 0;
+  let failed = 0;
+  const rss = setInterval(() => {
+    peakMb = Math.max(peakMb, rssMb(server.pid));
+  }, 50);
+  const probing = (async () => {
+    while (running) {
+      const answer = await health(server.port);
+      checks++;
+      if (answer.status !== 200) failed++;
+      worstMs = Math.max(worstMs, answer.ms);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  return async () => {
+    running = false;
+    await probing;
+    clearInterval(rss);
+    return { peakMb: Math.max(peakMb, rssMb(server.pid)), worstMs, checks, failed };
+  };
+}
+
+/** The clients' process: its JSON lines in order, and a way to tell it to read again. */
+function startClients(port: number, tickets: string[]) {
+  const child = spawn(process.execPath, [CLIENTS_SCRIPT, String(port), String(FRAMES), ...tickets], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async <T>(): Promise<T> => {
+    const line = await lines.next();
+    if (line.done) throw new Error('the clients process ended early');
+    return JSON.parse(line.value) as T;
+  };
+  return { next, resume: () => child.stdin.write('resume\n'), kill: () => child.kill('SIGKILL') };
+}
+
+describe(`sockets that never read: ${CLIENTS} read-key clients x ${FRAMES} subscribes`, () => {
+  let server: ServerProcess;
+  let operator: HttpClient;
+
+  beforeAll(async () => {
+    server = await startServer({ args: ['--host', '127.0.0.1'], config: CONFIG });
+    operator = new HttpClient(server.baseUrl);
+    const login = await operator.post('/auth/verify', { body: { token: readWebuiFile(server.dataDir).access_token } });
+    expect(login.json).toMatchObject({ valid: true });
+    // 200 failed logins from as many addresses (through the trusted proxy hop): a full security feed.
+    for (let n = 1; n <= SECURITY_EVENTS; n++) {
+      const guess = await new HttpClient(server.baseUrl).post('/auth/verify', {
+        body: { token: 'Wrong-Token_2026!x' },
+        headers: { 'x-forwarded-for': `10.42.${n >> 8}.${n & 255}` },
+      });
+      expect(guess.json).toMatchObject({ valid: false });
+    }
+  });
+
+  it(
+    `RSS grows by less than ${RSS_GROWTH_LIMIT_MB} MB and /health answers within ${HEALTH_LIMIT_MS} ms throughout`,
+    { timeout: 300_000 },
+    async () => {
+      const tickets: string[] = [];
+      for (let n = 0; n < CLIENTS; n++)
+        tickets.push(await ticketFor(new HttpClient(server.baseUrl), await createKey(operator, `reader-${n}`, 'read')));
+      const baselineMb = rssMb(server.pid);
+      const stop = sampler(server);
+      const clients = startClients(server.port, tickets);
+      try {
+        const flood = await clients.next<{ sent: number[]; ms: number }>();
+        // The server still reads what was written: sample on until it has closed every socket, and 2 s more.
+        const capped = await server
+          .waitForLog(() => server.logs().filter((line) => line.msg === CAP_CLOSE).length >= CLIENTS, 60_000)
+          .then(
+            () => true,
+            () => false,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        const { peakMb, worstMs, checks, failed } = await stop();
+        clients.resume();
+        const { closes } = await clients.next<{ closes: Array<{ code: number; reason: string }> }>();
+        const growthMb = peakMb - baselineMb;
+        console.log(
+          `unread: ${CLIENTS} clients x ${FRAMES} frames (${flood.sent.join(', ')} written in ${flood.ms} ms): ` +
+            `RSS ${baselineMb.toFixed(0)} MB -> peak ${peakMb.toFixed(0)} MB (+${growthMb.toFixed(0)} MB), ` +
+            `/health worst ${worstMs.toFixed(1)} ms over ${checks} checks (${failed} not 200), ` +
+            `closes: ${closes.map((close) => `${close.code} ${close.reason}`).join('; ')}`,
+        );
+        expect(capped).toBe(true);
+        expect(failed).toBe(0);
+        expect(growthMb).toBeLessThan(RSS_GROWTH_LIMIT_MB);
+        expect(worstMs).toBeLessThan(HEALTH_LIMIT_MS);
+        for (const close of closes) expect(close).toEqual({ code: 1008, reason: 'too many requests' });
+      } finally {
+        clients.kill();
+      }
+    },
+  );
+});
