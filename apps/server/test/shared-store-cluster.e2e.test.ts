@@ -4,7 +4,7 @@ import { expectErrorBody } from './harness/error-body.js';
 import { HttpClient, type HttpResponse } from './harness/http-client.js';
 import { startNginx, stopAllNginx, type NginxProxy } from './harness/nginx.js';
 import { addressOn, attemptsMasterOf, guessUntil, type Answer } from './harness/cluster-traffic.js';
-import { cleanupServers, startServer, type ServerProcess } from './harness/server-process.js';
+import { cleanupServers, eventually, startServer, type ServerProcess } from './harness/server-process.js';
 import { OTHER_STRONG_TOKEN, STRONG_TOKEN } from './harness/tokens.js';
 import { connect, type WsClient } from './harness/ws-client.js';
 
@@ -24,6 +24,7 @@ const temporaryToken = (): string =>
       .find((line) => line['temporary_token'] !== undefined)?.['temporary_token'],
   );
 const direct = (index: number, address: string) => new HttpClient(instance(index).baseUrl, { localAddress: address });
+const cookie = (value: string) => ({ cookie: `bot_session=${value}` });
 
 beforeAll(async () => {
   cluster = await startRedisCluster();
@@ -169,6 +170,62 @@ describe('three instances sharing a Redis Cluster', () => {
       expect((await direct(1, address).post('/auth/verify', { body: { token: 'wrong-3' } })).json?.['remaining_attempts']).toBe(1);
       expect((await direct(2, address).post('/auth/verify', { body: { token: 'wrong-4' } })).status).toBe(429);
       for (const server of instances) expect(server.logs().filter((line) => (line.level ?? 0) >= 60)).toEqual([]);
+    },
+    60_000,
+  );
+
+  it(
+    'kill -STOP of the master holding a banned and a logged-in address: every instance answers their right cookie as a wrong ' +
+      'one (503), until the promoted replica answers again with the ban in force',
+    async () => {
+      const master = (await cluster.masters())[1] as number;
+      const [bannedAddress, loggedInAddress] = [await addressOn(cluster, prefix, master, 4), await addressOn(cluster, prefix, master, 5)];
+      const token = STRONG_TOKEN;
+      await guessUntil(instance(0).baseUrl, bannedAddress, (answers) => answers.length >= 5);
+      for (let i = 0; i < 3; i++) {
+        expectErrorBody(await direct(i, bannedAddress).get('/auth/check', cookie(token)), 429, 'too_many_attempts');
+        // A login, but no check yet: nothing of this address is in any instance's memory of clean clients.
+        expect((await direct(i, loggedInAddress).post('/auth/verify', { body: { token } })).status).toBe(200);
+      }
+      await cluster.replicated(master);
+
+      cluster.freeze(master);
+      const promotion = cluster.promotionOf(master);
+      // Asked at once: each waits out the command timeout on the frozen master, well before a replica can be promoted.
+      const pairs = await Promise.all(
+        [0, 1, 2].flatMap((i) =>
+          [bannedAddress, loggedInAddress].flatMap((address) =>
+            ['/auth/check', '/setup/status'].map((path) =>
+              Promise.all([token, `${token}0`].map((value) => direct(i, address).get(path, cookie(value)))),
+            ),
+          ),
+        ),
+      );
+      for (const [right, wrong] of pairs as Array<[HttpResponse, HttpResponse]>) {
+        expectErrorBody(right, 503, 'store_unavailable');
+        expect({ status: wrong.status, json: wrong.json }).toEqual({ status: right.status, json: right.json });
+      }
+
+      // Served again once each instance follows the promoted replica (a few seconds, answering 503 meanwhile): the ban in force.
+      await promotion;
+      const bannedAnswers: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const banned = direct(i, bannedAddress);
+        const loggedIn = direct(i, loggedInAddress);
+        await eventually(
+          async () => {
+            const { status } = await banned.get('/auth/check', cookie(token));
+            bannedAnswers.push(status);
+            return status === 429;
+          },
+          15_000,
+          `instance ${i} refusing the banned address again`,
+        );
+        await eventually(async () => (await loggedIn.get('/auth/check', cookie(token))).status === 200, 15_000, `instance ${i} serving`);
+      }
+      expect(bannedAnswers.filter((status) => status !== 503 && status !== 429)).toEqual([]);
+      cluster.thaw(master);
+      await cluster.healthy();
     },
     60_000,
   );

@@ -1,8 +1,10 @@
 import { startRedisServer, type RedisServerHandle } from '@webui/store-redis/testing';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from './harness/error-body.js';
 import { HttpClient, type HttpResponse } from './harness/http-client.js';
 import { cleanupServers, eventually, startServer, type ServerProcess } from './harness/server-process.js';
+import { STRONG_TOKEN } from './harness/tokens.js';
 import { connect } from './harness/ws-client.js';
 
 // One instance on one Redis that stops answering (kill -STOP), as a hung or partitioned Redis does.
@@ -13,11 +15,14 @@ let token: string;
 const BANNED = '127.0.0.41';
 const LOGGED_IN = '127.0.0.42';
 const GUESSER = '127.0.0.43';
+// Never banned, so admitted without asking Redis: its change is the first call that waits on the frozen Redis.
+const EXEMPT = '127.0.0.44';
+const prefix = `webui-frozen-${process.pid}-${Date.now()}:`;
 
 beforeAll(async () => {
   redis = await startRedisServer();
-  const prefix = `webui-frozen-${process.pid}-${Date.now()}:`;
-  server = await startServer({ config: `[webui]\nstore_prefix = "${prefix}"\n`, env: { WEBUI_STORE: redis.url } });
+  const config = `[webui]\nstore_prefix = "${prefix}"\nban_exempt = ["${EXEMPT}"]\n`;
+  server = await startServer({ config, env: { WEBUI_STORE: redis.url } });
   token = String(server.logs().find((line) => line['temporary_token'] !== undefined)?.['temporary_token']);
 }, 60_000);
 
@@ -53,12 +58,11 @@ describe('Redis frozen: no credential check tells right from wrong, and nothing 
       expect(created.status, created.text).toBe(200);
       const key = String(created.json?.['key']);
       const ticket = String((await loggedIn.get('/ws-token')).json?.['token']);
-      // Read clean and logged in a moment ago: its admission is in this instance's memory for up to a second.
+      // Logged in and read clean a moment ago, as a dashboard polling: its guess during the freeze must leave nothing behind.
       expect((await from(GUESSER).post('/auth/verify', { body: { token } })).status).toBe(200);
       expect((await from(GUESSER).get('/auth/check', cookie(token))).status).toBe(200);
 
       redis.freeze();
-      // A guess from the client just read clean; its count reaches Redis only when Redis runs again.
       const guess = await from(GUESSER).post('/auth/verify', { body: { token: 'a-guess-while-frozen' } });
       expectUnavailable(guess);
 
@@ -109,4 +113,23 @@ describe('Redis frozen: no credential check tells right from wrong, and nothing 
     },
     60_000,
   );
+
+  it('a token change answered 503 while Redis was frozen is not made when Redis runs it after kill -CONT', async () => {
+    const exempt = from(EXEMPT);
+    expect((await exempt.post('/auth/verify', { body: { token } })).status).toBe(200);
+    redis.freeze();
+    try {
+      expectUnavailable(await exempt.post('/auth/update', { body: { new_token: STRONG_TOKEN } }));
+    } finally {
+      redis.thaw();
+    }
+    // A connection of its own queues behind what Redis was sent while frozen: by its answer, the change has run or never will.
+    const raw = new Redis(redis.url);
+    try {
+      expect(await raw.hget(`${prefix}record`, 'json')).toContain(token);
+    } finally {
+      raw.disconnect();
+    }
+    expect((await exempt.get('/auth/check')).json).toMatchObject({ authenticated: true });
+  });
 });

@@ -7,16 +7,25 @@ import { useRedisServer } from './redis-test-server.js';
 const redis = useRedisServer();
 const CLIENT = '203.0.113.7';
 
-describe('the clean-client memory holds no client this instance saw fail', () => {
-  it('a read in flight when this instance counts the failure that bans: its clean answer is not remembered, the ban is seen', async () => {
+describe('admission reads shared by the requests of one client', () => {
+  it('an admission after this instance counted a failure does not join the read sent before it: it sees the ban', async () => {
     const clock = new FakeClock();
-    const store = await redis.open({ prefix: `clean-memory-${randomUUID()}:`, clock });
+    const store = await redis.open({ prefix: `admission-reads-${randomUUID()}:`, clock });
     const bans = new BanPolicy(store, clock, { threshold: 1 });
     await bans.recordSuccess(CLIENT);
-    // One connection keeps their order: the read is answered clean before the failure runs, and that answer arrives after it was sent.
-    const [admission, failure] = await Promise.all([bans.admit(CLIENT), bans.recordFailure(CLIENT)]);
-    expect(admission).toEqual({ kind: 'open', hold: null });
-    expect(failure).toMatchObject({ banned: true, justBanned: true });
-    expect(await bans.admit(CLIENT)).toMatchObject({ kind: 'banned' });
+    const now = clock.now();
+    // One connection keeps their order: the first read runs before the failure, the second after it.
+    const before = bans.admit(CLIENT);
+    const failure = store.attempts.countFailure(CLIENT, {
+      at: now,
+      windowStart: now - 300_000,
+      threshold: 1,
+      banUntil: now + 600_000,
+      keepUntil: now + 300_000,
+    });
+    const after = bans.admit(CLIENT);
+    expect(await before).toEqual({ kind: 'open', hold: null });
+    expect(await failure).toEqual({ kind: 'banned', bannedUntil: now + 600_000 });
+    expect(await after).toMatchObject({ kind: 'banned' });
   });
 });

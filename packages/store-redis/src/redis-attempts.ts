@@ -1,5 +1,5 @@
 import type { AttemptEntry, AttemptRecord, AttemptStore, ClientState, Clock, FailureTally, FailureToCount } from '@webui/core';
-import { CleanClientMemory } from './clean-client-memory.js';
+import { AdmissionReads } from './admission-reads.js';
 import { expiryTtl } from './expiry-ttl.js';
 import type { KeySpace } from './key-space.js';
 import { COUNT_FAILURE, DELETE_ATTEMPTS, LIST_ATTEMPTS, READ_ATTEMPTS, READ_CLIENT, RECORD_LOGIN } from './redis-attempt-scripts.js';
@@ -21,11 +21,11 @@ export class RedisAttempts implements AttemptStore {
   private readonly countingCap: number;
   private readonly loginCap: number;
 
-  // Clean, logged-in clients' admissions answered without a round trip for a moment (clean-client-memory.ts).
-  private readonly memory = new CleanClientMemory();
+  // Admissions of one client key at once share one read (admission-reads.ts).
+  private readonly reads = new AdmissionReads();
 
   async countFailure(key: string, failure: FailureToCount): Promise<FailureTally> {
-    this.memory.forget(key);
+    this.reads.forget(key);
     const now = this.clock.now();
     const args = [
       key,
@@ -50,19 +50,8 @@ export class RedisAttempts implements AttemptStore {
     await this.connection.run(RECORD_LOGIN, this.clientKeys(key), [key, now, ...remember, clockNow]);
   }
 
-  async readClient(key: string): Promise<ClientState> {
-    const now = this.clock.now();
-    // Only while Redis answers: a lost store fails closed, whatever was read a moment ago.
-    if (this.connection.answering && this.memory.isClean(key, now)) return { attempts: null, loggedInRecently: true };
-    const mark = this.memory.mark();
-    const reply = await this.connection.run(READ_CLIENT, this.clientKeys(key), [key, now, this.countingCap]);
-    if (!Array.isArray(reply)) throw new Error(`unexpected reply to the client read: ${JSON.stringify(reply)}`);
-    const [stored, loginUntil, fullUntil] = reply as unknown[];
-    const until = Number(loginUntil);
-    if (typeof stored !== 'string' && until > now) this.memory.rememberClean(key, now, until, mark);
-    const state: ClientState = { attempts: typeof stored === 'string' ? decodeAttemptRecord(stored) : null, loggedInRecently: until > now };
-    if (Number(fullUntil) > now) state.countsFullUntil = Number(fullUntil);
-    return state;
+  readClient(key: string): Promise<ClientState> {
+    return this.reads.join(key, () => this.readOnce(key));
   }
 
   async readAttempts(key: string): Promise<AttemptRecord | null> {
@@ -71,7 +60,7 @@ export class RedisAttempts implements AttemptStore {
   }
 
   async deleteAttempts(key: string): Promise<void> {
-    this.memory.forget(key);
+    this.reads.forget(key);
     await this.connection.run(DELETE_ATTEMPTS, this.clientKeys(key).slice(0, 3), [key]);
   }
 
@@ -90,6 +79,20 @@ export class RedisAttempts implements AttemptStore {
         entries.push({ key: String(listed[i]), record: decodeAttemptRecord(String(listed[i + 1])) });
     }
     return entries;
+  }
+
+  /** The admission read: ban state, recent login and whether the counts are full, in one script. */
+  private async readOnce(key: string): Promise<ClientState> {
+    const now = this.clock.now();
+    const reply = await this.connection.run(READ_CLIENT, this.clientKeys(key), [key, now, this.countingCap]);
+    if (!Array.isArray(reply)) throw new Error(`unexpected reply to the client read: ${JSON.stringify(reply)}`);
+    const [stored, loginUntil, fullUntil] = reply as unknown[];
+    const state: ClientState = {
+      attempts: typeof stored === 'string' ? decodeAttemptRecord(stored) : null,
+      loggedInRecently: Number(loginUntil) > now,
+    };
+    if (Number(fullUntil) > now) state.countsFullUntil = Number(fullUntil);
+    return state;
   }
 
   /** record, counting, banned, logins: the keys of the client key's shard, in the order every script takes them. */

@@ -320,10 +320,10 @@ function parseLogLine(line: string): LogLine | null {
   }
 }
 
-/** Polls until check() is true; for output that arrives a little after the answer that caused it. */
-export async function eventually(check: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+/** Polls until check() is true; for output that arrives a little after the answer that caused it, or a server that recovers. */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = 'condition'): Promise<void> {
   const started = Date.now();
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() - started > timeoutMs) throw new Error(`${what} not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
