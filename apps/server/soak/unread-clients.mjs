@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// node unread-clients.mjs <port> <frames> <ticket>...: one channel socket per ticket that stops reading at once (its TCP
-// socket paused) and sends <frames> security/main subscribes as fast as it can. A process of its own, so that the one
+// node unread-clients.mjs <port> <frames> <domain> <ticket>...: one channel socket per ticket that stops reading at once
+// (its TCP socket paused) and sends <frames> subscribes to <domain>/main as fast as it can. A process of its own, so that the one
 // measuring the server (websocket-unread.soak.test.ts) is not slowed down by the attack it measures.
 // Prints {"sent":[...],"ms":N} once every frame is written; on "resume" from stdin, reads again and prints {"closes":[...]}.
 import WebSocket from 'ws';
 
-const [port, frames, ...tickets] = process.argv.slice(2);
-const FRAME = JSON.stringify({ op: 'subscribe', id: 1, domain: 'security', topic: 'main' });
+const [port, frames, domain, ...tickets] = process.argv.slice(2);
+const FRAME = JSON.stringify({ op: 'subscribe', id: 1, domain, topic: 'main' });
 const FRAMES_PER_TURN = 250;
 
 function open(ticket) {
