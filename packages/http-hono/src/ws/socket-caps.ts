@@ -65,7 +65,7 @@ export class SocketCaps {
 
   /** Whether `socket` holds more than the cap unsent; counted, as the hub closes it. */
   overBuffered(socket: WSContext): boolean {
-    const bytes = this.bufferedBytes(socket);
+    const bytes = this.measure(socket);
     if (bytes === undefined) {
       // Said once: without the measure only the request rate bounds what a socket that does not read costs.
       if (!this.unmeasured)
@@ -76,5 +76,14 @@ export class SocketCaps {
     if (bytes <= this.maxBufferedBytes) return false;
     this.counts.sendBufferFull++;
     return true;
+  }
+
+  /** The runtime's measure; one that throws (on a socket its runtime already let go) counts as empty: nothing is thrown at a sender. */
+  private measure(socket: WSContext): number | undefined {
+    try {
+      return this.bufferedBytes(socket);
+    } catch {
+      return 0;
+    }
   }
 }

@@ -144,6 +144,22 @@ describe('WsHub: the send buffer cap', () => {
     expect(upstream.live).toEqual([]);
   });
 
+  it('a measure that throws counts as an empty buffer: the message goes, nothing is thrown at the sender', () => {
+    const { logger, open } = makeHub({
+      caps: {
+        bufferedBytes: () => {
+          throw new Error('socket released');
+        },
+      },
+    });
+    const client = open();
+    client.send({ op: 'ping' });
+    expect(client.socket.take()).toEqual([{ op: 'pong', ts: expect.any(Number) }]);
+    expect(client.socket.closed).toBeNull();
+    expect(logger.at('warn')).toEqual([]);
+    expect(logger.at('error')).toEqual([]);
+  });
+
   it('a runtime that cannot tell what a socket holds: said once at warn, and messages still go', () => {
     const { logger, logs, open } = makeHub({ caps: { bufferedBytes: () => undefined } });
     const [a, b] = [open(), open()];
