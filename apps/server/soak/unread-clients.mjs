@@ -2,7 +2,8 @@
 // node unread-clients.mjs <port> <frames> <domain> <ticket>...: one channel socket per ticket that stops reading at once
 // (its TCP socket paused) and sends <frames> subscribes to <domain>/main as fast as it can. A process of its own, so that the one
 // measuring the server (websocket-unread.soak.test.ts) is not slowed down by the attack it measures.
-// Prints {"sent":[...],"ms":N} once every frame is written; on "resume" from stdin, reads again and prints {"closes":[...]}.
+// Prints {"open":N} once every socket is open and paused; on "flood" from stdin sends, then prints {"sent":[...],"ms":N} once
+// every frame is written; on "resume", reads again and prints {"closes":[...]}.
 import WebSocket from 'ws';
 
 const [port, frames, domain, ...tickets] = process.argv.slice(2);
@@ -40,10 +41,13 @@ async function flood(socket) {
 }
 
 const sockets = await Promise.all(tickets.map(open));
-const started = performance.now();
-const sent = await Promise.all(sockets.map(flood));
-process.stdout.write(`${JSON.stringify({ sent, ms: Math.round(performance.now() - started) })}\n`);
+process.stdout.write(`${JSON.stringify({ open: sockets.length })}\n`);
 process.stdin.setEncoding('utf8').on('data', async (text) => {
+  if (text.includes('flood')) {
+    const started = performance.now();
+    const sent = await Promise.all(sockets.map(flood));
+    process.stdout.write(`${JSON.stringify({ sent, ms: Math.round(performance.now() - started) })}\n`);
+  }
   if (!text.includes('resume')) return;
   for (const socket of sockets) socket.resume();
   const closes = await Promise.all(

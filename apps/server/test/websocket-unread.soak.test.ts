@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,64 +38,52 @@ const CONFIG = '[webui]\ntrusted_proxies = ["127.0.0.1"]\nglobal_failure_budget 
 /** What the stand-in publishes to each client in the relay's run, at most: past a few MB every socket should be closed. */
 const RELAYED_MB = 64;
 const CLIENTS_SCRIPT = fileURLToPath(new URL('../soak/unread-clients.mjs', import.meta.url));
+const PROBE_SCRIPT = fileURLToPath(new URL('../soak/health-probe.mjs', import.meta.url));
 
 function rssMb(pid: number): number {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return Number(kb) / 1024;
 }
 
-/** One GET /health on a fresh connection: its status and how long the answer took. */
-function health(port: number): Promise<{ status: number; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: '/api/webui/health', agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
-    });
-    req.setTimeout(30_000, () => req.destroy());
-    req.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
-    req.end();
-  });
+/** A child process speaking JSON lines: the next one, what to write it, and its end. */
+function child(script: string, args: string[]) {
+  const process_ = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: process_.stdout })[Symbol.asyncIterator]();
+  return {
+    next: async <T>(): Promise<T> => {
+      const line = await lines.next();
+      if (line.done) throw new Error(`${script} ended early`);
+      return JSON.parse(line.value) as T;
+    },
+    tell: (word: string) => void process_.stdin.write(`${word}\n`),
+    kill: () => void process_.kill('SIGKILL'),
+  };
 }
 
-/** Samples the server's RSS every 50 ms, and /health every 10 ms after the last answer, until stopped. */
-function sampler(server: ServerProcess) {
-  let running = true;
+/**
+ * Samples the server's RSS every 50 ms, and /health through soak/health-probe.mjs (a process of its own, so that the
+ * measure is the server's answer, not the event loop of this process, which may be publishing as the stand-in), until stopped.
+ */
+async function sampler(server: ServerProcess) {
   let peakMb = rssMb(server.pid);
-  let worstMs = 0;
-  let checks = 0;
-  let failed = 0;
   const rss = setInterval(() => {
     peakMb = Math.max(peakMb, rssMb(server.pid));
   }, 50);
-  const probing = (async () => {
-    while (running) {
-      const answer = await health(server.port);
-      checks++;
-      if (answer.status !== 200) failed++;
-      worstMs = Math.max(worstMs, answer.ms);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  })();
+  const probe = child(PROBE_SCRIPT, [String(server.port)]);
+  await probe.next();
   return async () => {
-    running = false;
-    await probing;
+    probe.tell('stop');
+    const health = await probe.next<{ worstMs: number; checks: number; failed: number }>();
     clearInterval(rss);
-    return { peakMb: Math.max(peakMb, rssMb(server.pid)), worstMs, checks, failed };
+    return { peakMb: Math.max(peakMb, rssMb(server.pid)), ...health };
   };
 }
 
-/** The clients' process, each sending `frames` subscribes to `domain`/main: its JSON lines in order, and a way to tell it to read again. */
-function startClients(port: number, frames: number, domain: string, tickets: string[]) {
-  const args = [CLIENTS_SCRIPT, String(port), String(frames), domain, ...tickets];
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const next = async <T>(): Promise<T> => {
-    const line = await lines.next();
-    if (line.done) throw new Error('the clients process ended early');
-    return JSON.parse(line.value) as T;
-  };
-  return { next, resume: () => child.stdin.write('resume\n'), kill: () => child.kill('SIGKILL') };
+/** The clients' process, each socket open and paused, ready to send `frames` subscribes to `domain`/main on "flood". */
+async function startClients(port: number, frames: number, domain: string, tickets: string[]) {
+  const clients = child(CLIENTS_SCRIPT, [String(port), String(frames), domain, ...tickets]);
+  await clients.next<{ open: number }>();
+  return clients;
 }
 
 describe(`sockets that never read: ${CLIENTS} read-key clients x ${FRAMES} subscribes`, () => {
@@ -125,16 +112,17 @@ describe(`sockets that never read: ${CLIENTS} read-key clients x ${FRAMES} subsc
       const tickets: string[] = [];
       for (let n = 0; n < CLIENTS; n++)
         tickets.push(await ticketFor(new HttpClient(server.baseUrl), await createKey(operator, `reader-${n}`, 'read')));
-      const baselineMb = rssMb(server.pid);
-      const stop = sampler(server);
-      const clients = startClients(server.port, FRAMES, 'security', tickets);
+      const clients = await startClients(server.port, FRAMES, 'security', tickets);
       try {
+        const baselineMb = rssMb(server.pid);
+        const stop = await sampler(server);
+        clients.tell('flood');
         const flood = await clients.next<{ sent: number[]; ms: number }>();
         // The server still reads what was written: sample on until it has closed every socket, and 2 s more.
         const capped = await everyCapped(server);
         await new Promise((resolve) => setTimeout(resolve, 2_000));
         const { peakMb, worstMs, checks, failed } = await stop();
-        clients.resume();
+        clients.tell('resume');
         const { closes } = await clients.next<{ closes: Array<{ code: number; reason: string }> }>();
         const growthMb = peakMb - baselineMb;
         console.log(
@@ -168,12 +156,13 @@ describe(`the relay: ${CLIENTS} clients that do not read the bot's events, ${REL
       for (let n = 0; n < CLIENTS; n++) tickets.push(await ticketFor(api));
       const subscribes = () =>
         upstream.channelMessages.filter((message) => (message.message as { op?: string } | undefined)?.op === 'subscribe');
-      const baselineMb = rssMb(server.pid);
-      const stop = sampler(server);
-      const clients = startClients(server.port, 1, 'maisaka_monitor', tickets);
+      const clients = await startClients(server.port, 1, 'maisaka_monitor', tickets);
       try {
+        clients.tell('flood');
         await clients.next();
         await upstream.waitFor(() => subscribes().length >= CLIENTS, 10_000, 'every subscribe relayed');
+        const baselineMb = rssMb(server.pid);
+        const stop = await sampler(server);
         // 16 KiB events, published until every client socket closed or each got its share.
         const data = { text: 'x'.repeat(16 * 1024) };
         let publishedMb = 0;
@@ -185,7 +174,7 @@ describe(`the relay: ${CLIENTS} clients that do not read the bot's events, ${REL
         const capped = await everyCapped(server);
         await new Promise((resolve) => setTimeout(resolve, 2_000));
         const { peakMb, worstMs, checks, failed } = await stop();
-        clients.resume();
+        clients.tell('resume');
         const { closes } = await clients.next<{ closes: Array<{ code: number; reason: string }> }>();
         const growthMb = peakMb - baselineMb;
         console.log(
