@@ -37,6 +37,8 @@ export class WebSocketChannel {
     this.nodeWs = createNodeWebSocket({ app: new Hono() });
     // ws closes a socket that sends a bigger frame with 1009 before it reaches us.
     this.nodeWs.wss.options.maxPayload = MAX_MESSAGE_BYTES;
+    // One message per turn of the event loop: a flood of small frames (libuv reads 2 MiB of them at once) cannot hold it (issue 42).
+    this.nodeWs.wss.options.allowSynchronousEvents = false;
     this.nodeWs.wss.on('connection', (socket: WebSocket) => {
       this.alive.add(socket);
       socket.on('pong', () => this.alive.add(socket));

@@ -37,7 +37,8 @@ export function nodeUpstreamClient(target: UpstreamTarget): UpstreamClient {
     openSocket(url, headers) {
       // ws names a socket file in the URL itself: ws+unix:/path:/request-path.
       const address = socketPath === undefined ? url : `ws+unix:${socketPath}:${pathOf(url)}`;
-      return new WebSocket(address, { headers: { ...headers } }) as unknown as UpstreamSocket;
+      // One message per turn of the event loop, as the channel's own sockets: a bot's burst is read as fast as it is handled (issue 42).
+      return new WebSocket(address, { headers: { ...headers }, allowSynchronousEvents: false }) as unknown as UpstreamSocket;
     },
     close: () => dispatcher.close(),
   };
