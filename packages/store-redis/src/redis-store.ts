@@ -47,8 +47,8 @@ const CLUSTER_RECORD_RESYNC_MS = 5_000;
 /**
  * The Store in Redis, shared by every instance of the server that names the same URL and prefix (DESIGN D16):
  * one file per port, over one connection. Each atomic step is one Lua script; the durable record is also kept in memory and
- * answered from there, so sessions keep working while Redis is down, when every other call fails closed
- * with StoreUnavailableError. Reconnects by itself; nothing needs a restart.
+ * answered from there (no round trip per request), while every other call fails closed with StoreUnavailableError when Redis
+ * cannot answer, the admission read first, so no credential is checked meanwhile. Reconnects by itself; nothing needs a restart.
  */
 export class RedisStore implements Store {
   /** The URL with its password replaced by `***`. */

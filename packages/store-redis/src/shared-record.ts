@@ -31,9 +31,9 @@ return {1, revision}
 type SwapReply = { swapped: true; revision: number } | { swapped: false; current: TokenRecord | null; revision: number };
 
 /**
- * The durable record shared through Redis: served from the last known copy (so sessions keep working
- * while Redis is down), written by compare-and-set, and kept current by revision from the other
- * instances' announcements. The copy only ever moves forward: an older revision never replaces a newer one.
+ * The durable record shared through Redis: served from the last known copy (no round trip per request; while Redis is
+ * down the admission read fails before any credential is compared with it), written by compare-and-set, and kept current
+ * by revision from the other instances' announcements. The copy only ever moves forward: an older revision never replaces a newer one.
  */
 export class SharedRecord implements RecordStore {
   private record: TokenRecord | null = null;
