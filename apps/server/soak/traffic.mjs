@@ -171,9 +171,9 @@ export async function runMixedTraffic({ server, rate, durationS, onTick = () => 
           try {
             code = JSON.parse(text).code;
           } catch {
-            // No D1 body: reported as the bare status.
+            // No error body (docs/decisions/0001-error-bodies.md): reported as the bare status.
           }
-          // Reported with its D1 code: after a rotation, unknown_ticket (revoked) or session_revoked.
+          // Reported with its error code (docs/decisions/0001-error-bodies.md): after a rotation, unknown_ticket (revoked) or session_revoked.
           done(code ? `${res.statusCode} ${code}` : (res.statusCode ?? 0), text.slice(0, 200));
           socket.terminate();
         });

@@ -37,7 +37,7 @@ export function bindAll(
     port,
     {
       async bind(host, chosenPort) {
-        // requireHostHeader off: Node's own 400 for a missing Host has no body; malformedRequest answers it with the D1 body.
+        // requireHostHeader off: Node's own 400 for a missing Host has no body; malformedRequest answers it with the error body (docs/decisions/0001-error-bodies.md).
         const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS, requireHostHeader: false }, listener);
         server.on('clientError', answerClientError);
         server.on('connect', refuseConnect);
@@ -104,7 +104,7 @@ export function closeServer(server: Server, graceMs = 2_000): Promise<void> {
 }
 
 /**
- * Answers what never reached the app as a D1 body: a request Hono cannot turn into a Request
+ * Answers what never reached the app as an error body (docs/decisions/0001-error-bodies.md): a request Hono cannot turn into a Request
  * (a Host it cannot parse) is a 400; anything else escaping the app, which handles its own errors, a 500.
  */
 function malformedRequest(error: unknown): Response {
@@ -118,7 +118,7 @@ function malformedRequest(error: unknown): Response {
   );
 }
 
-/** Node's status and D1 code for a request its parser refused or that came too slowly. */
+/** Node's status and error code (docs/decisions/0001-error-bodies.md) for a request its parser refused or that came too slowly. */
 function clientErrorStatus(code: string | undefined): { status: number; code: string; detail: string } {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
@@ -130,7 +130,7 @@ function clientErrorStatus(code: string | undefined): { status: number; code: st
   }
 }
 
-/** Node answers these itself with an empty body; every error answer carries the D1 body instead. */
+/** Node answers these itself with an empty body; every error answer carries the error body (docs/decisions/0001-error-bodies.md) instead. */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   // As Node does: never write into a response that has already started, nor to a peer that is gone.

@@ -80,7 +80,7 @@ export class WebSocketChannel {
     });
   }
 
-  /** The app decides (Origin, Host, handshake headers, ticket); a refusal goes back whole, D1 body included. */
+  /** The app decides (Origin, Host, handshake headers, ticket); a refusal goes back whole, error body (docs/decisions/0001-error-bodies.md) included. */
   private async handshake(app: HandshakeApp, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     // Node has taken its own error handling off the socket; a client gone mid-handshake must not crash the process.
     socket.on('error', () => socket.destroy());

@@ -63,7 +63,7 @@ describe('API keys, bearer authentication and the audit trail', () => {
     secrets.push(operator.cookie('bot_session') as string);
   });
 
-  it('a read key reads and opens the WebSocket, and is refused every change with 403 and the D1 body', async () => {
+  it('a read key reads and opens the WebSocket, and is refused every change with 403 and the error body (docs/decisions/0001-error-bodies.md)', async () => {
     const key = await createKey('monitor', 'read', '90d');
     const script = bearer(key);
     const status = await script.get('/setup/status');

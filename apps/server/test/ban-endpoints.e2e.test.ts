@@ -76,7 +76,7 @@ describe('GET /api/webui/security/bans and DELETE /api/webui/security/bans/{key}
     twice = { key: '127.0.0.22', span: second.span };
   });
 
-  it('without a login GET answers 401 with the D1 body and lists nothing', async () => {
+  it('without a login GET answers 401 with the error body (docs/decisions/0001-error-bodies.md) and lists nothing', async () => {
     const anonymous = from('127.0.0.11');
     const response = await anonymous.get('/security/bans');
     expectErrorBody(response, 401, 'not_authenticated');

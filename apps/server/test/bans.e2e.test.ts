@@ -69,7 +69,7 @@ describe('per-IP bans with real source addresses', () => {
     expect(after[3]?.json).toMatchObject({ valid: false, remaining_attempts: 1 });
   });
 
-  it('guessing through the cookie counts too: 5 distinct wrong cookies from 127.0.0.5 ban it (DESIGN D4)', async () => {
+  it('guessing through the cookie counts too: 5 distinct wrong cookies from 127.0.0.5 ban it (docs/decisions/0004-guessing-through-the-cookie.md)', async () => {
     const client = from('127.0.0.5');
     for (let n = 1; n <= 4; n++) expectErrorBody(await client.get('/setup/status', { cookie: `bot_session=cookie-guess-${n}` }), 401);
     expectBan(await client.get('/setup/status', { cookie: 'bot_session=cookie-guess-5' }));

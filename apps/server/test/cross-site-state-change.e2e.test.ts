@@ -10,7 +10,7 @@ afterAll(cleanupServers);
  * Issue 18 part 4: a state change carrying the session cookie but no Origin (old browsers' form posts)
  * is refused when the browser says it came from another site; scripts, which send neither header, keep working.
  */
-describe('state changes without Origin: Sec-Fetch-Site decides (DESIGN D9, defence in depth)', () => {
+describe('state changes without Origin: Sec-Fetch-Site decides (docs/decisions/0009-csrf-and-dns-rebinding.md, defence in depth)', () => {
   let server: ServerProcess;
   let token: string;
   /** Logged in; its jar sends the session cookie with every request. */

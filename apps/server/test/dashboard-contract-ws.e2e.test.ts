@@ -6,7 +6,7 @@ import { readWebuiFile } from './harness/webui-file.js';
 
 /**
  * The unified WebSocket channel held to what the existing dashboard does and reads, as recorded in
- * ../shared/spec/dashboard-contract.md §1 (ws-token), §3 (unified WS), §4 (logs) and §5
+ * docs/dashboard.md §1 (ws-token), §3 (unified WS), §4 (logs) and §5
  * (plugin_progress): its messages, byte for byte in shape, and every field it reads. The server
  * writes no trace line of its own, so trace -> DEBUG is held in-process (websocket-heartbeat.test.ts).
  */

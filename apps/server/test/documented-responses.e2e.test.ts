@@ -214,7 +214,7 @@ describe('every documented answer, on a real request, is what its schema says', 
     await wsAnswer('?token=x', `${handshake}Origin: http://evil.example\r\n`);
   });
 
-  it('an unreachable shared store: 503 with the D1 body', async () => {
+  it('an unreachable shared store: 503 with the error body (docs/decisions/0001-error-bodies.md)', async () => {
     redis = await startRedisServer();
     const shared = await startServer({ env: { WEBUI_STORE: redis.url } });
     const sharedToken = shared.logs().find((line) => line['temporary_token'] !== undefined)?.['temporary_token'];

@@ -115,7 +115,7 @@ describe.skipIf(RUNTIME !== 'node')('a disk that is full or read-only when a req
   });
 
   it.each<Fault>(['ENOSPC while writing', 'EROFS on open', 'EIO on fsync', 'EACCES on rename'])(
-    '%s: /auth/update answers 500 with the D1 body, the old token keeps working, nothing is half-written',
+    '%s: /auth/update answers 500 with the error body (docs/decisions/0001-error-bodies.md), the old token keeps working, nothing is half-written',
     async (fault) => {
       let failing: Fault | null = fault;
       const { store, logger, request } = await stackOver(

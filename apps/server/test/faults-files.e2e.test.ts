@@ -157,7 +157,7 @@ describe('a data directory that turns read-only while running', () => {
   const unprivileged = unprivilegedLauncher();
 
   it.skipIf(unprivileged === null)(
-    'writes answer 500 with the D1 body, the old token and state stay in force, nothing is half-written; writable again, writes work',
+    'writes answer 500 with the error body (docs/decisions/0001-error-bodies.md), the old token and state stay in force, nothing is half-written; writable again, writes work',
     async () => {
       const { launcher, giveAway } = unprivileged as NonNullable<typeof unprivileged>;
       const cwd = makeTempDir();
@@ -209,7 +209,7 @@ describe('hand edits while running', () => {
     }
     return performance.now() - started;
   }
-  // A wrong cookie polled again and again is one guess (DESIGN D4): polling cannot ban the test client.
+  // A wrong cookie polled again and again is one guess (docs/decisions/0004-guessing-through-the-cookie.md): polling cannot ban the test client.
   const authenticatedWith = async (token: string) =>
     (await client.get('/auth/check', { cookie: cookieOf(token) })).json?.['authenticated'] === true;
   const isFirstSetup = async () => (await client.get('/setup/status', { cookie: cookieOf(current) })).json?.['is_first_setup'];

@@ -58,7 +58,7 @@ function parseRaw(response: string): { status: number; json: Record<string, unkn
 function expectTimedOut(exchange: RawExchange, limitMs: number): void {
   expect(exchange.closedAfterMs).toBeGreaterThan(limitMs - 500);
   expect(exchange.closedAfterMs).toBeLessThan(limitMs + SLACK_MS);
-  // Answered 408 with the D1 body, or cut without an answer: never left open, never a 5xx.
+  // Answered 408 with the error body (docs/decisions/0001-error-bodies.md), or cut without an answer: never left open, never a 5xx.
   if (exchange.response !== '') {
     const { status, json } = parseRaw(exchange.response);
     expect(status).toBe(408);
@@ -122,7 +122,7 @@ describe.skipIf(RUNTIME !== 'node')('slow and oversized clients', () => {
   it.each([
     ['with Content-Length', true],
     ['chunked, without Content-Length', false],
-  ])('a body over 16 KiB %s answers 413 with the D1 body', async (_label, declared) => {
+  ])('a body over 16 KiB %s answers 413 with the error body (docs/decisions/0001-error-bodies.md)', async (_label, declared) => {
     const body = JSON.stringify({ token: 'x'.repeat(17 * 1024) });
     const head =
       `POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: ` +

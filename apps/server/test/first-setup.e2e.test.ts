@@ -76,7 +76,7 @@ describe('first start and the recommended first-setup order', () => {
     expect(cookie.attributes.get('samesite')).toBe('Lax');
     expect(cookie.attributes.get('path')).toBe('/');
     expect(cookie.attributes.get('max-age')).toBe('604800');
-    // Plain HTTP and webui.secure_cookie unset: a Secure cookie would never come back (DESIGN D6).
+    // Plain HTTP and webui.secure_cookie unset: a Secure cookie would never come back (docs/decisions/0006-session-cookie.md).
     expect(cookie.attributes.has('secure')).toBe(false);
 
     const status = await client.get('/setup/status');

@@ -9,7 +9,7 @@ import { propertyParameters } from './harness/property-parameters.js';
 /**
  * Property-based tests of every endpoint, in process (app.request over the core harness) for
  * breadth: whatever the body, headers or path, the answer is never a 5xx, nothing throws out of
- * the app, and every error is the D1 body.
+ * the app, and every error is the error body (docs/decisions/0001-error-bodies.md).
  */
 
 const ANY_REQUEST = propertyParameters({ seed: 1_101, numRuns: 200 });
@@ -260,7 +260,7 @@ async function expectSoundAnswer(response: Response, label: string, method = 'GE
 
 describe('fuzzing every endpoint in process', () => {
   it(
-    `any method, path, headers and body: no 5xx, nothing thrown, D1 error bodies (${ANY_REQUEST.numRuns} runs)`,
+    `any method, path, headers and body: no 5xx, nothing thrown, error bodies (docs/decisions/0001-error-bodies.md) (${ANY_REQUEST.numRuns} runs)`,
     { timeout: 120_000 },
     async () => {
       await fc.assert(
@@ -293,7 +293,7 @@ describe('fuzzing every endpoint in process', () => {
   );
 
   it(
-    `JSON endpoints with a valid session: any body is a 2xx or a 4xx with the D1 body (${ANY_JSON_BODY.numRuns} runs)`,
+    `JSON endpoints with a valid session: any body is a 2xx or a 4xx with the error body (docs/decisions/0001-error-bodies.md) (${ANY_JSON_BODY.numRuns} runs)`,
     { timeout: 120_000 },
     async () => {
       await fc.assert(
@@ -322,7 +322,7 @@ describe('fuzzing every endpoint in process', () => {
     },
   );
 
-  it('bodies over 16 KiB answer 413 with the D1 body on every POST endpoint', async () => {
+  it('bodies over 16 KiB answer 413 with the error body (docs/decisions/0001-error-bodies.md) on every POST endpoint', async () => {
     const { app, token } = await freshApp({ trustProxies: false, peer: '127.0.0.5' });
     for (const endpoint of ['/auth/verify', '/auth/update', '/setup/complete', '/auth/logout', '/no/such/thing']) {
       const response = await app.request(`http://127.0.0.1:8001/api/webui${endpoint}`, {

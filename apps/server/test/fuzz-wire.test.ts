@@ -10,7 +10,7 @@ import { readWebuiFile } from './harness/webui-file.js';
 /**
  * Property-based tests of raw HTTP/1.1 against the real server, below what any HTTP client would
  * send: Content-Length that lies, duplicated or conflicting framing headers, odd Host values, huge
- * cookies, broken lines. Whatever arrives, every answer is below 500 and carries the D1 body when
+ * cookies, broken lines. Whatever arrives, every answer is below 500 and carries the error body (docs/decisions/0001-error-bodies.md) when
  * it is an error, and the server stays up.
  */
 
@@ -168,7 +168,7 @@ describe('fuzzing raw HTTP against the real server', () => {
   });
 
   it(
-    `any bytes on the wire: answers below 500 with D1 error bodies, and the server stays up (${ANY_BYTES.numRuns} runs)`,
+    `any bytes on the wire: answers below 500 with error bodies (docs/decisions/0001-error-bodies.md), and the server stays up (${ANY_BYTES.numRuns} runs)`,
     { timeout: 180_000 },
     async () => {
       await fc.assert(
@@ -242,7 +242,7 @@ describe('fuzzing raw HTTP against the real server', () => {
       'POST /api/webui/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: ' +
         'chunked\r\n\r\n20\r\n{"token":"',
     ],
-  ])('%s: answers below 500 with D1 bodies', async (_label, request) => {
+  ])('%s: answers below 500 with error bodies (docs/decisions/0001-error-bodies.md)', async (_label, request) => {
     const raw = await exchange(server.port, Buffer.from(request.replaceAll('<TOKEN>', sessionToken), 'latin1'));
     const responses = parseRawResponses(raw, false);
     // A request the client abandons mid-body may go unanswered; one that is complete may not.
@@ -260,7 +260,7 @@ describe('fuzzing raw HTTP against the real server', () => {
     expect(server.logs().filter((line) => (line.level ?? 0) >= 50)).toEqual([]);
   });
 
-  it('regression (wire fuzzer, 2026-11-23): the upgrade counterexample is answered as the plain request, a D1 404', async () => {
+  it('regression (wire fuzzer, 2026-11-23): the upgrade counterexample is answered as the plain request, a 404 (docs/decisions/0001-error-bodies.md)', async () => {
     const request =
       `PUT /api/webui/setup/status\r\nHost: 127.0.0.1\r\nConnection: upgrade\r\nUpgrade: h2c\r\nCookie: ` +
       `bot_session=${sessionToken}\r\nContent-Type: application/json\r\n\r\n`;

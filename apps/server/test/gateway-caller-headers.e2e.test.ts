@@ -78,11 +78,11 @@ describe('caller headers on forwarded requests', () => {
       'x-webui-scope': scope,
       'x-kept': 'yes',
     });
-    expect(Object.keys(recorded.headers).filter((name) => name.startsWith('x-forwarded-')).sort()).toEqual([
-      'x-forwarded-for',
-      'x-forwarded-host',
-      'x-forwarded-proto',
-    ]);
+    expect(
+      Object.keys(recorded.headers)
+        .filter((name) => name.startsWith('x-forwarded-'))
+        .sort(),
+    ).toEqual(['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
   }
 
   it('a read key GET: underscore spellings and the claims never arrive; its own header and our forwarding headers do', async () => {

@@ -89,7 +89,7 @@ describe('path tricks on forwarded paths', () => {
     '/api/chat/a%2fb',
     `${ASSETS}/x%2f..%2fsecret`,
     '/api/webui/version-compatibility%2f..%2fx',
-  ])('%s with a read key: 400 with the D1 body, and nothing arrives', async (target) => {
+  ])('%s with a read key: 400 with the error body (docs/decisions/0001-error-bodies.md), and nothing arrives', async (target) => {
     expectErrorBody(await stranger().get(target, withReader()), 400, 'invalid_path');
     expect(upstream.received).toEqual([]);
   });

@@ -12,7 +12,7 @@ const MEMORY_TEST_CONFIG = '[webui]\ntrusted_proxies = ["127.0.0.1"]\nglobal_fai
 import { readWebuiFile } from './harness/webui-file.js';
 
 /**
- * DESIGN D14, measured on the real Node process: a flood of failed verifications from distinct
+ * docs/decisions/0014-bounded-memory.md, measured on the real Node process: a flood of failed verifications from distinct
  * addresses (through a trusted proxy hop) and a flood of /ws-token calls from one session leave
  * its resident memory bounded, and bans keep working.
  *
@@ -26,7 +26,7 @@ afterAll(cleanupServers);
 const ADDRESSES = Number(process.env['WEBUI_MEMORY_ADDRESSES'] ?? 50_000);
 const TICKETS = Number(process.env['WEBUI_MEMORY_TICKETS'] ?? 100_000);
 const LIMIT_MB = 150;
-// packages/core MemoryStore keeps at most this many client records (DESIGN D14).
+// packages/core MemoryStore keeps at most this many client records (docs/decisions/0014-bounded-memory.md).
 const ATTEMPT_KEYS_CAP = 100_000;
 // The budget over an idle server (~70 MB): a fixed headroom for the garbage of a flood of requests, the
 // rest for the records, which grow with the addresses up to the cap.
@@ -67,7 +67,7 @@ async function measured<T>(pid: number, load: () => Promise<T>): Promise<{ resul
 /** The n-th distinct IPv4 address of 10.0.0.0/8, never 10.0.0.0 itself. */
 const addressOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 
-describe(`bounded memory (DESIGN D14): ${ADDRESSES} addresses, ${TICKETS} tickets`, () => {
+describe(`bounded memory (docs/decisions/0014-bounded-memory.md): ${ADDRESSES} addresses, ${TICKETS} tickets`, () => {
   let server: ServerProcess;
   let token: string;
   let idleMb: number;

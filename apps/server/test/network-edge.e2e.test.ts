@@ -92,7 +92,7 @@ describe('behind a real nginx: trusted_proxies = 127.0.0.1 (plus CIDRs and ::1)'
     token = readWebuiFile(server.dataDir).access_token;
   });
 
-  describe('client IP (D3) and bans keyed by it', () => {
+  describe('client IP (docs/decisions/0003-client-address.md) and bans keyed by it', () => {
     it('bans the real client 127.0.0.2 behind nginx, not nginx itself: 127.0.0.3 through the same nginx logs in', async () => {
       await banWith(viaNginx('127.0.0.2'));
       await expectBanned(viaNginx('127.0.0.2'), token);
@@ -180,7 +180,7 @@ describe('behind a real nginx: trusted_proxies = 127.0.0.1 (plus CIDRs and ::1)'
     });
   });
 
-  describe('guessing through the cookie (D4): no endpoint is an oracle outside the ban', () => {
+  describe('guessing through the cookie (docs/decisions/0004-guessing-through-the-cookie.md): no endpoint is an oracle outside the ban', () => {
     it('five distinct wrong cookies through nginx, spread over /auth/check, /ws-token and 401 endpoints, ban the real client', async () => {
       const guesser = viaNginx('127.0.0.9');
       const check = await guesser.get('/auth/check', { cookie: 'bot_session=guess-1' });
@@ -217,7 +217,7 @@ describe('behind a real nginx: trusted_proxies = 127.0.0.1 (plus CIDRs and ::1)'
     });
   });
 
-  describe('Secure on the cookie (D6) and X-Forwarded-Proto', () => {
+  describe('Secure on the cookie (docs/decisions/0006-session-cookie.md) and X-Forwarded-Proto', () => {
     it(
       'X-Forwarded-Proto: https from the trusted nginx: Secure, HttpOnly, SameSite=Lax, Path=/, Max-Age 7 days; cleared ' + 'the same way',
       async () => {
@@ -260,7 +260,7 @@ describe('behind a real nginx: trusted_proxies = 127.0.0.1 (plus CIDRs and ::1)'
     });
   });
 
-  describe('CSRF and CORS (D9)', () => {
+  describe('CSRF and CORS (docs/decisions/0009-csrf-and-dns-rebinding.md)', () => {
     let victimCookie: string;
     const victim = () => direct('127.0.0.13');
     const cookieHeader = () => `bot_session=${victimCookie}`;
@@ -326,7 +326,8 @@ describe('behind a real nginx: trusted_proxies = 127.0.0.1 (plus CIDRs and ::1)'
     );
 
     it(
-      'the addressed origin takes its scheme from D6: http over an https proxy, or https claimed by an untrusted peer, ' + 'is refused',
+      'the addressed origin takes its scheme from docs/decisions/0006-session-cookie.md: http over an https proxy, or https claimed by an untrusted peer, ' +
+        'is refused',
       async () => {
         const refuse = async (client: HttpClient, origin: string, headers: HeaderMap) => {
           expectErrorBody(await client.post('/auth/logout', { cookie: null, headers: { origin, ...headers } }), 403, 'origin_not_allowed');
@@ -357,7 +358,7 @@ describe('behind a real nginx: trusted_proxies = 127.0.0.1 (plus CIDRs and ::1)'
     });
   });
 
-  describe('DNS rebinding (D9): bound to loopback only', () => {
+  describe('DNS rebinding (docs/decisions/0009-csrf-and-dns-rebinding.md): bound to loopback only', () => {
     const health = (client: HttpClient, host: string) => client.get('/health', { cookie: null, headers: { host } });
 
     it.each([
@@ -367,7 +368,7 @@ describe('behind a real nginx: trusted_proxies = 127.0.0.1 (plus CIDRs and ::1)'
       'localhost.evil.example',
       '192.168.1.10',
       '[2001:db8::1]:8001',
-    ])('Host %s straight to the server: 403 with a D1 body', async (host) => {
+    ])('Host %s straight to the server: 403 with an error body (docs/decisions/0001-error-bodies.md)', async (host) => {
       expectErrorBody(await health(direct('127.0.0.14'), host), 403, 'host_not_allowed');
     });
 
@@ -464,7 +465,7 @@ describe('a server that trusts no proxy (the default)', () => {
   });
 });
 
-describe('webui.allowed_ips (D8)', () => {
+describe('webui.allowed_ips (docs/decisions/0008-allowed-ips.md)', () => {
   let server: ServerProcess;
   let nginx: NginxProxy;
   let token: string;
@@ -478,7 +479,7 @@ describe('webui.allowed_ips (D8)', () => {
     token = readWebuiFile(server.dataDir).access_token;
   });
 
-  it('any other client gets 403 with a D1 body on every path, the public ones, unknown ones and preflights included', async () => {
+  it('any other client gets 403 with an error body (docs/decisions/0001-error-bodies.md) on every path, the public ones, unknown ones and preflights included', async () => {
     const outsider = direct('127.0.0.3');
     const everywhere = new HttpClient(server.baseUrl, { localAddress: '127.0.0.3', prefix: '' });
     const answers: HttpResponse[] = [
@@ -534,7 +535,7 @@ describe('webui.allowed_ips (D8)', () => {
   });
 });
 
-describe('cookie lifetime and Secure from the configuration (D6)', () => {
+describe('cookie lifetime and Secure from the configuration (docs/decisions/0006-session-cookie.md)', () => {
   let development: ServerProcess;
   let alwaysSecure: ServerProcess;
 
@@ -568,7 +569,7 @@ describe('cookie lifetime and Secure from the configuration (D6)', () => {
   });
 });
 
-describe('webui.secret_key rotation (D10)', () => {
+describe('webui.secret_key rotation (docs/decisions/0010-secret-key-revokes-sessions.md)', () => {
   const KEY_A = 'first-secret-key-Alpha';
   const KEY_B = 'second-secret-key-Bravo';
   const config = (key: string) => `[webui]\nsecret_key = "${key}"\n`;

@@ -166,7 +166,7 @@ describe('what the log says, and what it never says', () => {
     expect((await browser.get('/setup/status', { cookie: `bot_session=${STRONG_TOKEN}` })).status).toBe(200);
     expect((await browser.get('/ws-token')).json).toMatchObject({ success: true });
     expect((await browser.post('/setup/complete')).status).toBe(200);
-    // A token with ; and , travels percent-encoded in the cookie (DESIGN D6); it must not leak in either form.
+    // A token with ; and , travels percent-encoded in the cookie (docs/decisions/0006-session-cookie.md); it must not leak in either form.
     expect((await browser.post('/auth/update', { body: { new_token: OTHER_STRONG_TOKEN } })).json).toMatchObject({ success: true });
     expect((await browser.post('/auth/verify', { body: { token: OTHER_STRONG_TOKEN } })).json).toMatchObject({ valid: true });
     expect((await browser.get('/setup/status')).status).toBe(200);

@@ -8,7 +8,7 @@ import { readWebuiFile } from './harness/webui-file.js';
 afterAll(cleanupServers);
 
 // Deno's own HTTP layer answers a request with two Host lines with an empty 400 before any handler
-// runs: the refusal the app would give, without its D1 body, and nothing the app can change.
+// runs: the refusal the app would give, without its error body (docs/decisions/0001-error-bodies.md), and nothing the app can change.
 const RUNTIME_REFUSES_TWO_HOSTS = defaultLauncher.name === 'deno';
 
 async function answer(port: number, head: string, body = ''): Promise<RawResponse> {
@@ -32,7 +32,7 @@ describe('request headers the server does not guess about', () => {
     ['/api/webui/auth/check', 'Host: localhost\r\nHost: 127.0.0.1\r\n'],
     ['/api/webui/auth/check?', 'Host: 127.0.0.1\r\nHost: evil.example\r\n'],
     ['/', 'Host: 127.0.0.1\r\nHost: evil.example\r\n'],
-  ])('two Host headers on %s (%j): 400 with the D1 body', async (target, hosts) => {
+  ])('two Host headers on %s (%j): 400 with the error body (docs/decisions/0001-error-bodies.md)', async (target, hosts) => {
     const response = await answer(server.port, `GET ${target} HTTP/1.1\r\n${hosts}Cookie: bot_session=${encodeURIComponent(token)}\r\n`);
     expect(response.status, response.body).toBe(400);
     if (RUNTIME_REFUSES_TWO_HOSTS) return;

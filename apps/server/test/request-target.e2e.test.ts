@@ -7,7 +7,7 @@ import { startStandInUpstream, stopAllStandInUpstreams, type StandInUpstream } f
 /**
  * The request target in absolute form (`GET http://host/path HTTP/1.1`, RFC 9112 §3.2.2) with userinfo (issue 42, item 4):
  * RFC 9110 §4.2.4 makes a `user:password@` there an error; a web Request cannot even be built from such a URL. Every such
- * request answers 400 with the D1 body, on public and guarded paths, this server's own and forwarded ones alike; nothing
+ * request answers 400 with the error body (docs/decisions/0001-error-bodies.md), on public and guarded paths, this server's own and forwarded ones alike; nothing
  * reaches the upstream and nothing is logged above info, the userinfo least of all.
  */
 
@@ -54,12 +54,15 @@ describe('absolute-form request targets with userinfo', () => {
     ['GET', '/api/webui/setup/status', "this server's guarded endpoint"],
     ['HEAD', '/api/webui/health', 'a HEAD'],
     ['GET', '/', 'the site'],
-  ])('%s %s (%s) with a user and password: 400 with the D1 body', async (method, path) => {
+  ])('%s %s (%s) with a user and password: 400 with the error body (docs/decisions/0001-error-bodies.md)', async (method, path) => {
     const before = gateway.server.logs().length;
     for (const userinfo of [USERINFO, 'probe-user', 'probe-user:']) {
       for (const scheme of ['http', 'https']) {
         const target = `${scheme}://${userinfo}@${authority}${path}`;
-        const answer = parseRawResponses(await rawExchange(gateway.server.port, `${method} ${target} HTTP/1.1\r\n${host}`), method === 'HEAD');
+        const answer = parseRawResponses(
+          await rawExchange(gateway.server.port, `${method} ${target} HTTP/1.1\r\n${host}`),
+          method === 'HEAD',
+        );
         expect(answer, target).toHaveLength(1);
         const [response] = answer as [RawResponse];
         expect(response.body).not.toContain('probe-user');
@@ -77,7 +80,7 @@ describe('absolute-form request targets with userinfo', () => {
     await expectNothingLoggedAboveInfoSince(before);
   });
 
-  it('a login with a valid JSON body sent this way: 400 with the D1 body and no session, however the body is framed', async () => {
+  it('a login with a valid JSON body sent this way: 400 with the error body (docs/decisions/0001-error-bodies.md) and no session, however the body is framed', async () => {
     const before = gateway.server.logs().length;
     const body = JSON.stringify({ token: gateway.token });
     for (const framing of [`Content-Length: ${body.length}\r\n`, 'Transfer-Encoding: chunked\r\n']) {

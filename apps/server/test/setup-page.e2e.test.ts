@@ -199,7 +199,7 @@ describe('the first-setup page in a real browser', () => {
   it('breaks no rule of the Content-Security-Policy, throws no error and never presents a dead cookie', () => {
     expect(pageErrors).toEqual([]);
     expect(consoleMessages.filter((line) => /Content Security Policy|Refused to/i.test(line))).toEqual([]);
-    // A stale bot_session counts as a failed login (DESIGN D4): the page must not send one after changing the token.
+    // A stale bot_session counts as a failed login (docs/decisions/0004-guessing-through-the-cookie.md): the page must not send one after changing the token.
     expect(server.logs().filter((line) => line.msg === 'session cookie rejected')).toEqual([]);
   });
 

@@ -119,7 +119,7 @@ describe('the shared store for operators', () => {
     const prefix = freshPrefix();
     const server = await startServer({ cwd: deployment(prefix) });
     const token = String(server.logs().find((line) => line['temporary_token'] !== undefined)?.['temporary_token']);
-    // Five wrong tokens from 127.0.0.7 ban it (DESIGN D2); the ban is kept in Redis.
+    // Five wrong tokens from 127.0.0.7 ban it (docs/decisions/0002-failed-verification-and-bans.md); the ban is kept in Redis.
     const guesser = new HttpClient(server.baseUrl, { localAddress: '127.0.0.7' });
     const guessFiveTimes = async () => {
       for (let n = 0; n < 5; n++) await guesser.post('/auth/verify', { body: { token: `wrong-guess-${n}` } });

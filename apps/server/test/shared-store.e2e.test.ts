@@ -31,7 +31,7 @@ beforeAll(async () => {
   redis = await startRedisServer();
   const env = { WEBUI_STORE: redis.url };
   instances = [];
-  // One after another: each later start finds the others running (the D11 case below).
+  // One after another: each later start finds the others running (the docs/decisions/0011-temporary-token.md case below).
   for (let i = 0; i < 3; i++) instances.push(await startServer({ config: `${CONFIG}store_prefix = "${prefix}"\n`, env }));
   proxy = await startNginx(instances.map((server) => server.port));
 }, 120_000);
@@ -131,7 +131,7 @@ describe('several instances sharing one Redis', () => {
   });
 
   it(
-    'Redis killed under traffic: only 503s with the D1 body, a right cookie as a wrong one; Redis back: the same sessions work ' +
+    'Redis killed under traffic: only 503s with the error body (docs/decisions/0001-error-bodies.md), a right cookie as a wrong one; Redis back: the same sessions work ' +
       'again without a restart',
     async () => {
       const clients = [0, 1, 2].map((i) => direct(i, '127.0.0.25'));

@@ -12,7 +12,7 @@ const sessionCookie = (token: string) => `bot_session=${encodeURIComponent(token
 /**
  * After a token change, open dashboard tabs keep sending the old token as their cookie: a stale
  * session, answered 401 as before but never counted toward a ban. A value that was never valid still
- * counts (DESIGN D4).
+ * counts (docs/decisions/0004-guessing-through-the-cookie.md).
  */
 describe('stale session cookies after a token change', () => {
   let server: ServerProcess;
@@ -128,7 +128,7 @@ describe('stale session cookies after a token change', () => {
     expect(login.json).toMatchObject({ valid: true });
   });
 
-  it('control: five different never-valid cookie values from 127.0.0.73 still ban it (DESIGN D4)', async () => {
+  it('control: five different never-valid cookie values from 127.0.0.73 still ban it (docs/decisions/0004-guessing-through-the-cookie.md)', async () => {
     const guesser = from('127.0.0.73');
     for (let n = 1; n <= 4; n++)
       expectErrorBody(await guesser.get('/setup/status', { cookie: sessionCookie(`never-valid-${n}`) }), 401, 'invalid_session');

@@ -7,9 +7,9 @@ import { readWebuiFile } from './harness/webui-file.js';
 
 /**
  * Requests that carry upgrade headers (`Connection: upgrade` + `Upgrade: ...`), over raw sockets
- * against the real server (DESIGN D13): on any path but the WebSocket channel they are answered
+ * against the real server (docs/decisions/0013-websocket-channel.md): on any path but the WebSocket channel they are answered
  * exactly as the same request without them, every guard applied; a handshake the channel cannot take
- * is refused with a 4xx and the D1 body, without spending its ticket.
+ * is refused with a 4xx and the error body (docs/decisions/0001-error-bodies.md), without spending its ticket.
  */
 
 afterAll(cleanupServers);
@@ -108,7 +108,7 @@ describe(`upgrade headers on the real server (${defaultLauncher.name})`, () => {
     if (status >= 400) expect(plain.json).toEqual({ detail: expect.stringMatching(/\S/), code: expect.stringMatching(/^[a-z_]+$/) });
   });
 
-  it('a foreign Host is refused with the D1 body, upgrade headers or not', async () => {
+  it('a foreign Host is refused with the error body (docs/decisions/0001-error-bodies.md), upgrade headers or not', async () => {
     const upgraded = await answer(server.port, `GET /api/webui/health HTTP/1.1\r\nHost: evil.example\r\n${UPGRADE_H2C}`);
     expectD1(upgraded, 403, 'host_not_allowed');
     expect(essentials(upgraded)).toEqual(essentials(await answer(server.port, 'GET /api/webui/health HTTP/1.1\r\nHost: evil.example\r\n')));
@@ -153,19 +153,22 @@ describe(`upgrade headers on the real server (${defaultLauncher.name})`, () => {
       ['no Sec-WebSocket-Version', HANDSHAKE.replace('Sec-WebSocket-Version: 13\r\n', ''), 426, 'unsupported_websocket_version'],
       ['a short Sec-WebSocket-Key', HANDSHAKE.replace('dGhlIHNhbXBsZSBub25jZQ==', 'c2hvcnQ='), 400, 'bad_websocket_key'],
       ['no Sec-WebSocket-Key', HANDSHAKE.replace(/Sec-WebSocket-Key: .*\r\n/, ''), 400, 'bad_websocket_key'],
-    ])('%s: refused with the D1 body, the ticket still good', async (_label, headers, status, code) => {
-      const good = await ticket();
-      const refused = await answer(server.port, `${wsLine(good)}${host()}${headers}`);
-      expectD1(refused, status, code);
-      if (code === 'unsupported_websocket_version') expect(refused.headers.get('sec-websocket-version')).toBe('13');
-      await openChannel(server.port, good);
-    });
+    ])(
+      '%s: refused with the error body (docs/decisions/0001-error-bodies.md), the ticket still good',
+      async (_label, headers, status, code) => {
+        const good = await ticket();
+        const refused = await answer(server.port, `${wsLine(good)}${host()}${headers}`);
+        expectD1(refused, status, code);
+        if (code === 'unsupported_websocket_version') expect(refused.headers.get('sec-websocket-version')).toBe('13');
+        await openChannel(server.port, good);
+      },
+    );
 
-    it('an unknown ticket: 401 with the D1 body on the upgrade itself', async () => {
+    it('an unknown ticket: 401 with the error body (docs/decisions/0001-error-bodies.md) on the upgrade itself', async () => {
       expectD1(await answer(server.port, `${wsLine('A'.repeat(43))}${host()}${HANDSHAKE}`), 401, 'unknown_ticket');
     });
 
-    it('a foreign Origin: 403 with the D1 body, the ticket not spent', async () => {
+    it('a foreign Origin: 403 with the error body (docs/decisions/0001-error-bodies.md), the ticket not spent', async () => {
       const good = await ticket();
       expectD1(await answer(server.port, `${wsLine(good)}${host()}${HANDSHAKE}Origin: http://evil.example\r\n`), 403, 'origin_not_allowed');
       await openChannel(server.port, good);
@@ -185,7 +188,7 @@ describe(`upgrade headers on the real server (${defaultLauncher.name})`, () => {
 });
 
 describe(`upgrade headers and webui.allowed_ips (${defaultLauncher.name})`, () => {
-  it('a client outside allowed_ips gets 403 with the D1 body, upgrade headers or not', async () => {
+  it('a client outside allowed_ips gets 403 with the error body (docs/decisions/0001-error-bodies.md), upgrade headers or not', async () => {
     const server = await startServer({ args: ['--host', '127.0.0.1'], config: '[webui]\nallowed_ips = ["10.0.0.0/8"]\n' });
     const host = `Host: 127.0.0.1:${server.port}\r\n`;
     for (const head of [

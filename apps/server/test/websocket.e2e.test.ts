@@ -8,7 +8,7 @@ import { readWebuiFile, webuiFilePath } from './harness/webui-file.js';
 import { connect, WsClient, type Envelope } from './harness/ws-client.js';
 
 /**
- * The unified channel GET /api/webui/ws?token=<ticket> (opened only with a live ticket, sockets capped: DESIGN D13, D14) against the real
+ * The unified channel GET /api/webui/ws?token=<ticket> (opened only with a live ticket, sockets capped: docs/decisions/0013-websocket-channel.md, docs/decisions/0014-bounded-memory.md) against the real
  * server
  * bundle with a real WebSocket client. Ticket expiry needs a fake clock: it is proven at the core
  * (packages/core/src/ws-ticket-issuer.test.ts) and through the route (packages/http-hono/src/routes/ws.test.ts).
@@ -21,7 +21,7 @@ const DEBUG_CONFIG = '[webui]\nlog_level = "debug"\n';
 const MAX_MESSAGE_BYTES = 64 * 1024;
 
 type LogEntry = { id: string; timestamp: string; level: string; module: string; message: string };
-/** The only levels the existing dashboard shows under its filters (dashboard-contract.md §4). */
+/** The only levels the existing dashboard shows under its filters (docs/dashboard.md §4). */
 const DASHBOARD_LEVEL = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL)$/;
 
 async function open(server: ServerProcess, ticket: string, options: ClientOptions = {}): Promise<WsClient> {
@@ -238,7 +238,7 @@ describe('domain logs, topic main', () => {
     http = await loggedIn(server);
   });
 
-  // A live line is data.entry: the dashboard appends nothing else (dashboard-contract.md §4).
+  // A live line is data.entry: the dashboard appends nothing else (docs/dashboard.md §4).
   const entriesOf = (client: WsClient): LogEntry[] =>
     client.events('logs', 'entry').map((event) => (event['data'] as { entry: LogEntry }).entry);
 
@@ -385,7 +385,7 @@ describe('access token changes close sockets with 4001', () => {
   });
 });
 
-describe('caps (DESIGN D14)', () => {
+describe('caps (docs/decisions/0014-bounded-memory.md)', () => {
   it('at most 256 sockets per session token: the 257th handshake is refused', async () => {
     const server = await startServer();
     const http = await loggedIn(server);
@@ -437,7 +437,7 @@ describe('shutdown', () => {
     await expect(connect(server, 'A'.repeat(43))).rejects.toThrow(/ECONNREFUSED/);
   });
 
-  // A live line is data.entry: the dashboard appends nothing else (dashboard-contract.md §4).
+  // A live line is data.entry: the dashboard appends nothing else (docs/dashboard.md §4).
   const entriesOf = (client: WsClient): LogEntry[] =>
     client.events('logs', 'entry').map((event) => (event['data'] as { entry: LogEntry }).entry);
 });

@@ -100,7 +100,7 @@ export async function assembleWebui({
   const extensions = await extensionsFrom(bot, { logs: feed, progress, dataDir: storage.dataDir });
   let bootstrap: BootstrapOutcome;
   try {
-    // Instances already running on a shared store keep their temporary token: this start prints the same one (D11 with several instances).
+    // Instances already running on a shared store keep their temporary token: this start prints the same one (docs/decisions/0011-temporary-token.md with several instances).
     const liveInstances = await storage.joinInstances();
     bootstrap = await core.tokens.bootstrap({ secretKeyFingerprint: secretKeyFingerprint(settings.secretKey), liveInstances });
   } catch (error) {

@@ -60,7 +60,7 @@ export async function runPortableServer<Server>(
     return undefined;
   }
 
-  // Their serve APIs take a socket path, but not who is on the other end: the client rule (DESIGN D3) could not be kept.
+  // Their serve APIs take a socket path, but not who is on the other end: the client rule (docs/decisions/0003-client-address.md) could not be kept.
   const socketHost = loaded.settings.host.find((host) => unixSocketPath(host) !== null);
   if (socketHost !== undefined)
     return exitWith(

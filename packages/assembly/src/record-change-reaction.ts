@@ -4,7 +4,7 @@ import type { WsHub } from '@webui/http-hono';
 /**
  * What a change of the durable record sets off, whoever made it (the API, the CLI through the server, a
  * hand edit): sockets of a token that stopped being valid or of a revoked key close at once with 4001
- * (DESIGN D13); a change made outside this process is audited as a hand edit (this process audits its own
+ * (docs/decisions/0013-websocket-channel.md); a change made outside this process is audited as a hand edit (this process audits its own
  * where it makes them, with who asked, and so does another instance sharing the store). The core revokes the tickets the same way.
  */
 export function reactToRecordChanges(store: Pick<Store, 'record'>, hub: WsHub, audit: SecurityEventSink): () => void {

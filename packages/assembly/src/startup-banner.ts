@@ -6,7 +6,7 @@ import { originOf } from './http-policy.js';
 import type { MachineAddress } from './system-ports.js';
 import { warnOfWeakToken, weakTokenAdvice } from './weak-token-warning.js';
 
-/** The temporary token goes into the startup log, as the specification asks; a configured one never does (D11). */
+/** The temporary token goes into the startup log, as the specification asks; a configured one never does (docs/decisions/0011-temporary-token.md). */
 export function logBootstrap(outcome: BootstrapOutcome, logger: Logger): void {
   if (outcome.reason === 'secret_key_changed') {
     logger.warn({}, 'webui.secret_key changed: every session is revoked and a new temporary token was made');

@@ -31,13 +31,13 @@ export interface Storage {
    * directory) or memory.
    */
   joinInstances(): Promise<number>;
-  /** Whether the store answers right now: a shared store can be lost while the server runs (DESIGN D16). */
+  /** Whether the store answers right now: a shared store can be lost while the server runs (docs/decisions/0016-shared-store-fails-closed.md). */
   available(): boolean;
   /** The data directory, or null when nothing is written. */
   dataDir: string | null;
   /** Where security events are appended (data/audit.log, opened with the store), or null when nothing is written. */
   audit: AuditLogFile | null;
-  /** Drops expired tickets and attempt records, so memory stays bounded (DESIGN D14). */
+  /** Drops expired tickets and attempt records, so memory stays bounded (docs/decisions/0014-bounded-memory.md). */
   sweep(): void;
   /** Starts picking up changes made by others (hand edits, the CLI). */
   watch(): void;
@@ -173,7 +173,7 @@ export function memoryStorage(clock: Clock, logger: Logger): Storage {
 function describeStoreEvent(event: StoreEvent): string {
   switch (event.kind) {
     case 'corrupt-file-moved':
-      // The file moved aside took the API keys with it (DESIGN D12): say where they are and how to get them back.
+      // The file moved aside took the API keys with it (docs/decisions/0012-token-file.md): say where they are and how to get them back.
       return (
         `webui.json was not valid (${event.reason}); it was moved to ${event.movedTo} and a new temporary token was made. ` +
         `Any API keys it held are in that file: to restore them and the token, stop the server, fix the JSON in ${event.movedTo} and ` +

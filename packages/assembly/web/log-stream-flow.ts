@@ -5,7 +5,7 @@ import { NetworkError } from './page-client.js';
 
 const LOG_REPLAY = 100;
 const RECONNECT_DELAY_MS = 3_000;
-/** The server closes every socket of an access token that changed (DESIGN D13). */
+/** The server closes every socket of an access token that changed (docs/decisions/0013-websocket-channel.md). */
 const CLOSE_TOKEN_CHANGED = 4001;
 
 function isLogEntry(value: unknown): value is LogEntry {
@@ -91,7 +91,7 @@ export class LogStream {
 
   private dropped(generation: number, code: number): void {
     this.channel = null;
-    // Asking a ticket now would present a dead cookie, which counts as a failed login (DESIGN D4); the next login starts the stream again.
+    // Asking a ticket now would present a dead cookie, which counts as a failed login (docs/decisions/0004-guessing-through-the-cookie.md); the next login starts the stream again.
     if (code === CLOSE_TOKEN_CHANGED) {
       this.running = false;
       showLogState('Access token changed', 'off');

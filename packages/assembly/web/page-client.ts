@@ -6,7 +6,7 @@ export class NetworkError extends Error {}
 /**
  * The page's @webui/client: same origin, the browser keeps the HttpOnly cookie, nothing cached.
  * It is never given a token, so a 401 is thrown rather than answered by a re-login: the page asks the
- * person instead, and a refused re-login would count toward the ban (DESIGN D2, D4).
+ * person instead, and a refused re-login would count toward the ban (docs/decisions/0002-failed-verification-and-bans.md, docs/decisions/0004-guessing-through-the-cookie.md).
  */
 export function createPageClient(): WebuiClient {
   return createWebuiClient({

@@ -1,7 +1,7 @@
 import type { LogEntry, PluginProgress, ServerEnvelope } from '@webui/http-hono';
 import type { CallOptions } from './call-signal.js';
 
-/** Events the server is known to send (DESIGN D13), by domain and event name; others carry `unknown`. */
+/** Events the server is known to send (docs/decisions/0013-websocket-channel.md), by domain and event name; others carry `unknown`. */
 export interface ChannelEventMap {
   system: { ready: { connection_id: string; timestamp: number } };
   logs: { snapshot: { entries: LogEntry[] }; entry: { entry: LogEntry } };

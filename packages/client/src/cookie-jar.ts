@@ -1,6 +1,6 @@
 /**
  * The cookies one server set, for runtimes without a cookie jar (Node, Bun, Deno). Values are kept
- * exactly as the server sent them (bot_session is percent-encoded, DESIGN D6) and sent back as is.
+ * exactly as the server sent them (bot_session is percent-encoded, docs/decisions/0006-session-cookie.md) and sent back as is.
  * In a browser Set-Cookie is hidden from scripts and this jar stays empty: the browser's own jar works.
  */
 export class CookieJar {

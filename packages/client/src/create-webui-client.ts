@@ -175,7 +175,7 @@ export function createWebuiClient(options: WebuiClientOptions): WebuiClient {
     const known = token;
     if (known === undefined) return false;
     const valid = await verifyDirect(known, signal);
-    // A token the server refused is not tried again: each try counts toward the ban (D2, D4).
+    // A token the server refused is not tried again: each try counts toward the ban (docs/decisions/0002-failed-verification-and-bans.md, docs/decisions/0004-guessing-through-the-cookie.md).
     if (!valid && token === known) token = undefined;
     return valid;
   });

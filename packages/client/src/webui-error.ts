@@ -1,4 +1,4 @@
-/** Every non-2xx answer of the API, with the D1 body `{detail, code}` (and `retry_after` on 429) read out. */
+/** Every non-2xx answer of the API, with the error body (docs/decisions/0001-error-bodies.md) `{detail, code}` (and `retry_after` on 429) read out. */
 export class WebuiError extends Error {
   override readonly name = 'WebuiError';
   /** HTTP status of the answer. */

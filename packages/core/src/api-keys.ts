@@ -6,7 +6,7 @@ import type { ApiKeyRecord, ApiKeyScope, Store } from './ports/store.js';
 import { requireRecord, type RecordEditor } from './record-editor.js';
 import { err, ok, type Result } from './result.js';
 
-/** Keys live in the durable record, which every request reads: a bound keeps it small (DESIGN D14). */
+/** Keys live in the durable record, which every request reads: a bound keeps it small (docs/decisions/0014-bounded-memory.md). */
 export const MAX_API_KEYS = 100;
 /** Last use is written at most this often per key: a busy script must not turn every request into a file write. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -29,7 +29,7 @@ export type CreateKeyRefusal = 'invalid_key_name' | 'key_name_taken' | 'too_many
 export type KeyCheck =
   { kind: 'valid'; entry: ApiKeyEntry; session: string; firstUse: boolean } | { kind: 'expired'; entry: ApiKeyEntry } | { kind: 'unknown' };
 
-// A space can never be part of an access token (DESIGN D5), so a key's session never equals a token.
+// A space can never be part of an access token (docs/decisions/0005-weak-tokens.md), so a key's session never equals a token.
 const KEY_SESSION_PREFIX = 'api-key ';
 
 /** The session a key's tickets and sockets belong to: revoking the key ends it. */

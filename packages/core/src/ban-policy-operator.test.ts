@@ -359,7 +359,7 @@ describe('BanPolicy: stale sessions after a token change', () => {
     });
   });
 
-  it('a value that was never the token still counts, each distinct one (DESIGN D4)', async () => {
+  it('a value that was never the token still counts, each distinct one (docs/decisions/0004-guessing-through-the-cookie.md)', async () => {
     const { bans, tokens } = rotatingHarness();
     await tokens.regenerate();
     const outcomes = [];

@@ -189,7 +189,7 @@ describe('BanPolicy: counting -> count 0 on success', () => {
   });
 });
 
-describe('BanPolicy: client keys (DESIGN D3)', () => {
+describe('BanPolicy: client keys (docs/decisions/0003-client-address.md)', () => {
   it('IPv6 addresses in one /64 share a count', async () => {
     const { bans } = createCoreHarness();
     const sameNetwork = [
@@ -238,7 +238,7 @@ describe('BanPolicy: client keys (DESIGN D3)', () => {
   });
 });
 
-describe('BanPolicy: guessing through the cookie (DESIGN D4)', () => {
+describe('BanPolicy: guessing through the cookie (docs/decisions/0004-guessing-through-the-cookie.md)', () => {
   it('distinct wrong cookie values each count', async () => {
     const { bans } = createCoreHarness();
     const outcomes = [];
@@ -296,7 +296,7 @@ describe('BanPolicy: guessing through the cookie (DESIGN D4)', () => {
   });
 });
 
-describe('BanPolicy: bounded memory (DESIGN D14)', () => {
+describe('BanPolicy: bounded memory (docs/decisions/0014-bounded-memory.md)', () => {
   it(
     '5000 distinct addresses keep at most maxAttemptKeys records; a fresh client then finds the counts full and is turned away ' +
       'before its guess is checked, spending the global budget; a client that logged in, or one already counting, is not',

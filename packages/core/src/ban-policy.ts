@@ -85,7 +85,7 @@ export interface BanEntry {
 
 /**
  * Brute-force protection (the specification's "Client IP ban" table; a ban refuses even the right token,
- * wrong cookies count, each distinct one once per window: DESIGN D2-D4), clients keyed by IPv4 address or
+ * wrong cookies count, each distinct one once per window: docs/decisions/0002-failed-verification-and-bans.md, docs/decisions/0003-client-address.md, docs/decisions/0004-guessing-through-the-cookie.md), clients keyed by IPv4 address or
  * IPv6 /64 (one host cannot rotate through its prefix), plus what keeps it aimed at real guesses: exempt
  * networks, stale sessions, and a budget shared by all addresses against botnets.
  */

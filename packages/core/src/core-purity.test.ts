@@ -3,7 +3,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// The core runs on any JS runtime (DESIGN "Shape"): no node:*, no packages, no ambient time or randomness.
+// The core runs on any JS runtime (docs/decisions/0018-layers-point-inward.md): no node:*, no packages, no ambient time or randomness.
 const SOURCE_ROOT = dirname(fileURLToPath(import.meta.url));
 
 function sourceFiles(directory: string): string[] {

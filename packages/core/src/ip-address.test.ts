@@ -142,7 +142,7 @@ describe('parseIp / formatIp: IPv6', () => {
   });
 });
 
-describe('clientKey (DESIGN D3)', () => {
+describe('clientKey (docs/decisions/0003-client-address.md)', () => {
   it('is the IPv4 address itself', () => {
     expect(clientKey(parsed('192.0.2.1'))).toBe('192.0.2.1');
     expect(clientKey(parsed('::ffff:192.0.2.1'))).toBe('192.0.2.1');

@@ -1,4 +1,4 @@
-/** An IP address as 4 or 16 bytes; IPv4-mapped IPv6 (::ffff:a.b.c.d) is normalised to IPv4 (DESIGN D3). */
+/** An IP address as 4 or 16 bytes; IPv4-mapped IPv6 (::ffff:a.b.c.d) is normalised to IPv4 (docs/decisions/0003-client-address.md). */
 export interface IpAddress {
   version: 4 | 6;
   bytes: Uint8Array;
@@ -109,7 +109,7 @@ export function formatIp(ip: IpAddress): string {
   return `${groups.slice(0, bestStart).join(':')}::${groups.slice(bestStart + bestLength).join(':')}`;
 }
 
-/** The key a client is counted under: the IPv4 address, or the /64 prefix of an IPv6 address (DESIGN D3). */
+/** The key a client is counted under: the IPv4 address, or the /64 prefix of an IPv6 address (docs/decisions/0003-client-address.md). */
 export function clientKey(ip: IpAddress): string {
   if (ip.version === 4) return formatIp(ip);
   const prefix = new Uint8Array(16);

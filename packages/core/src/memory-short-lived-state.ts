@@ -6,7 +6,7 @@ import type { Clock } from './ports/clock.js';
 import type { RecordStore } from './ports/record-store.js';
 import type { ShortLivedState, Store } from './ports/store.js';
 
-/** Caps that keep the short-lived state bounded whatever clients do (DESIGN D14). */
+/** Caps that keep the short-lived state bounded whatever clients do (docs/decisions/0014-bounded-memory.md). */
 export interface MemoryStoreLimits {
   /** Client keys with failures or a ban that are remembered at once. */
   maxAttemptKeys: number;

@@ -27,7 +27,7 @@ describe('MemoryStore', () => {
       keepUntil: rule.keepUntil ?? at + 300_000,
     });
 
-  it('has the default limits of DESIGN D14', () => {
+  it('has the default limits of docs/decisions/0014-bounded-memory.md', () => {
     expect(DEFAULT_MEMORY_STORE_LIMITS).toEqual({
       maxAttemptKeys: 100_000,
       maxTickets: 10_000,

@@ -51,7 +51,7 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
     expect(await tokens.status()).toEqual({ tokenSource: 'temporary', requiresCustomToken: true });
   });
 
-  it('temporary record at startup: a fresh, different temporary token; the old one stops working (D11)', async () => {
+  it('temporary record at startup: a fresh, different temporary token; the old one stops working (docs/decisions/0011-temporary-token.md)', async () => {
     const { tokens, store, outcome: first } = await bootedHarness();
     await overwriteRecord(store.record, { ...(await store.record.readRecord())!, firstSetupCompleted: true });
 
@@ -85,7 +85,7 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
       });
       expect(write).not.toHaveBeenCalled();
       expect(await tokens.verify(first.temporaryToken as string)).toBe(true);
-      // Once no other instance runs, the next start renews it as D11 says.
+      // Once no other instance runs, the next start renews it as docs/decisions/0011-temporary-token.md says.
       expect((await tokens.bootstrap({ liveInstances: 0 })).reason).toBe('temporary_renewed');
       expect(await tokens.verify(first.temporaryToken as string)).toBe(false);
     },
@@ -133,7 +133,7 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
     expect(await tokens.bootstrap()).toMatchObject({ reason: 'kept', requiresCustomToken: false, weakRules: [] });
   });
 
-  it('legacy record without tokenSource and a 64-hex token: read as temporary and renewed (D12)', async () => {
+  it('legacy record without tokenSource and a 64-hex token: read as temporary and renewed (docs/decisions/0012-token-file.md)', async () => {
     const legacy = { accessToken: 'ab'.repeat(32), firstSetupCompleted: true };
     const { tokens, store } = createCoreHarness({ record: legacy });
 
@@ -149,7 +149,7 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
     });
   });
 
-  it('legacy record without tokenSource and any other token: read as configured, kept, tokenSource written (D12)', async () => {
+  it('legacy record without tokenSource and any other token: read as configured, kept, tokenSource written (docs/decisions/0012-token-file.md)', async () => {
     for (const accessToken of ['my-own-token', 'AB'.repeat(32), 'ab'.repeat(31) + 'a', 'ab'.repeat(32) + '0']) {
       const { tokens, store } = createCoreHarness({ record: { accessToken, firstSetupCompleted: false } });
 
@@ -162,7 +162,7 @@ describe('TokenService.bootstrap (Token source: first startup)', () => {
   });
 });
 
-describe('TokenService.bootstrap with the secret-key fingerprint (D10)', () => {
+describe('TokenService.bootstrap with the secret-key fingerprint (docs/decisions/0010-secret-key-revokes-sessions.md)', () => {
   it('first fingerprint on a configured record: recorded, token kept, nothing printed', async () => {
     const { tokens, store } = createCoreHarness({ record: CONFIGURED });
 

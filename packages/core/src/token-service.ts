@@ -14,7 +14,7 @@ export type BootstrapReason = 'created' | 'temporary_renewed' | 'temporary_share
 
 export interface BootstrapOutcome extends TokenStatus {
   reason: BootstrapReason;
-  /** The token to print at startup; only ever a temporary one (DESIGN D11). */
+  /** The token to print at startup; only ever a temporary one (docs/decisions/0011-temporary-token.md). */
   temporaryToken: string | null;
   /** With `temporary_shared`: how many other running instances use the kept temporary token. */
   sharedWith?: number;
@@ -47,7 +47,7 @@ export class TokenService {
   /**
    * Runs once at startup: no record -> a temporary token; a temporary record -> a fresh one, unless
    * other instances on the same store are running with it (then it is kept and printed again);
-   * a changed secret-key fingerprint -> a fresh temporary token, revoking every session (DESIGN D10).
+   * a changed secret-key fingerprint -> a fresh temporary token, revoking every session (docs/decisions/0010-secret-key-revokes-sessions.md).
    */
   bootstrap(options: BootstrapOptions = {}): Promise<BootstrapOutcome> {
     const fingerprint = options.secretKeyFingerprint;
@@ -113,7 +113,7 @@ export class TokenService {
     return tokenStatus(await this.editor.read());
   }
 
-  /** Replaces the token with a custom one that meets every strength rule (DESIGN D5). */
+  /** Replaces the token with a custom one that meets every strength rule (docs/decisions/0005-weak-tokens.md). */
   async update(newToken: string): Promise<Result<RotationOutcome, { code: 'weak_token'; violations: TokenViolation[] }>> {
     const result = await this.editor.edit<Result<RotationOutcome, { code: 'weak_token'; violations: TokenViolation[] }>>((current) => {
       const record = requireRecord(current);

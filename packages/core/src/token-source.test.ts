@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveTokenSource } from './token-source.js';
 
-describe('resolveTokenSource (DESIGN D12)', () => {
+describe('resolveTokenSource (docs/decisions/0012-token-file.md)', () => {
   it('an explicit tokenSource wins, whatever the token looks like', () => {
     expect(resolveTokenSource({ accessToken: 'ab'.repeat(32), tokenSource: 'configured', firstSetupCompleted: false })).toBe('configured');
     expect(resolveTokenSource({ accessToken: 'Custom-Token!', tokenSource: 'temporary', firstSetupCompleted: false })).toBe('temporary');

@@ -7,7 +7,7 @@ export function isGeneratedToken(token: string): boolean {
   return GENERATED_TOKEN.test(token);
 }
 
-/** Files written before token_source existed: a 64-hex token was generated, anything else was chosen (DESIGN D12). */
+/** Files written before token_source existed: a 64-hex token was generated, anything else was chosen (docs/decisions/0012-token-file.md). */
 export function resolveTokenSource(record: TokenRecord): TokenSource {
   if (record.tokenSource) return record.tokenSource;
   return isGeneratedToken(record.accessToken) ? 'temporary' : 'configured';

@@ -9,7 +9,7 @@ export interface TokenStatus {
 }
 
 /**
- * The strength rules (DESIGN D5) the token in force breaks, however it got there (a hand edit, an import,
+ * The strength rules (docs/decisions/0005-weak-tokens.md) the token in force breaks, however it got there (a hand edit, an import,
  * a file from an older version); empty when it meets them or has the shape the server generates
  * (64 lowercase hex: 256 random bits, though without upper case or a special character).
  */

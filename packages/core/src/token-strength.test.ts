@@ -7,12 +7,12 @@ import {
   tokenViolations,
 } from './token-strength.js';
 
-describe('tokenViolations (DESIGN D5)', () => {
+describe('tokenViolations (docs/decisions/0005-weak-tokens.md)', () => {
   it('accepts a token that meets every rule', () => {
     expect(tokenViolations('Good-Token-123')).toEqual([]);
   });
 
-  it('uses the limits of the specification and D5', () => {
+  it('uses the limits of the specification and docs/decisions/0005-weak-tokens.md', () => {
     expect(TOKEN_MIN_LENGTH).toBe(10);
     expect(TOKEN_MAX_LENGTH).toBe(512);
     expect(TOKEN_SPECIAL_CHARACTERS).toBe('!@#$%^&*()_+-=[]{}|;:,.<>?/');

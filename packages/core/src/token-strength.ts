@@ -17,7 +17,7 @@ export const TOKEN_VIOLATION_MESSAGES: Record<TokenViolation, string> = {
   same_as_current: 'a value different from the current token',
 };
 
-/** Every strength rule a proposed custom token breaks (DESIGN D5); empty when it is acceptable. */
+/** Every strength rule a proposed custom token breaks (docs/decisions/0005-weak-tokens.md); empty when it is acceptable. */
 export function tokenViolations(candidate: string): TokenViolation[] {
   const violations: TokenViolation[] = [];
   if (candidate.length < TOKEN_MIN_LENGTH) violations.push('too_short');

@@ -155,7 +155,7 @@ describe('WsTicketIssuer: issued -> consumed / rejected / expired', () => {
   });
 });
 
-describe('WsTicketIssuer: bounded memory (DESIGN D14)', () => {
+describe('WsTicketIssuer: bounded memory (docs/decisions/0014-bounded-memory.md)', () => {
   it('the per-session cap evicts the oldest ticket of the session', async () => {
     const harness = await bootedHarness({ limits: { maxTicketsPerSession: 3 } });
     const tickets = [];

@@ -3,7 +3,7 @@ import type { HttpPolicy, WebuiEnv } from './app-env.js';
 import { requestHeader } from './runtime-port.js';
 
 /**
- * DESIGN D9: the origin the request itself addressed (its Host, with the scheme it came over),
+ * docs/decisions/0009-csrf-and-dns-rebinding.md: the origin the request itself addressed (its Host, with the scheme it came over),
  * the server's own listen origins, and webui.allowed_origins.
  */
 export function isAllowedOrigin(origin: string, c: Context<WebuiEnv>, policy: HttpPolicy): boolean {

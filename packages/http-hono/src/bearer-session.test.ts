@@ -20,7 +20,7 @@ describe('Authorization: Bearer with the access token or a key', () => {
     expect(sessionSetCookies(await t.request('/auth/logout', { method: 'POST', bearer: 'x' }))).toEqual([]);
   });
 
-  it('a read key may GET and get a WebSocket ticket, and nothing else (403 with the D1 body)', async () => {
+  it('a read key may GET and get a WebSocket ticket, and nothing else (403 with the error body (docs/decisions/0001-error-bodies.md))', async () => {
     const t = await createTestApp();
     const key = await t.createKey('monitor', 'read');
     expect((await t.request('/setup/status', { bearer: key })).status).toBe(200);
@@ -79,7 +79,7 @@ describe('Authorization: Bearer with the access token or a key', () => {
     expect((await t.verify(t.token)).status).toBe(200);
   });
 
-  it('a cookie and a bearer that differ get 400 with the D1 body, each request one guess, nothing compared; equal ones pass', async () => {
+  it('a cookie and a bearer that differ get 400 with the error body (docs/decisions/0001-error-bodies.md), each request one guess, nothing compared; equal ones pass', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
     const key = await t.createKey('k', 'admin');
@@ -160,7 +160,7 @@ describe('/keys over HTTP', () => {
     expect(JSON.stringify(t.audit.events)).not.toContain((body.key as string).slice(3));
   });
 
-  it('defaults to read scope and no expiry; refuses bad names, taken names and bad lifetimes with the D1 body', async () => {
+  it('defaults to read scope and no expiry; refuses bad names, taken names and bad lifetimes with the error body (docs/decisions/0001-error-bodies.md)', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
     expect(await json(await t.request('/keys', { method: 'POST', cookie, json: { name: 'plain' } }))).toMatchObject({

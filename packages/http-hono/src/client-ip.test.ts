@@ -8,7 +8,7 @@ const headers = (init: Record<string, string>) => {
   return (name: string) => all.get(name) ?? undefined;
 };
 
-describe('resolveClient (DESIGN D3)', () => {
+describe('resolveClient (docs/decisions/0003-client-address.md)', () => {
   it('is the TCP peer when no proxy is trusted, whatever the forwarded headers say', () => {
     const client = resolveClient(
       '198.51.100.7',

@@ -17,7 +17,7 @@ export const UNIX_SOCKET_PEER = 'unix';
 const UNIX_SOCKET_CLIENT = parseIp('127.0.0.1') as IpAddress;
 
 /**
- * DESIGN D3: the TCP peer, unless the peer is a trusted proxy; then X-Forwarded-For is walked
+ * docs/decisions/0003-client-address.md: the TCP peer, unless the peer is a trusted proxy; then X-Forwarded-For is walked
  * right to left and the first address that is not a trusted proxy is the client. Headers from
  * anyone else are ignored, so a client cannot pick the address it is banned under. The Unix socket's
  * peer is a trusted proxy by construction (only the socket's owner and group may connect).

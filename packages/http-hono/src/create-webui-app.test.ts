@@ -53,7 +53,7 @@ async function everyError(t: TestApp): Promise<Array<{ name: string; res: Respon
 }
 
 describe('createWebuiApp', () => {
-  it('answers every error with a D1 JSON body: string detail, snake_case code', async () => {
+  it('answers every error with a JSON error body (docs/decisions/0001-error-bodies.md): string detail, snake_case code', async () => {
     const t = await createTestApp({ policy: { allowedIps: ['127.0.0.0/8'] } });
     for (const { name, res, status, code } of await everyError(t)) {
       expect(res.status, name).toBe(status);
@@ -168,7 +168,7 @@ describe('createWebuiApp', () => {
     expect(t.logger.calls.filter((call) => call.message === 'request')).toEqual([]);
   });
 
-  it('turns an unexpected error in a mounted group into a logged 500 with a D1 body', async () => {
+  it('turns an unexpected error in a mounted group into a logged 500 with an error body (docs/decisions/0001-error-bodies.md)', async () => {
     const failing = new Hono<WebuiEnv>()
       .get('/boom', () => {
         throw new Error('disk on fire');

@@ -38,7 +38,7 @@ export const API_PREFIX = '/api/webui';
 export const WS_PATH = `${API_PREFIX}${WS_ROUTE}`;
 export { MAX_BODY_BYTES };
 
-/** Paths under the prefix that answer without a session; every other path needs one (DESIGN D7). */
+/** Paths under the prefix that answer without a session; every other path needs one (docs/decisions/0007-default-deny.md). */
 const PUBLIC_PATHS = new Set([
   '/health',
   '/auth/verify',
@@ -138,11 +138,11 @@ export function createWebuiApp(options: WebuiAppOptions) {
     : isPublic;
 
   // The pipeline, in the order a request meets it; a step with nothing to do under this configuration is left out.
-  // Steps that every request passes, or that skip the same requests, run fused: each compose level costs (README, Performance).
+  // Steps that every request passes, or that skip the same requests, run fused: each compose level costs (docs/performance.md).
   const pipeline = new Hono<WebuiEnv>();
   const auditHold = holdAnswerUntilAudited(audit);
   if (auditHold) pipeline.use(auditHold); // first in, so last out: no answer, refusals included, runs ahead of its audit line
-  pipeline.use(identifyAndAdmitClient(runtime, policy, forwardedForWarning(logger, now), refused)); // edge, then allowlist/Host (D8, D9)
+  pipeline.use(identifyAndAdmitClient(runtime, policy, forwardedForWarning(logger, now), refused)); // edge, then allowlist/Host (docs/decisions/0008-allowed-ips.md, docs/decisions/0009-csrf-and-dns-rebinding.md)
   // The API's steps run under the prefix, and under each forwarded prefix too (one pattern each, none inside another).
   const guarded = forwarded ? forwarded.guardedPatterns(API_PREFIX) : [`${API_PREFIX}/*`];
   const guard = (step: MiddlewareHandler<WebuiEnv>) => guarded.forEach((paths) => pipeline.use(paths, step));

@@ -6,7 +6,7 @@ async function ban(t: TestApp, init: TestRequest): Promise<void> {
   expect((await t.verify(t.token, init)).status).toBe(429);
 }
 
-describe('client IP for bans (DESIGN D3)', () => {
+describe('client IP for bans (docs/decisions/0003-client-address.md)', () => {
   it('keeps an untrusted peer banned whatever X-Forwarded-For or X-Real-IP it sends', async () => {
     const t = await createTestApp({ policy: { trustedProxies: ['127.0.0.1'] } });
     await ban(t, { peer: '127.0.0.5' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorBody } from './testing/test-app.js';
 
-describe('Host check against DNS rebinding (DESIGN D9)', () => {
+describe('Host check against DNS rebinding (docs/decisions/0009-csrf-and-dns-rebinding.md)', () => {
   it('answers 403 host_not_allowed for a foreign Host while bound to loopback only, on every path', async () => {
     const t = await createTestApp({ policy: { loopbackOnly: true } });
     await expectErrorBody(await t.request('/health', { host: 'evil.example' }), 403, 'host_not_allowed');

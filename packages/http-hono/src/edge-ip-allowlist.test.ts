@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorBody, json } from './testing/test-app.js';
 
-describe('webui.allowed_ips (DESIGN D8)', () => {
+describe('webui.allowed_ips (docs/decisions/0008-allowed-ips.md)', () => {
   it('answers 403 ip_not_allowed on every path to a client outside the list', async () => {
     const t = await createTestApp({ policy: { allowedIps: ['10.0.0.0/8'] } });
     await expectErrorBody(await t.request('/health'), 403, 'ip_not_allowed');

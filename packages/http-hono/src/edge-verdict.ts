@@ -15,9 +15,9 @@ export interface ConnectionFacts {
 export type EdgeRefusal = 'ip_not_allowed' | 'duplicate_host' | 'host_not_allowed';
 
 export interface EdgeVerdict {
-  /** The address bans, the allow list and logs use: the TCP peer, or X-Forwarded-For behind a trusted proxy (DESIGN D3). */
+  /** The address bans, the allow list and logs use: the TCP peer, or X-Forwarded-For behind a trusted proxy (docs/decisions/0003-client-address.md). */
   clientIp: string;
-  /** TLS on the connection, or HTTPS as a trusted proxy says (DESIGN D6). */
+  /** TLS on the connection, or HTTPS as a trusted proxy says (docs/decisions/0006-session-cookie.md). */
   secureTransport: boolean;
   /** Why the request is refused before anything else runs, if it is. */
   refusal?: EdgeRefusal;
@@ -27,7 +27,7 @@ export interface EdgeVerdict {
 export type EdgeVerdictOf = (facts: ConnectionFacts) => EdgeVerdict;
 
 /**
- * The checks every request passes first: who the client is, DESIGN D8 allowed IPs (403 to others), the D9 Host rule (loopback binds,
+ * The checks every request passes first: who the client is, docs/decisions/0008-allowed-ips.md allowed IPs (403 to others), the docs/decisions/0009-csrf-and-dns-rebinding.md Host rule (loopback binds,
  * or any bind once allowed_hosts is set, serve only loopback or listed Hosts). `warnProxyWithoutForwardedFor` hears of a trusted
  * proxy's request that names no client (see forwardedForWarning).
  */
@@ -52,14 +52,14 @@ export function createEdgeVerdict(
   };
 }
 
-/** DESIGN D8: a non-empty webui.allowed_ips admits only those clients, on every path. */
+/** docs/decisions/0008-allowed-ips.md: a non-empty webui.allowed_ips admits only those clients, on every path. */
 function isAllowedClient(clientIp: string, policy: HttpPolicy): boolean {
   if (policy.allowedIps.length === 0) return true;
   const ip = parseIp(clientIp);
   return ip !== null && anyCidrContains(policy.allowedIps, ip);
 }
 
-/** DESIGN D9 DNS-rebinding rule, asked while bound to loopback only or allowed_hosts is set: the Host must name loopback or be listed. */
+/** docs/decisions/0009-csrf-and-dns-rebinding.md DNS-rebinding rule, asked while bound to loopback only or allowed_hosts is set: the Host must name loopback or be listed. */
 function isServedHost(host: string, policy: HttpPolicy): boolean {
   const { name } = splitHost(host);
   if (namesLoopback(name)) return true;

@@ -4,12 +4,12 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { jsonAnswer, type JsonAnswer } from './plain-answer.js';
 
-/** The DESIGN D1 body: a human `detail` and a snake_case `code`, beside any endpoint-specific fields. */
+/** The docs/decisions/0001-error-bodies.md body: a human `detail` and a snake_case `code`, beside any endpoint-specific fields. */
 export function errorFields(code: string, detail: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { ...extra, detail, code };
 }
 
-/** Every non-2xx answer has this JSON `{detail, code}` body (DESIGN D1), sometimes with endpoint-specific fields beside it. */
+/** Every non-2xx answer has this JSON `{detail, code}` body (docs/decisions/0001-error-bodies.md), sometimes with endpoint-specific fields beside it. */
 export function errorBody(
   c: Context,
   status: ContentfulStatusCode,
@@ -21,7 +21,7 @@ export function errorBody(
 }
 
 /**
- * The body of a 429, the D1 fields plus `retry_after` (DESIGN D1, D2); Retry-After goes in the header too.
+ * The body of a 429, the error fields (docs/decisions/0001-error-bodies.md) plus `retry_after` (docs/decisions/0001-error-bodies.md, docs/decisions/0002-failed-verification-and-bans.md); Retry-After goes in the header too.
  * `server` scope: the global failure budget is spent, not this address's attempts.
  */
 export function tooManyAttemptsFields(
@@ -41,7 +41,7 @@ export function tooManyAttemptsFields(
   });
 }
 
-/** 429 with Retry-After in the header and the body (DESIGN D1, D2). */
+/** 429 with Retry-After in the header and the body (docs/decisions/0001-error-bodies.md, docs/decisions/0002-failed-verification-and-bans.md). */
 export function tooManyAttempts(
   c: Context,
   retryAfterSeconds: number,
@@ -55,7 +55,7 @@ export function tooManyAttempts(
 /** Seconds a client waits before trying again while the state store is unreachable. */
 export const STORE_RETRY_AFTER_SECONDS = 5;
 
-/** 503 store_unavailable (DESIGN D16): the store cannot be reached, so nothing is decided, counted or changed. */
+/** 503 store_unavailable (docs/decisions/0016-shared-store-fails-closed.md): the store cannot be reached, so nothing is decided, counted or changed. */
 export function storeUnavailableAnswer(): JsonAnswer {
   return jsonAnswer(
     503,
@@ -68,7 +68,7 @@ export function storeUnavailableAnswer(): JsonAnswer {
 
 /**
  * A request that could not complete: an unreachable store fails closed with 503 (the store logs the
- * outage itself); anything else is logged with where it happened (never the request's secrets) and answered 500 with a generic D1 body.
+ * outage itself); anything else is logged with where it happened (never the request's secrets) and answered 500 with a generic error body (docs/decisions/0001-error-bodies.md).
  */
 export function requestFailureAnswer(logger: AppLogger, error: unknown, path: string): JsonAnswer {
   if (error instanceof StoreUnavailableError) {

@@ -4,7 +4,7 @@ import { createTestApp, expectErrorBody, json } from './testing/test-app.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
-describe('request bodies (DESIGN D1, D5, D14)', () => {
+describe('request bodies (docs/decisions/0001-error-bodies.md, docs/decisions/0005-weak-tokens.md, docs/decisions/0014-bounded-memory.md)', () => {
   it('answers 415 for a body without Content-Type, or with text/plain', async () => {
     const t = await createTestApp();
     const body = JSON.stringify({ token: t.token });

@@ -9,7 +9,7 @@ export type JsonBody<T> = { ok: true; value: T } | { ok: false; response: Respon
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
-/** Reads a JSON body and validates it; every failure is a 4xx with the D1 body, never a 500. */
+/** Reads a JSON body and validates it; every failure is a 4xx with the error body (docs/decisions/0001-error-bodies.md), never a 500. */
 export async function readJsonBody<TSchema extends v.GenericSchema>(
   c: Context<WebuiEnv>,
   schema: TSchema,

@@ -30,7 +30,7 @@ export class RefusalAudit {
     }
     this.byAddress.delete(address);
     this.byAddress.set(address, { lineAt: now, unreported: 0 });
-    // Bounded like every per-address table (DESIGN D14): the oldest address is forgotten first.
+    // Bounded like every per-address table (docs/decisions/0014-bounded-memory.md): the oldest address is forgotten first.
     if (this.byAddress.size > MAX_ADDRESSES) this.byAddress.delete(this.byAddress.keys().next().value as string);
     this.audit.record({ event: 'request_refused', address, via: 'api', reason, count: (seen?.unreported ?? 0) + 1 });
   }

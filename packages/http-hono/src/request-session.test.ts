@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorBody, json } from './testing/test-app.js';
 
-describe('guessing through the cookie (DESIGN D4)', () => {
+describe('guessing through the cookie (docs/decisions/0004-guessing-through-the-cookie.md)', () => {
   it('bans after 5 distinct wrong cookie values from one IP', async () => {
     const t = await createTestApp();
     for (let i = 0; i < 4; i++) {

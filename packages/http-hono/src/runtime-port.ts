@@ -5,7 +5,7 @@ import type { GetConnInfo } from 'hono/conninfo';
  * What the app needs from the runtime that serves it. Bun and Deno give Hono's own `getConnInfo`
  * (`hono/bun`, `hono/deno`) and nothing else. A runtime whose web-standard Request is costly to build
  * (@hono/node-server makes one the first time a header or the body is read) may add the speed-ups,
- * each measured to pay (README, Performance); without them the app reads and answers through Hono.
+ * each measured to pay (docs/performance.md); without them the app reads and answers through Hono.
  */
 export interface RuntimePort {
   /** The client's TCP address, as Hono's getConnInfo helpers give it. */

@@ -90,7 +90,7 @@ describe("GET /auth/check shortcut (the app's steps without the Hono pipeline)",
     expect(await t.harness.bans.list()).toMatchObject([{ key: '127.0.0.5', failures: 4 }]);
   });
 
-  it('logs a failing store and answers the D1 500 body, as the app would', async () => {
+  it('logs a failing store and answers the 500 error body (docs/decisions/0001-error-bodies.md), as the app would', async () => {
     const t = await createTestApp();
     const logger = new RecordingLogger(false);
     const services = servicesOf(t);

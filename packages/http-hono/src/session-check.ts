@@ -3,7 +3,7 @@ import { errorFields, tooManyAttemptsFields } from './error-body.js';
 import { jsonAnswer, type JsonAnswer } from './plain-answer.js';
 
 /**
- * The whole answer to GET /auth/check (specification "Check login"; while banned a 429, DESIGN D2)
+ * The whole answer to GET /auth/check (specification "Check login"; while banned a 429, docs/decisions/0002-failed-verification-and-bans.md)
  * for a client and its credentials: the core's checkSession verb mapped to its answer, the one
  * implementation the Hono route and a runtime's fast path both call. A bearer key is reported with its name and scope.
  */
@@ -15,7 +15,7 @@ export async function answerSessionCheck(
   const { outcome: session } = await operations.checkSession(presented, client);
   switch (session.kind) {
     case 'ambiguous':
-      // A bad request (D1), and not authenticated for a client that reads only that field.
+      // A bad request (docs/decisions/0001-error-bodies.md), and not authenticated for a client that reads only that field.
       return jsonAnswer(400, errorFields(session.code, AMBIGUOUS_CREDENTIALS_DETAIL[session.code], { authenticated: false }));
     case 'refused':
       return jsonAnswer(429, tooManyAttemptsFields(session.retryAfterSeconds, { authenticated: false }, session.scope), {

@@ -4,7 +4,7 @@ import { createTestApp, sessionSetCookies, type TestRequest } from './testing/te
 const PLAIN = (value: string, maxAge: number) => `bot_session=${value}; Max-Age=${maxAge}; Path=/; HttpOnly; SameSite=Lax`;
 const SECURE = (value: string, maxAge: number) => `bot_session=${value}; Max-Age=${maxAge}; Path=/; HttpOnly; Secure; SameSite=Lax`;
 
-describe('bot_session cookie attributes (DESIGN D6)', () => {
+describe('bot_session cookie attributes (docs/decisions/0006-session-cookie.md)', () => {
   async function issuedAndCleared(policy: Parameters<typeof createTestApp>[0], init: TestRequest = {}) {
     const t = await createTestApp(policy);
     const login = await t.verify(t.token, init);

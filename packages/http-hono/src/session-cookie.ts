@@ -8,7 +8,7 @@ export const SESSION_COOKIE = 'bot_session';
 
 /**
  * Every bot_session value a Cookie header carries, each with the tokens it may stand for: percent-decoded
- * as DESIGN D6 writes it, and raw, for scripts that paste the token straight from webui.json.
+ * as docs/decisions/0006-session-cookie.md writes it, and raw, for scripts that paste the token straight from webui.json.
  */
 export function sessionCookieCandidates(header: string | undefined): Array<{ raw: string; tokens: string[] }> {
   if (!header) return [];
@@ -34,7 +34,7 @@ function safeDecode(value: string): string | null {
 }
 
 /**
- * Secure when webui.secure_cookie is set or, in production, over HTTPS (DESIGN D6); in production over plain HTTP it is left off with one
+ * Secure when webui.secure_cookie is set or, in production, over HTTPS (docs/decisions/0006-session-cookie.md); in production over plain HTTP it is left off with one
  * warning.
  */
 export class SessionCookie {

@@ -36,7 +36,7 @@ async function expectStoreUnavailable(res: Response): Promise<void> {
   expect(sessionSetCookies(res)).toEqual([]);
 }
 
-describe('a lost store fails closed (DESIGN D16)', () => {
+describe('a lost store fails closed (docs/decisions/0016-shared-store-fails-closed.md)', () => {
   it(
     'logins, cookies and bearers right or wrong, state changes and tickets answer 503 store_unavailable; nothing is accepted, ' +
       'changed or logged as an error',

@@ -6,7 +6,7 @@ import { RECORD_FILE_NAME } from './record-file.js';
 
 /**
  * A write cut short by a crash (SIGKILL, power loss) leaves its temp file; the record itself is
- * whole (writes are atomic: DESIGN D12), so the temp file is litter. Only those of processes that are gone are removed:
+ * whole (writes are atomic: docs/decisions/0012-token-file.md), so the temp file is litter. Only those of processes that are gone are removed:
  * a CLI command may be writing right now.
  */
 export async function removeAbandonedTempFiles(fs: FileSystem, dataDir: string): Promise<void> {

@@ -13,7 +13,7 @@ export function tempFileWriter(name: string, fileName: string): number | null {
 
 /**
  * Replaces `path` with `content` so that a reader sees the old file or the new one, never a mix:
- * temp file, fsync, rename over (DESIGN D12). Any failure removes the temp file and leaves `path`
+ * temp file, fsync, rename over (docs/decisions/0012-token-file.md). Any failure removes the temp file and leaves `path`
  * untouched. Call syncDirectory afterwards to make the rename survive a crash.
  */
 export async function replaceFile(fs: FileSystem, path: string, content: string, mode: number): Promise<void> {

@@ -1,7 +1,7 @@
 import { errorMessage } from './error-message.js';
 import { errorCode, type FileSystem } from './file-system.js';
 
-/** Keeps a corrupt file for the operator to inspect (DESIGN D12): renamed, never deleted; returns where it went. */
+/** Keeps a corrupt file for the operator to inspect (docs/decisions/0012-token-file.md): renamed, never deleted; returns where it went. */
 export async function moveCorruptFileAside(fs: FileSystem, path: string, reason: string, nowMs: number): Promise<string> {
   const stamp = new Date(nowMs).toISOString().replace(/:/g, '-');
   let movedTo = `${path}.corrupt-${stamp}`;

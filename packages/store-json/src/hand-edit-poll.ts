@@ -5,7 +5,7 @@ import { errorCode, type FileStats, type FileSystem } from './file-system.js';
 import { parseRecordFile, type RecordFileContent } from './record-file.js';
 import type { StoreEvent } from './store-event.js';
 
-// Four looks a second keeps hand edits well inside the one second DESIGN D12 promises.
+// Four looks a second keeps hand edits well inside the one second docs/decisions/0012-token-file.md promises.
 const POLL_INTERVAL_MS = 250;
 
 export interface HandEditPollOptions {
@@ -19,7 +19,7 @@ export interface HandEditPollOptions {
 }
 
 /**
- * Picks up hand edits of the token file within a second (DESIGN D12): a stat per poll, a read when the signature
+ * Picks up hand edits of the token file within a second (docs/decisions/0012-token-file.md): a stat per poll, a read when the signature
  * changed, a reload when the bytes differ from what was last read or written; an invalid edit is refused.
  */
 export class HandEditPoll {

@@ -79,7 +79,7 @@ export class JsonFileStore implements RecordStore {
     });
   }
 
-  /** Starts picking up hand edits of the file, in force within a second (DESIGN D12). */
+  /** Starts picking up hand edits of the file, in force within a second (docs/decisions/0012-token-file.md). */
   watch(): void {
     this.requireOpen();
     this.handEdits.start();

@@ -64,7 +64,7 @@ export function parseRecordFile(bytes: Uint8Array): RecordFileParse {
   }
   const { access_token, token_source, first_setup_completed, secret_key_fingerprint, api_keys } = parsed.output;
   const record: TokenRecord = { accessToken: access_token, firstSetupCompleted: first_setup_completed };
-  // Left undefined for files of older versions: the core infers the source from the token (DESIGN D12).
+  // Left undefined for files of older versions: the core infers the source from the token (docs/decisions/0012-token-file.md).
   if (token_source !== undefined) record.tokenSource = token_source;
   if (secret_key_fingerprint !== undefined) record.secretKeyFingerprint = secret_key_fingerprint;
   if (api_keys !== undefined) {

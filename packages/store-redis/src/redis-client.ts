@@ -12,7 +12,7 @@ const MAX_RECONNECT_DELAY_MS = 2_000;
 const SLOTS_REFRESH_INTERVAL_MS = 1_000;
 
 /**
- * One connection to Redis that fails closed (DESIGN D16): no queue of commands while disconnected and no
+ * One connection to Redis that fails closed (docs/decisions/0016-shared-store-fails-closed.md): no queue of commands while disconnected and no
  * retry of one in flight, so a call rejects at once when Redis is gone; reconnects forever, so nothing needs a restart.
  * Connects only when told to (`connect()`), once its owner listens to its events. ioredis is loaded
  * here, on first use: a server on the JSON file never pays for it (about 15 MB of memory).

@@ -60,7 +60,7 @@ async function settle(calls: Array<[string, () => Promise<unknown>]>): Promise<A
   );
 }
 
-describe('RedisStore when Redis fails (fail closed, DESIGN D16)', () => {
+describe('RedisStore when Redis fails (fail closed, docs/decisions/0016-shared-store-fails-closed.md)', () => {
   it(
     'Redis killed: every call but readRecord rejects with StoreUnavailableError within a second, readRecord answers the last record; ' +
       'restarted: all works again',

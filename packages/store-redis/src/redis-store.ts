@@ -16,7 +16,7 @@ import { parseRedisUrl, type RedisUrl } from './redis-url.js';
 import { SharedRecord } from './shared-record.js';
 import { StoreConnection } from './store-connection.js';
 
-/** The caps of the short-lived state (DESIGN D14), the same as MemoryStore's, held across every instance. */
+/** The caps of the short-lived state (docs/decisions/0014-bounded-memory.md), the same as MemoryStore's, held across every instance. */
 export type RedisStoreLimits = MemoryStoreLimits;
 
 export interface RedisStoreOptions {
@@ -45,7 +45,7 @@ const SYNC_RETRY_MS = 1_000;
 const CLUSTER_RECORD_RESYNC_MS = 5_000;
 
 /**
- * The Store in Redis, shared by every instance of the server that names the same URL and prefix (DESIGN D16):
+ * The Store in Redis, shared by every instance of the server that names the same URL and prefix (docs/decisions/0016-shared-store-fails-closed.md):
  * one file per port, over one connection. Each atomic step is one Lua script; the durable record is also kept in memory and
  * answered from there (no round trip per request), while every other call fails closed with StoreUnavailableError when Redis
  * cannot answer, the admission read first, so no credential is checked meanwhile. Reconnects by itself; nothing needs a restart.

@@ -15,7 +15,7 @@ export interface DataDirServices {
  * The core over the configured store (the data directory's webui.json, or the shared Redis), resolved
  * from the server's container, for the CLI when no server runs on this data directory (a running one is
  * asked through its control socket). No instance lock is taken: a server started meanwhile adopts the
- * write as a hand edit (DESIGN D12), servers on a shared store hear of it at once. The store's notices go to stderr, never into stdout.
+ * write as a hand edit (docs/decisions/0012-token-file.md), servers on a shared store hear of it at once. The store's notices go to stderr, never into stdout.
  */
 export async function openDataDir(loaded: LoadedSettings, options: { createIfMissing: boolean }): Promise<DataDirServices | null> {
   const container = createContainer(loaded);

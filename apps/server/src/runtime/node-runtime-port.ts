@@ -108,8 +108,7 @@ function utf8Text(bytes: Buffer): string {
 /**
  * The app's runtime port on Node: @hono/node-server's getConnInfo, and the speed-ups, which read
  * headers and the body from the IncomingMessage @hono/node-server hands the app and preset a header
- * on its ServerResponse, so that no web-standard Request, Headers or body stream is built (README,
- * Performance, has what each saves).
+ * on its ServerResponse, so that no web-standard Request, Headers or body stream is built (docs/performance.md has what each saves).
  */
 export const nodeRuntimePort: RuntimePort = {
   getConnInfo(c) {

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 // Workspace packages resolve from apps/server, as the server bundle's do; so do relative imports (`./src/...`).
 const SERVER_APP = fileURLToPath(new URL('../..', import.meta.url));
 // Bundled CommonJS dependencies (undici, ws) ask for `require`; an ES module has none of its own (as in apps/server/build.mjs).
-const REQUIRE_SHIM = "import { createRequire as createRequireForBundle } from 'node:module';\nconst require = createRequireForBundle(import.meta.url);";
+const REQUIRE_SHIM =
+  "import { createRequire as createRequireForBundle } from 'node:module';\nconst require = createRequireForBundle(import.meta.url);";
 
 /**
  * Bundles `contents` (ESM JavaScript importing workspace packages from their sources, or this app's sources by a path

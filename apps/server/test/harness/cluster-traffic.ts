@@ -5,7 +5,7 @@ import { HttpClient } from './http-client.js';
 export interface Answer {
   status: number;
   at: number;
-  /** remaining_attempts of a 200, the D1 code of an error. */
+  /** remaining_attempts of a 200, the error code (docs/decisions/0001-error-bodies.md) of an error. */
   remaining?: unknown;
   code?: unknown;
 }

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { HttpResponse } from './http-client.js';
 
-/** DESIGN D1: every non-2xx answer is JSON {detail: sentence, code: snake_case}. */
+/** docs/decisions/0001-error-bodies.md: every non-2xx answer is JSON {detail: sentence, code: snake_case}. */
 export function expectErrorBody(response: HttpResponse, status: number, code?: string): void {
   expect(response.status, response.text).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/json/);

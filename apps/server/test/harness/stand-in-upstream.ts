@@ -15,7 +15,7 @@ export { STAND_IN_BOT_NAME } from './stand-in-upstream/chat-domain.js';
 
 /**
  * A stand-in for the bot's own backend (the original, MaiBot's FastAPI WebUI), speaking its wire as
- * dashboard-contract.md §3–§5 and §7 describe it: its own cookie `maibot_session=<token>` on every route but the version
+ * docs/dashboard.md §3–§5 and §7 describe it: its own cookie `maibot_session=<token>` on every route but the version
  * check, `ws-token` one-time tickets, the unified channel with `logs`, `plugin_progress`, `maisaka_monitor` and `chat`,
  * and a few routes for the gateway's tests (streamed upload and download, server-sent events, a slow answer, cookies).
  * It records every request and channel message it receives, so a test proves what never arrived as well as what did.

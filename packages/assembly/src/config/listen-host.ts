@@ -8,5 +8,5 @@ export function unixSocketPath(host: string): string | null {
   return host.startsWith(UNIX_HOST_PREFIX) ? host.slice(UNIX_HOST_PREFIX.length) : null;
 }
 
-/** Loopback or a Unix socket: only this machine reaches it, so a rebound Host name is the way in (DESIGN D9). */
+/** Loopback or a Unix socket: only this machine reaches it, so a rebound Host name is the way in (docs/decisions/0009-csrf-and-dns-rebinding.md). */
 export const isLocalHost = (host: string): boolean => unixSocketPath(host) !== null || namesLoopback(host);

@@ -8,7 +8,7 @@ import { dashboardLevel, LogFeed } from './log-feed.js';
 const line = (level: number, msg: string, extra: Record<string, unknown> = {}) =>
   `${JSON.stringify({ level, time: 1_795_000_000_000, module: 'http', msg, ...extra })}\n`;
 
-describe('LogFeed: entries as the existing dashboard reads them (dashboard-contract.md §4)', () => {
+describe('LogFeed: entries as the existing dashboard reads them (docs/dashboard.md §4)', () => {
   it.each([
     [10, 'DEBUG'],
     [20, 'DEBUG'],

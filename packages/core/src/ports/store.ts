@@ -20,7 +20,7 @@ export interface ShortLivedState {
 }
 
 /**
- * Everything the core keeps, one small port per kind of state (DESIGN D16: every atomic step is one
+ * Everything the core keeps, one small port per kind of state (docs/decisions/0016-shared-store-fails-closed.md: every atomic step is one
  * call, so several processes can share one store). An adapter gives the ports it owns; the JSON file
  * owns only `record`, its short-lived state is core's memory (`MemoryShortLivedState`).
  */

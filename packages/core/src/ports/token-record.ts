@@ -3,10 +3,10 @@ export type TokenSource = 'temporary' | 'configured';
 /** The durable record kept in data/webui.json. */
 export interface TokenRecord {
   accessToken: string;
-  /** Absent in files written by older versions; the core infers it, a 64-hex token being temporary (DESIGN D12). */
+  /** Absent in files written by older versions; the core infers it, a 64-hex token being temporary (docs/decisions/0012-token-file.md). */
   tokenSource?: TokenSource;
   firstSetupCompleted: boolean;
-  /** SHA-256 hex of webui.secret_key the sessions were issued under; a different key at startup revokes them all (DESIGN D10). */
+  /** SHA-256 hex of webui.secret_key the sessions were issued under; a different key at startup revokes them all (docs/decisions/0010-secret-key-revokes-sessions.md). */
   secretKeyFingerprint?: string;
   /** Keys for scripts, kept hashed; absent or empty when none was created. A token change keeps them. */
   apiKeys?: ApiKeyRecord[];

@@ -66,7 +66,7 @@ export function createAccessOperations(
     async login(secret, client) {
       const events: OperationEvent[] = [];
       const { admission, refusal } = await attempts.admit(client);
-      // DESIGN D2: while banned even the right token is refused; so it is while the global budget is spent.
+      // docs/decisions/0002-failed-verification-and-bans.md: while banned even the right token is refused; so it is while the global budget is spent.
       if (refusal) return done({ kind: 'refused', ...refusal }, events);
       const status = await core.tokens.statusFor(secret);
       if (status) {
@@ -93,7 +93,7 @@ export function createAccessOperations(
           if (session.kind !== 'valid') return done(session, events);
           const { principal, via } = session;
           // Built field by field, not spread from the session: a spread here made /auth/check about 20 % slower (V8 took the
-          // slow path for the copy, and every later read of the outcome with it; README, Performance).
+          // slow path for the copy, and every later read of the outcome with it; docs/performance.md).
           // The token's status came with a cookie's or the token's check; a key's request reads it.
           if (principal.kind === 'token') return done({ kind: 'valid', principal, via, tokenStatus: principal.status }, events);
           return core.tokens.status().then((tokenStatus) => done({ kind: 'valid', principal, via, tokenStatus }, events));

@@ -12,7 +12,7 @@ export interface AttemptRefusal {
 /** Waits out the global budget's delay (setTimeout in a host; the core keeps no timers of its own). */
 export type Pause = (ms: number) => Promise<void>;
 
-/** A wrong value as presented: counted once per window (DESIGN D4); `tokens` are what it may stand for (a stale session). */
+/** A wrong value as presented: counted once per window (docs/decisions/0004-guessing-through-the-cookie.md); `tokens` are what it may stand for (a stale session). */
 export interface PresentedValue {
   raw: string;
   tokens: readonly string[];

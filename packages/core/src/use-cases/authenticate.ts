@@ -25,7 +25,7 @@ export interface AuthenticationParts {
 }
 
 /**
- * Checks the credential a request presents. A wrong value counts as a failed verification (DESIGN D4),
+ * Checks the credential a request presents. A wrong value counts as a failed verification (docs/decisions/0004-guessing-through-the-cookie.md),
  * a banned client's credential is not even compared, nor is any while the store cannot answer the admission
  * (StoreUnavailableError, before any compare), so no endpoint is an oracle outside the ban or during an outage. The
  * cookie carries the access token only (a browser session); a bearer may be the token or an API key.
@@ -79,7 +79,7 @@ async function checkBearer(
       events.push({ event: 'key_first_used', address: client.ip, via: 'api', key: principal.name });
     return { kind: 'valid', principal, via: 'bearer' };
   }
-  // A wrong bearer is a guess like a wrong cookie, each distinct value once per window (DESIGN D4).
+  // A wrong bearer is a guess like a wrong cookie, each distinct value once per window (docs/decisions/0004-guessing-through-the-cookie.md).
   const outcome = await parts.attempts.failed(
     client,
     admission,

@@ -27,7 +27,7 @@ export function auditEventOf(event: OperationEvent): SecurityEvent | null {
     case 'ban_lift_refused':
       return null;
     case 'login_succeeded': {
-      // Field by field, not a rest copy: on the login's hot path V8 takes a slow copy for that (README, Performance).
+      // Field by field, not a rest copy: on the login's hot path V8 takes a slow copy for that (docs/performance.md).
       const audited: LoginSucceeded = { event: event.event, address: event.address, via: event.via, how: event.how };
       if (event.key !== undefined) audited.key = event.key;
       return audited;

@@ -22,7 +22,7 @@ export const AMBIGUOUS_CREDENTIALS_DETAIL: Record<AmbiguousCredentials, string> 
     'The request carries a bot_session cookie and an Authorization bearer that differ; send one credential. It counts as a failed attempt.',
 };
 
-/** The sentence for a token refused by the strength rules (DESIGN D5), naming every rule it broke. */
+/** The sentence for a token refused by the strength rules (docs/decisions/0005-weak-tokens.md), naming every rule it broke. */
 export function weakTokenDetail(violations: readonly TokenViolation[]): string {
   return `The new token needs ${violations.map((violation) => TOKEN_VIOLATION_MESSAGES[violation]).join('; ')}.`;
 }

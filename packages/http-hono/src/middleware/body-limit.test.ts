@@ -21,7 +21,7 @@ function streamed(chunks: Uint8Array[], breakOff = false): ReadableStream<Uint8A
 const post = (body: BodyInit, headers: Record<string, string> = {}) =>
   app.request('/echo', { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
 
-describe('limitBody (DESIGN D14)', () => {
+describe('limitBody (docs/decisions/0014-bounded-memory.md)', () => {
   it('passes a body up to 16 KiB to the route', async () => {
     expect(await (await post('x'.repeat(MAX_BODY_BYTES))).json()).toEqual({ length: MAX_BODY_BYTES });
   });

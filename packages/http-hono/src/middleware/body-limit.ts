@@ -5,7 +5,7 @@ import { errorBody } from '../error-body.js';
 import { requestHeader, runtimeBodyReader } from '../runtime-port.js';
 import { isSafeMethod } from './safe-methods.js';
 
-/** DESIGN D14: request bodies over 16 KiB get 413. */
+/** docs/decisions/0014-bounded-memory.md: request bodies over 16 KiB get 413. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
 export function payloadTooLarge(c: Context): Response {

@@ -17,7 +17,7 @@ const app = new Hono<WebuiEnv>()
   .get('/refused', (c) => c.json({ never: true }))
   .get('/open', (c) => c.json({ ok: true }));
 
-describe('corsForAllowedOrigins (DESIGN D9)', () => {
+describe('corsForAllowedOrigins (docs/decisions/0009-csrf-and-dns-rebinding.md)', () => {
   it('adds no CORS header to a request without Origin', async () => {
     const res = await app.request('/open');
     expect([...res.headers.keys()].filter((name) => name.startsWith('access-control') || name === 'vary')).toEqual([]);

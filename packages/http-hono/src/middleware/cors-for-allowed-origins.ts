@@ -5,7 +5,7 @@ import { isAllowedOrigin } from '../allowed-origins.js';
 import { requestHeader } from '../runtime-port.js';
 
 /**
- * Hono's cors for the allowed origins (DESIGN D9): an allowed origin is echoed with credentials and its preflight
+ * Hono's cors for the allowed origins (docs/decisions/0009-csrf-and-dns-rebinding.md): an allowed origin is echoed with credentials and its preflight
  * answered; a foreign one gets no Access-Control-Allow-Origin. Requests without Origin (scripts) skip it: their
  * answers stay unrebuilt and carry no CORS headers. With `forwarding` (an upstream behind this server, or a bot's
  * route groups mounted), the preflight also allows the methods the bot's own API uses (PUT, PATCH).

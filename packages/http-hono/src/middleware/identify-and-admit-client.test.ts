@@ -34,7 +34,7 @@ describe('identifyAndAdmitClient: the edge', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('believes X-Forwarded-For and X-Forwarded-Proto from a trusted proxy only (DESIGN D3, D6)', async () => {
+  it('believes X-Forwarded-For and X-Forwarded-Proto from a trusted proxy only (docs/decisions/0003-client-address.md, docs/decisions/0006-session-cookie.md)', async () => {
     const headers = { 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https' };
     expect(await (await appWith(runtime('127.0.0.1'), ['127.0.0.1']).request('/who', { headers })).json()).toMatchObject({
       ip: '203.0.113.9',
@@ -83,7 +83,7 @@ function admitting(options: TestPolicyOptions, clientIp = '127.0.0.5') {
   return { app, refusals, get: (host?: string) => app.request('/in', host === undefined ? {} : { headers: { host } }) };
 }
 
-describe('identifyAndAdmitClient: allowed IPs and Hosts (DESIGN D8, D9)', () => {
+describe('identifyAndAdmitClient: allowed IPs and Hosts (docs/decisions/0008-allowed-ips.md, docs/decisions/0009-csrf-and-dns-rebinding.md)', () => {
   it('admits an allowed client asking for a served Host', async () => {
     const { get, refusals } = admitting({ allowedIps: ['127.0.0.0/8'] });
     expect((await get('127.0.0.1:8001')).status).toBe(200);
@@ -119,7 +119,7 @@ describe('identifyAndAdmitClient: a target with userinfo (issue 42)', () => {
   // What Node's adapter and Deno hand the app for `GET http://user:pass@host/in HTTP/1.1`; a web Request refuses that URL.
   const absoluteForm = (url: string) => ({ url, method: 'GET', headers: new Headers({ host: '127.0.0.1:8001' }) }) as Request;
 
-  it('answers 400 with the D1 body, naming neither the user nor the password', async () => {
+  it('answers 400 with the error body (docs/decisions/0001-error-bodies.md), naming neither the user nor the password', async () => {
     const { app } = admitting({});
     for (const url of ['http://probe:secret@127.0.0.1:8001/in', 'https://probe@127.0.0.1/in?x=1', 'http://probe:@127.0.0.1/in']) {
       const body = await expectErrorBody(await app.fetch(absoluteForm(url)), 400, 'bad_request');

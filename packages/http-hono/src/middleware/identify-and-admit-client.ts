@@ -14,10 +14,10 @@ const EDGE_REFUSAL: Record<EdgeRefusal, { status: 400 | 403; detail: string }> =
 
 /**
  * The edge and the allowlist/Host rules fused into one step, the edge verdict that Node's /auth/check shortcut asks
- * too (createEdgeVerdict): every request passes both, so one compose level is saved on every path (README, Performance).
- * It attaches the runtime, marks the answer no-store, sets who the client is (`clientIp`, DESIGN D3) and whether it came
- * over HTTPS (`secureTransport`, D6); then refuses a client outside webui.allowed_ips (D8), two Hosts, or a Host this
- * server does not serve (D9, DNS rebinding), on every path; then a target holding a user or password (hasUserinfo).
+ * too (createEdgeVerdict): every request passes both, so one compose level is saved on every path (docs/performance.md).
+ * It attaches the runtime, marks the answer no-store, sets who the client is (`clientIp`, docs/decisions/0003-client-address.md) and whether it came
+ * over HTTPS (`secureTransport`, docs/decisions/0006-session-cookie.md); then refuses a client outside webui.allowed_ips (docs/decisions/0008-allowed-ips.md), two Hosts, or a Host this
+ * server does not serve (docs/decisions/0009-csrf-and-dns-rebinding.md, DNS rebinding), on every path; then a target holding a user or password (hasUserinfo).
  * `refused` audits the Host refusals.
  */
 export function identifyAndAdmitClient(

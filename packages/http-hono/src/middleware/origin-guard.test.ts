@@ -4,7 +4,7 @@ import { createTestApp, expectErrorBody, json, LISTEN_ORIGIN } from '../testing/
 const DEV_SERVER = 'http://localhost:5173';
 const FOREIGN = 'http://localhost:6666';
 
-describe('Origin check against CSRF (DESIGN D9)', () => {
+describe('Origin check against CSRF (docs/decisions/0009-csrf-and-dns-rebinding.md)', () => {
   it('refuses a cross-origin text/plain POST /auth/regenerate with 403 and keeps the token', async () => {
     const t = await createTestApp({ policy: { allowedOrigins: [DEV_SERVER] } });
     const cookie = await t.login();

@@ -11,7 +11,7 @@ import { isSafeMethod } from './safe-methods.js';
 export type Refused = (address: string, reason: RefusalReason) => void;
 
 /**
- * DESIGN D9 CSRF rule: a state-changing request whose Origin is present and not allowed gets 403.
+ * docs/decisions/0009-csrf-and-dns-rebinding.md CSRF rule: a state-changing request whose Origin is present and not allowed gets 403.
  * Without an Origin (old browsers' form posts) the browser's Sec-Fetch-Site decides: `cross-site` is
  * refused, `same-site` only passes with an allowed Referer; scripts send neither header and pass.
  * A request with `Authorization: Bearer` is not checked: a browser sends that header cross-site only after

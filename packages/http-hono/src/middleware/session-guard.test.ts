@@ -8,7 +8,7 @@ function configRoutes() {
   return new Hono<WebuiEnv>().get('/probe', (c) => c.json({ ok: true, session: c.get('sessionToken').length > 0 }));
 }
 
-describe('default deny (DESIGN D7)', () => {
+describe('default deny (docs/decisions/0007-default-deny.md)', () => {
   it('answers 401 for unknown paths under the prefix before login, 404 after', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
@@ -25,7 +25,7 @@ describe('default deny (DESIGN D7)', () => {
     await expectErrorBody(await t.request('/config/whatever', { cookie: 'wrong' }), 401, 'invalid_session');
   });
 
-  it('answers 404 with a D1 body for paths outside the prefix, with or without a session', async () => {
+  it('answers 404 with an error body (docs/decisions/0001-error-bodies.md) for paths outside the prefix, with or without a session', async () => {
     const t = await createTestApp();
     const cookie = await t.login();
     await expectErrorBody(await t.request('//nope'), 404, 'not_found');

@@ -11,7 +11,7 @@ export { requires } from './scope-guard.js';
 
 /**
  * The credentials and the scope steps fused into one: both leave the public paths alone, so those pass one compose level
- * instead of two (README, Performance). DESIGN D7 default deny: every path not listed as public needs a valid session
+ * instead of two (docs/performance.md). docs/decisions/0007-default-deny.md default deny: every path not listed as public needs a valid session
  * (the cookie, or a bearer: the access token or an API key), set as `principal`; unknown paths answer 401 before 404.
  * Then its scope must cover the method (methodScopeRefusal); a route that needs more says so with `requires`.
  * `isPublic` may look at the method too: a forwarded public path is public for GET and HEAD only, a route group's

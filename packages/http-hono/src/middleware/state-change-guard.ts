@@ -6,9 +6,9 @@ import { readsOnly } from './safe-methods.js';
 
 /**
  * Two steps fused into one, CSRF then the body limit: both leave GET, HEAD and OPTIONS alone, so a read passes one
- * compose level instead of two (each level is measurable on the hot paths: README, Performance). A state change from
- * a foreign origin or site is refused (stateChangeOriginRefusal, DESIGN D9) before its body is looked at; then bodies over
- * 16 KiB get 413 (limitBody, D14), except on the paths `isForwarded` names (forwarded to the upstream, their bodies
+ * compose level instead of two (each level is measurable on the hot paths: docs/performance.md). A state change from
+ * a foreign origin or site is refused (stateChangeOriginRefusal, docs/decisions/0009-csrf-and-dns-rebinding.md) before its body is looked at; then bodies over
+ * 16 KiB get 413 (limitBody, docs/decisions/0014-bounded-memory.md), except on the paths `isForwarded` names (forwarded to the upstream, their bodies
  * stream through unread), which get the CSRF check only, and an OPTIONS among them too (readsOnly).
  */
 export function guardStateChanges(

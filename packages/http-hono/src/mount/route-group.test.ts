@@ -130,7 +130,7 @@ describe('a declared body', () => {
   const send = (t: TestApp, cookie: string, body: string, contentType: string) =>
     t.request('/config', { method: 'PUT', cookie, body, headers: { 'content-type': contentType } });
 
-  it('is validated before the handler: 415, 400 and 422 with the D1 body, and the handler is not called', async () => {
+  it('is validated before the handler: 415, 400 and 422 with the error body (docs/decisions/0001-error-bodies.md), and the handler is not called', async () => {
     const { group, routes } = configGroup();
     const { t, cookie } = await appWith(group);
     await expectErrorBody(await send(t, cookie, JSON.stringify(CONFIG), 'text/plain'), 415, 'unsupported_media_type');

@@ -18,7 +18,7 @@ export interface RouteOptions<Body extends v.GenericSchema | undefined = undefin
   public?: true;
   /** Default: GET -> `read`, any other method -> `admin`; `admin` on a GET that reveals secrets. Not with `public`. */
   scope?: RouteScope;
-  /** The JSON body, validated before the handler runs (415, 400, 413, 422 with the D1 body otherwise); not on a GET. */
+  /** The JSON body, validated before the handler runs (415, 400, 413, 422 with the error body (docs/decisions/0001-error-bodies.md) otherwise); not on a GET. */
   body?: Body;
   /** The 200 answer's body, for the OpenAPI document only. */
   response?: v.GenericSchema;

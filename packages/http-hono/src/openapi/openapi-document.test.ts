@@ -104,7 +104,7 @@ describe('OpenAPI document', () => {
     expect(paths[`${API_PREFIX}/auth/verify`]?.post?.security).toEqual([]);
   });
 
-  it('lists every error answer of a body-taking endpoint with the D1 body', () => {
+  it('lists every error answer of a body-taking endpoint with the error body (docs/decisions/0001-error-bodies.md)', () => {
     type JsonSchema = { $ref?: string; required?: string[] };
     const responses = (document.paths as Paths)[`${API_PREFIX}/auth/verify`]?.post?.responses as Record<
       string,

@@ -47,7 +47,7 @@ describe('GET /auth/forward: who may pass the proxy', () => {
     await expectAllowed(await t.request('/auth/forward', asked('203.0.113.3', { bearer: reader })), 'key:grafana', 'read');
   });
 
-  it('refuses without a credential, and a wrong cookie or bearer, with the session guard’s D1 answers and no-store', async () => {
+  it('refuses without a credential, and a wrong cookie or bearer, with the session guard’s error answers (docs/decisions/0001-error-bodies.md) and no-store', async () => {
     const t = await behindProxy();
     const none = await expectErrorBody(await t.request('/auth/forward', asked('203.0.113.4')), 401, 'not_authenticated');
     expect(none.detail).toMatch(/Login required/);

@@ -63,7 +63,7 @@ describe('POST /auth/verify', () => {
     expect(banned?.body).toMatchObject({ detail: expect.any(String), code: 'too_many_attempts', retry_after: 600, valid: false });
   });
 
-  it('answers 429 during the ban even for the right token, with a D1 body and no cookie', async () => {
+  it('answers 429 during the ban even for the right token, with an error body (docs/decisions/0001-error-bodies.md) and no cookie', async () => {
     const t = await createTestApp();
     await failVerify(t, 5);
     const res = await t.verify(t.token);

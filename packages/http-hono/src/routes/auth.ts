@@ -27,7 +27,7 @@ export function authRoutes(
         const { outcome } = await operations.login(body.value.token, attemptClientOf(c));
         switch (outcome.kind) {
           case 'refused': {
-            // DESIGN D2: while banned even the right token answers 429; so it does while the global budget is spent.
+            // docs/decisions/0002-failed-verification-and-bans.md: while banned even the right token answers 429; so it does while the global budget is spent.
             const message =
               outcome.scope === 'address'
                 ? 'Too many failed attempts; this address is blocked for now.'

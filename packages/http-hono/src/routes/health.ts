@@ -9,7 +9,7 @@ const DEGRADED_DETAIL = 'The state store cannot be reached; logins and changes a
 export function healthRoutes(serviceName: string, storeAvailable: () => boolean = () => true) {
   return new Hono<WebuiEnv>().get('/health', (c) => {
     if (storeAvailable()) return c.json({ status: 'healthy', service: serviceName } satisfies WireBody<'HealthResponse'>, 200);
-    // A balancer's health check takes this instance out while it cannot decide logins (DESIGN D16).
+    // A balancer's health check takes this instance out while it cannot decide logins (docs/decisions/0016-shared-store-fails-closed.md).
     c.header('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
     const degraded: WireBody<'HealthDegradedBody'> = {
       status: 'degraded',

@@ -21,7 +21,7 @@ const REFUSALS = {
 /** The channel's path under the API prefix. */
 export const WS_ROUTE = '/ws';
 
-/** GET /ws?token=<ticket>: the unified channel, opened only with a live one-time ticket (DESIGN D13). */
+/** GET /ws?token=<ticket>: the unified channel, opened only with a live one-time ticket (docs/decisions/0013-websocket-channel.md). */
 export function wsRoutes(
   operations: Pick<AccessOperations, 'redeemTicket'>,
   policy: HttpPolicy,

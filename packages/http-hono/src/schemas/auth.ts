@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { ErrorBody, TooManyAttemptsBody } from './error.js';
 import { KeyScope } from './keys.js';
 
-/** The request messages reach callers in the D1 `detail`. */
+/** The request messages reach callers in the `detail` (docs/decisions/0001-error-bodies.md). */
 export const VerifyRequest = v.object({
   token: v.string('token must be a string'),
 });
@@ -56,7 +56,7 @@ const ambiguousCode = v.pipe(
   v.description('Two cookies or two Authorization headers, or a cookie and a bearer that differ.'),
 );
 
-/** GET /auth/check with more than one credential: a D1 400 that still says not authenticated. */
+/** GET /auth/check with more than one credential: a 400 (docs/decisions/0001-error-bodies.md) that still says not authenticated. */
 export const CheckAmbiguousBody = v.strictObject({ ...ErrorBody.entries, code: ambiguousCode, authenticated: v.literal(false) });
 
 /** GET /auth/check while banned: the 429 body that still says not authenticated. */

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 
-/** DESIGN D1: every non-2xx answer. Some endpoints add their own fields beside these. */
+/** docs/decisions/0001-error-bodies.md: every non-2xx answer. Some endpoints add their own fields beside these. */
 export const ErrorBody = v.looseObject({
   detail: v.pipe(v.string(), v.description('A sentence for humans.')),
   code: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]*$/), v.description('A stable snake_case code for scripts.')),
@@ -8,13 +8,13 @@ export const ErrorBody = v.looseObject({
 
 const retryAfter = (what: string) => v.pipe(v.number(), v.integer(), v.description(`${what}; also in the Retry-After header.`));
 
-/** DESIGN D1, D2: a 429 for too many failed attempts, from this address or (scope `server`) from many. */
+/** docs/decisions/0001-error-bodies.md, docs/decisions/0002-failed-verification-and-bans.md: a 429 for too many failed attempts, from this address or (scope `server`) from many. */
 export const TooManyAttemptsBody = v.looseObject({
   ...ErrorBody.entries,
   retry_after: retryAfter('Seconds until the ban ends'),
 });
 
-/** DESIGN D16: the shared state store cannot be reached, so nothing was decided, counted or changed. */
+/** docs/decisions/0016-shared-store-fails-closed.md: the shared state store cannot be reached, so nothing was decided, counted or changed. */
 export const StoreUnavailableBody = v.strictObject({
   detail: ErrorBody.entries.detail,
   code: v.literal('store_unavailable'),

@@ -3,7 +3,7 @@ import { ErrorBody } from './error.js';
 
 export const HealthResponse = v.strictObject({ status: v.literal('healthy'), service: v.string() });
 
-/** DESIGN D16: a balancer's health check takes the instance out while its shared store is unreachable. */
+/** docs/decisions/0016-shared-store-fails-closed.md: a balancer's health check takes the instance out while its shared store is unreachable. */
 export const HealthDegradedBody = v.strictObject({
   ...ErrorBody.entries,
   code: v.literal('store_unavailable'),

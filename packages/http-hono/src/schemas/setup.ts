@@ -8,5 +8,5 @@ export const SetupStatusResponse = v.strictObject({
   message: v.string(),
 });
 
-/** POST /setup/complete and /setup/reset: the flag as it now is (DESIGN D15). */
+/** POST /setup/complete and /setup/reset: the flag as it now is (docs/decisions/0015-setup-and-logout-answers.md). */
 export const SetupChangeResponse = v.strictObject({ success: v.literal(true), message: v.string(), is_first_setup: v.boolean() });

@@ -14,7 +14,7 @@ export const WsTokenResponse = v.variant('success', [
   v.strictObject(refusal),
 ]);
 
-/** GET /ws-token with more than one credential: a D1 400 with the success:false fields. */
+/** GET /ws-token with more than one credential: a 400 (docs/decisions/0001-error-bodies.md) with the success:false fields. */
 export const WsTokenAmbiguousBody = v.strictObject({
   ...ErrorBody.entries,
   code: v.picklist(['duplicate_credentials', 'conflicting_credentials']),

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 
-// The unified channel's frames (DESIGN D13); the hub parses client frames with these, the OpenAPI document lists them all.
+// The unified channel's frames (docs/decisions/0013-websocket-channel.md); the hub parses client frames with these, the OpenAPI document lists them all.
 
 const RequestId = v.pipe(v.union([v.string(), v.number()]), v.description('Echoed as sent; the dashboard sends strings.'));
 
@@ -30,7 +30,7 @@ export const LogSubscribeData = v.optional(
 
 /** Every frame the server sends. */
 export const ServerEnvelope = v.union([
-  // `session`: the chat session a chat domain's event belongs to, as the dashboard reads it (dashboard-contract.md §7).
+  // `session`: the chat session a chat domain's event belongs to, as the dashboard reads it (docs/dashboard.md §7).
   v.strictObject({
     op: v.literal('event'),
     domain: v.string(),
@@ -56,7 +56,7 @@ export const LogEntry = v.strictObject({
   level: v.picklist(['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL']),
   module: v.string(),
   message: v.string(),
-  // With an upstream the bot's entries carry its display hints (dashboard-contract.md §4).
+  // With an upstream the bot's entries carry its display hints (docs/dashboard.md §4).
   moduleDisplayName: v.optional(v.string()),
   moduleColor: v.optional(v.string()),
   moduleBold: v.optional(v.boolean()),

@@ -181,7 +181,7 @@ export function sessionCookieValue(res: Response): string | null {
   return line.slice('bot_session='.length).split(';')[0] ?? null;
 }
 
-/** DESIGN D1: a JSON body with a human `detail` and a snake_case `code`. */
+/** docs/decisions/0001-error-bodies.md: a JSON body with a human `detail` and a snake_case `code`. */
 export async function expectErrorBody(res: Response, status: number, code: string): Promise<Record<string, unknown>> {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);

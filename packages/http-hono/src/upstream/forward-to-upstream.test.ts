@@ -35,7 +35,7 @@ function heldTransport() {
 const warnings = (t: { logger: RecordingLogger }, code: string) =>
   t.logger.at('warn').filter((call) => (call.fields as { code?: string }).code === code);
 
-describe('when the upstream fails, the caller gets a D1 answer, never a 500', () => {
+describe('when the upstream fails, the caller gets an error answer (docs/decisions/0001-error-bodies.md), never a 500', () => {
   it('unreachable: 502 upstream_unavailable, one warning a minute with the cause and no secret', async () => {
     const refused = Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
     const { t, cookie } = await gateway(() => Promise.reject(refused));

@@ -30,7 +30,7 @@ const TIMED_OUT = Symbol('timed out');
 const MAX_AUDITED_PATH = 512;
 
 /**
- * The last step for a forwarded path (design, Upstream request/answer/Failures): the request goes to the upstream through
+ * The last step for a forwarded path (docs/decisions/0028-gateway-forwarding-rules.md, Upstream request/answer/Failures): the request goes to the upstream through
  * the transport, its body streamed, its headers rewritten; the answer comes back streamed. The timeout
  * covers the answer's head only; an aborted caller aborts the upstream request. Every state change (all but GET and HEAD)
  * is audited. A path the upstream could read as another is refused first.

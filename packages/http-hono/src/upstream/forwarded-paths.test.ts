@@ -68,7 +68,7 @@ describe('ForwardedPaths', () => {
   });
 });
 
-describe('mayResolveElsewhere (Hono\'s decoded path: %2F kept, %5C and %00 decoded)', () => {
+describe("mayResolveElsewhere (Hono's decoded path: %2F kept, %5C and %00 decoded)", () => {
   it.each([
     ['/api/webui/x%2f..%2fadmin', true],
     ['/api/webui/x%2F', true],

@@ -26,7 +26,7 @@ export function ownEndpoints(paths: Iterable<string>): (path: string) => boolean
 }
 
 /**
- * Which request paths go to the upstream (design, Paths): under one of `paths`, by whole segments, and not an endpoint
+ * Which request paths go to the upstream (docs/decisions/0028-gateway-forwarding-rules.md, Paths): under one of `paths`, by whole segments, and not an endpoint
  * of this server; which of them a caller reaches without a credential (`publicPaths`, GET and HEAD only).
  */
 export class ForwardedPaths {

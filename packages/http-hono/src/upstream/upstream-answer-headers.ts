@@ -3,7 +3,7 @@ import { HOP_BY_HOP_HEADERS } from './header-roles.js';
 import { connectionListed, cookieName } from './upstream-request-headers.js';
 
 /**
- * The headers of an upstream answer as the caller gets them (design, Upstream answer): without the hop-by-hop ones and
+ * The headers of an upstream answer as the caller gets them (docs/decisions/0028-gateway-forwarding-rules.md, Upstream answer): without the hop-by-hop ones and
  * those its Connection header names. Every Set-Cookie passes except one that would overwrite this server's session cookie (`dropped`
  * hears of it); the upstream's caching headers pass, and an answer without Cache-Control keeps this server's no-store.
  */

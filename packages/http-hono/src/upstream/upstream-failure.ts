@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { AppLogger } from '../app-env.js';
 import { errorBody } from '../error-body.js';
 
-/** How a forwarded request can fail before the upstream's answer has a head; each is a D1 body, never a 500. */
+/** How a forwarded request can fail before the upstream's answer has a head; each is an error body (docs/decisions/0001-error-bodies.md), never a 500. */
 export type UpstreamFailure = 'upstream_unavailable' | 'upstream_timeout' | 'upstream_refused';
 
 const FAILURE_STATUS = { upstream_unavailable: 502, upstream_timeout: 504, upstream_refused: 502 } as const;
@@ -18,7 +18,7 @@ const FAILURE_LOG: Record<UpstreamFailure, string> = {
 // A backend that is down fails every request: one line a minute for each kind says as much as a thousand.
 const WARNING_INTERVAL_MS = 60_000;
 
-/** The caller's answer for `failure`, D1, with a detail that names the setting to look at and no secret. */
+/** The caller's answer for `failure`, docs/decisions/0001-error-bodies.md, with a detail that names the setting to look at and no secret. */
 export function upstreamFailureAnswer(c: Context, failure: UpstreamFailure, timeoutMs: number): Response {
   const detail = {
     upstream_unavailable: "The bot's backend cannot be reached; try again shortly.",

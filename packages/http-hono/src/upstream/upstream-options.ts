@@ -61,7 +61,7 @@ export interface UpstreamOptions {
   transport: UpstreamTransport;
   /**
    * Speed-up: sends a forwarded request from its parts and answers in parts, the same as `transport` with no web Request or
-   * Response built on the way (on Node they cost more than the rest of the forward; README, Performance). Absent: `transport`.
+   * Response built on the way (on Node they cost more than the rest of the forward; docs/performance.md). Absent: `transport`.
    */
   send?: (request: UpstreamRequestParts) => Promise<UpstreamAnswerParts>;
   /** A short-lived signed assertion of the caller and its request (X-WebUI-Assertion); absent, the header is not sent. */

@@ -26,7 +26,7 @@ export interface CallerOrigin {
 }
 
 /**
- * The headers an upstream request carries (design, Upstream request): the caller's that pass (passesCallerHeader) and that
+ * The headers an upstream request carries (docs/decisions/0028-gateway-forwarding-rules.md, Upstream request): the caller's that pass (passesCallerHeader) and that
  * its Connection header does not name, its Cookie without the bot_session cookie; plus X-Forwarded-For/-Proto/-Host from
  * `origin`; then `configured` (winning over the caller's); then `identity` (winning over all). One pass over the caller's.
  */

@@ -13,7 +13,7 @@ export interface MergedLogEntry extends LogEntry {
 const LEVELS: ReadonlySet<string> = new Set<LogLevel>(['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL']);
 const ALIASES: Readonly<Record<string, LogLevel>> = { WARN: 'WARNING', FATAL: 'CRITICAL' };
 
-/** A level in the dashboard's names: any other is hidden under every filter but "all" (dashboard-contract.md §4). */
+/** A level in the dashboard's names: any other is hidden under every filter but "all" (docs/dashboard.md §4). */
 export function dashboardLevelOf(level: unknown): LogLevel {
   if (typeof level !== 'string') return 'INFO';
   const upper = level.trim().toUpperCase();

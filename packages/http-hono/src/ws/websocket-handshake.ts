@@ -1,4 +1,4 @@
-/** Why a request to the WebSocket endpoint cannot be upgraded (RFC 6455 §4.2.1), as a D1 refusal. */
+/** Why a request to the WebSocket endpoint cannot be upgraded (RFC 6455 §4.2.1), as a refusal (docs/decisions/0001-error-bodies.md). */
 export interface HandshakeRefusal {
   status: 400 | 426;
   code: 'upgrade_required' | 'unsupported_websocket_version' | 'bad_websocket_key' | 'bad_websocket_protocol';
@@ -24,7 +24,7 @@ function isProtocolList(value: string): boolean {
 
 /**
  * Checks every handshake header before the ticket is spent, so that what the runtime's own
- * upgrade (ws, Bun, Deno) would refuse with a bare status is refused here with the D1 body.
+ * upgrade (ws, Bun, Deno) would refuse with a bare status is refused here with the error body (docs/decisions/0001-error-bodies.md).
  */
 export function handshakeRefusal(header: (name: string) => string | undefined): HandshakeRefusal | undefined {
   if (header('upgrade')?.trim().toLowerCase() !== 'websocket' || !hasToken(header('connection'), 'upgrade')) {

@@ -196,7 +196,7 @@ describe('WsHub: domain logs, topic main', () => {
     expect(entries.map((entry) => entry.id)).toEqual([...entries.map((entry) => entry.id)].sort());
 
     const live = logs.log('fresh', 'DEBUG', 'http');
-    // The dashboard appends a live line only from data.entry (dashboard-contract.md §4).
+    // The dashboard appends a live line only from data.entry (docs/dashboard.md §4).
     expect(client.socket.take()).toEqual([{ op: 'event', domain: 'logs', topic: 'main', event: 'entry', data: { entry: live } }]);
     expect(Object.keys(live).sort()).toEqual(['id', 'level', 'message', 'module', 'timestamp']);
   });
@@ -451,7 +451,7 @@ describe('WsHub: access token changes', () => {
   });
 });
 
-describe('WsHub: caps (DESIGN D14)', () => {
+describe('WsHub: caps (docs/decisions/0014-bounded-memory.md)', () => {
   it('maxPerSession 3 / maxTotal 5: the 4th socket of a session and the 6th overall are closed with 1013', () => {
     const { open, hub } = makeHub({ maxPerSession: 3, maxTotal: 5 });
     const a = [open('a'), open('a'), open('a')];

@@ -68,7 +68,7 @@ interface Connection {
 const LOGS_MAIN = 'logs/main';
 
 /**
- * The unified WebSocket channel (DESIGN D13): system events and the registered domains (logs, plugin progress, security,
+ * The unified WebSocket channel (docs/decisions/0013-websocket-channel.md): system events and the registered domains (logs, plugin progress, security,
  * a bot's own; issue 34); with an upstream (issue 33), every other domain relayed to the bot's channel and its log lines
  * merged into ours.
  */
@@ -117,7 +117,7 @@ export class WsHub {
     return counts;
   }
 
-  /** Whether one more socket fits the caps that keep memory bounded (DESIGN D14). */
+  /** Whether one more socket fits the caps that keep memory bounded (docs/decisions/0014-bounded-memory.md). */
   canAccept(sessionToken: string): boolean {
     if (this.connections.size >= this.maxTotal) return false;
     let ofSession = 0;
