@@ -6,7 +6,10 @@ import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exit-codes.js';
 
 const NO_RECORD = 'no token yet: start the server once, or set one with `webui token set`\n';
 
-/** `webui token show|set|regenerate`: show reads data/webui.json; set and regenerate go through the running server when one runs. */
+/**
+ * `webui token show|set|regenerate`: show reads the configured store directly (data/webui.json, or the record in
+ * Redis), server or not; set and regenerate go through the running server when one runs.
+ */
 export async function tokenCommand(args: string[], loaded: LoadedSettings, io: CliIo): Promise<number> {
   const [action, ...flags] = args;
   switch (action) {
