@@ -38,11 +38,18 @@ export function nodeUpstreamClient(target: UpstreamTarget): UpstreamClient {
       // ws names a socket file in the URL itself: ws+unix:/path:/request-path.
       const address = socketPath === undefined ? url : `ws+unix:${socketPath}:${pathOf(url)}`;
       // One message per turn of the event loop, as the channel's own sockets: a bot's burst is read as fast as it is handled (issue 42).
-      return new WebSocket(address, { headers: { ...headers }, allowSynchronousEvents: false }) as unknown as UpstreamSocket;
+      return new WebSocket(address, {
+        headers: { ...headers },
+        allowSynchronousEvents: false,
+        maxPayload: MAX_UPSTREAM_FRAME_BYTES,
+      }) as unknown as UpstreamSocket;
     },
     close: () => dispatcher.close(),
   };
 }
+
+/** The largest frame taken from the bot's channel (ws's default is 100 MiB): one frame is held whole before it is relayed. */
+export const MAX_UPSTREAM_FRAME_BYTES = 16 * 1024 * 1024;
 
 /** Sends `request` through `dispatcher`, its body streamed; the answer in parts, a small one whole, else streamed. */
 async function forward(dispatcher: Dispatcher, request: Request | UpstreamRequestParts): Promise<UpstreamAnswerParts> {

@@ -94,7 +94,7 @@ const UPSTREAM_NOTES: Record<keyof typeof upstreamTableSchema.entries, SettingNo
       'Headers added to every upstream request, e.g. `Cookie = "maibot_session=${MAIBOT_TOKEN}"`; `${NAME}` is read from the ' +
       'environment at startup (unset or empty stops the start, naming the header and the variable; Deno reads only the variables ' +
       'its `--allow-env` lists); no escape: every `${` starts a reference. `Host`, `Content-Length`, hop-by-hop headers, ' +
-      '`X-Forwarded-*`, `Forwarded` and `X-WebUI-*` are refused. Shown as `***`.',
+      '`X-Forwarded-*`, `Forwarded` and `X-WebUI-*` are refused, in either spelling (`_` for `-`). Shown as `***`.',
   },
   timeout: {
     description:

@@ -123,6 +123,8 @@ type Frame = Record<string, unknown>;
 /** One socket to the fake upstream's channel: the relay's side of it, with the test's handles to open, drop or fail it. */
 export class FakeUpstreamSocket implements UpstreamSocket {
   readyState = 0;
+  /** What the relay's side holds unsent; a test sets it to play a bot that does not read. */
+  bufferedAmount = 0;
   readonly frames: Frame[] = [];
   readonly texts: string[] = [];
   readonly subscriptions = new Set<string>();

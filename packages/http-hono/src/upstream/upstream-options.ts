@@ -71,6 +71,8 @@ export interface UpstreamOptions {
 /** A WebSocket to the upstream's channel, as the hub's relay needs it: the web WebSocket's shape, which `ws`, Bun and Deno share. */
 export interface UpstreamSocket {
   readonly readyState: number;
+  /** Bytes sent and not yet taken by the network (the web WebSocket's); the relay refuses to add to a bot that does not read. */
+  readonly bufferedAmount?: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
   addEventListener(type: 'open', listener: () => void): void;

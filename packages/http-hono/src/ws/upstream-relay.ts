@@ -1,5 +1,6 @@
 import type { AppLogger } from '../app-env.js';
 import type { CallerIdentity, UpstreamChannelOptions, UpstreamSocket } from '../upstream/upstream-options.js';
+import { MAX_BUFFERED_BYTES } from './send-buffer.js';
 import {
   fetchUpstreamTicket,
   relayRequestHeaders,
@@ -172,6 +173,8 @@ export class UpstreamRelay {
   private enqueue(item: Outgoing): void {
     switch (this.state) {
       case 'open':
+        // A bot that does not read must not make this server hold a client's messages for it without bound.
+        if ((this.socket?.bufferedAmount ?? 0) > MAX_BUFFERED_BYTES) return item.fail('upstream_busy');
         return this.sendNow(item.text, () => item.fail('upstream_unavailable'));
       case 'connecting':
         if (this.queue.length >= this.maxQueued) return item.fail('upstream_busy');

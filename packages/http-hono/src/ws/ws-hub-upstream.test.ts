@@ -238,6 +238,24 @@ describe('WsHub with an upstream: relaying the bot domains', () => {
     expect(upstream.last.frames).toHaveLength(64);
   });
 
+  it('a bot that does not read: past 1 MiB unsent toward it, a message is refused with upstream_busy and not sent', async () => {
+    const { open, upstream } = makeHub();
+    const client = open();
+    client.send(chatCall('b1'));
+    await settle();
+    expect(upstream.last.frames.map((frame) => frame['id'])).toEqual(['b1']);
+    client.socket.take();
+    upstream.last.bufferedAmount = 1024 * 1024 + 1;
+    client.send(chatCall('b2'));
+    expect(client.socket.take()).toEqual([
+      { op: 'response', id: 'b2', ok: false, error: { code: 'upstream_busy', message: expect.any(String) } },
+    ]);
+    expect(upstream.last.frames.map((frame) => frame['id'])).toEqual(['b1']);
+    upstream.last.bufferedAmount = 0;
+    client.send(chatCall('b3'));
+    expect(upstream.last.frames.map((frame) => frame['id'])).toEqual(['b1', 'b3']);
+  });
+
   it('the upstream down -> ok:false upstream_unavailable, the socket stays open, and the next message tries again', async () => {
     const { open, upstream, hub, logger } = makeHub();
     upstream.ticket = 'down';
