@@ -1,4 +1,5 @@
-import { errorCode, type FileSystem, type WritableFile } from './file-system.js';
+import { errorCode } from './error-code.js';
+import { type FileSystem, type WritableFile } from './file-system.js';
 
 // Distinguishes temp files of concurrent stores in one process; the pid separates processes.
 let tempCounter = 0;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as v from 'valibot';
 import { AUDIT_LOG_FILE_NAME, rotatedAuditLogNumbers, rotatedAuditLogPath } from './audit-log-file.js';
 import { errorMessage } from './error-message.js';
-import { errorCode } from './file-system.js';
+import { errorCode } from './error-code.js';
 
 export interface AuditLogFilter {
   /** Only lines at or after this time (ms since the epoch). */

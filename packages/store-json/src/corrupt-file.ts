@@ -1,5 +1,6 @@
 import { errorMessage } from './error-message.js';
-import { errorCode, type FileSystem } from './file-system.js';
+import { errorCode } from './error-code.js';
+import { type FileSystem } from './file-system.js';
 
 /** Keeps a corrupt file for the operator to inspect (docs/decisions/0012-token-file.md): renamed, never deleted; returns where it went. */
 export async function moveCorruptFileAside(fs: FileSystem, path: string, reason: string, nowMs: number): Promise<string> {

@@ -43,9 +43,3 @@ export const nodeFileSystem: FileSystem = {
   unlink: (path) => fsp.unlink(path),
   readdir: (path) => fsp.readdir(path),
 };
-
-/** The errno code of a failed fs call, if it has one. */
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? error.code : undefined;
-}

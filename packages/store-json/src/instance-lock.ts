@@ -2,7 +2,7 @@ import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writ
 import { join } from 'node:path';
 import { errorMessage } from './error-message.js';
 import { DIRECTORY_MODE, FILE_MODE } from './file-permissions.js';
-import { errorCode } from './file-system.js';
+import { errorCode } from './error-code.js';
 import { makeDirectory } from './make-directory.js';
 import { processIsAlive } from './process-alive.js';
 

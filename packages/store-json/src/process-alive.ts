@@ -1,4 +1,4 @@
-import { errorCode } from './file-system.js';
+import { errorCode } from './error-code.js';
 
 /**
  * Whether a process with this pid exists: the writer of a temp file, the owner of a lock. Signal 0

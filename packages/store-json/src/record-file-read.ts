@@ -1,7 +1,8 @@
 import type { TokenRecord } from '@webui/core';
 import { join } from 'node:path';
 import { errorMessage } from './error-message.js';
-import { errorCode, nodeFileSystem, type FileSystem } from './file-system.js';
+import { errorCode } from './error-code.js';
+import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { parseRecordFile, RECORD_FILE_NAME } from './record-file.js';
 
 /** What a data directory's webui.json holds, read without touching anything: no directory made, no file moved. */
