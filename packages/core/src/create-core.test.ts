@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCore } from './create-core.js';
-import { MemoryStore } from './memory-store.js';
+import { MemoryStore } from './memory/memory-store.js';
 import { FakeClock } from './testing/fake-clock.js';
 import { SeededRandom } from './testing/seeded-random.js';
 import { overwriteRecord } from './testing/overwrite-record.js';

@@ -1,13 +1,13 @@
-import { ApiKeys, revokedKeySessions } from './api-keys.js';
-import { BanPolicy, type BanPolicyOptions } from './ban-policy.js';
-import { Credentials } from './credentials.js';
+import { ApiKeys, revokedKeySessions } from './domain/api-keys.js';
+import { BanPolicy, type BanPolicyOptions } from './domain/bans/ban-policy.js';
+import { Credentials } from './domain/credentials.js';
 import type { Clock } from './ports/clock.js';
 import type { RandomSource } from './ports/random-source.js';
 import type { Store } from './ports/store.js';
-import { RecordEditor } from './record-editor.js';
-import { SetupState } from './setup-state.js';
-import { TokenService } from './token-service.js';
-import { WsTicketIssuer } from './ws-ticket-issuer.js';
+import { RecordEditor } from './domain/tokens/record-editor.js';
+import { SetupState } from './domain/setup-state.js';
+import { TokenService } from './domain/tokens/token-service.js';
+import { WsTicketIssuer } from './domain/ws-ticket-issuer.js';
 
 /** What the core needs from its host: where state lives, what time it is, where randomness comes from. */
 export interface CorePorts {

@@ -20,9 +20,9 @@ export {
   type LiftRefusal,
   type UncountedReason,
   type VerifiedCredential,
-} from './ban-policy.js';
-export type { BudgetState } from './global-failure-budget.js';
-export { parseBanTarget, banTargetMatches, type BanTarget } from './ban-target.js';
+} from './domain/bans/ban-policy.js';
+export type { BudgetState } from './domain/bans/global-failure-budget.js';
+export { parseBanTarget, banTargetMatches, type BanTarget } from './domain/bans/ban-target.js';
 export {
   TokenService,
   type BootstrapOptions,
@@ -30,12 +30,12 @@ export {
   type BootstrapReason,
   type RotationOutcome,
   type TokenStatus,
-} from './token-service.js';
-export { SetupState } from './setup-state.js';
-export { WsTicketIssuer, TICKET_TTL_SECONDS, type TicketRefusal } from './ws-ticket-issuer.js';
-export { MemoryStore } from './memory-store.js';
-export { MemoryShortLivedState, DEFAULT_MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory-short-lived-state.js';
-export { constantTimeEqual } from './constant-time-equal.js';
+} from './domain/tokens/token-service.js';
+export { SetupState } from './domain/setup-state.js';
+export { WsTicketIssuer, TICKET_TTL_SECONDS, type TicketRefusal } from './domain/ws-ticket-issuer.js';
+export { MemoryStore } from './memory/memory-store.js';
+export { MemoryShortLivedState, DEFAULT_MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory/memory-short-lived-state.js';
+export { constantTimeEqual } from './domain/primitives/constant-time-equal.js';
 export {
   tokenViolations,
   TOKEN_VIOLATION_MESSAGES,
@@ -43,12 +43,12 @@ export {
   TOKEN_MIN_LENGTH,
   TOKEN_MAX_LENGTH,
   type TokenViolation,
-} from './token-strength.js';
-export { resolveTokenSource, isGeneratedToken } from './token-source.js';
-export { tokenStatus, tokenWeakness, describeTokenWeakness } from './token-status.js';
-export { parseIp, formatIp, clientKey, isLoopbackIp, type IpAddress } from './ip-address.js';
-export { parseCidr, cidrContains, anyCidrContains, type Cidr } from './cidr.js';
-export { ok, err, type Result } from './result.js';
+} from './domain/tokens/token-strength.js';
+export { resolveTokenSource, isGeneratedToken } from './domain/tokens/token-source.js';
+export { tokenStatus, tokenWeakness, describeTokenWeakness } from './domain/tokens/token-status.js';
+export { parseIp, formatIp, clientKey, isLoopbackIp, type IpAddress } from './domain/primitives/ip-address.js';
+export { parseCidr, cidrContains, anyCidrContains, type Cidr } from './domain/primitives/cidr.js';
+export { ok, err, type Result } from './domain/result.js';
 export {
   auditLine,
   SECURITY_EVENT_NAMES,
@@ -58,8 +58,8 @@ export {
   type SecurityEventName,
   type SecurityEventSink,
   type SecurityEventVia,
-} from './security-event.js';
-export { parseDuration, MAX_DURATION_MS } from './duration.js';
+} from './domain/security-event.js';
+export { parseDuration, MAX_DURATION_MS } from './domain/primitives/duration.js';
 export {
   ApiKeys,
   revokedKeyNames,
@@ -69,9 +69,9 @@ export {
   type ApiKeyEntry,
   type CreateKeyRefusal,
   type KeyCheck,
-} from './api-keys.js';
-export { API_KEY_PREFIX, looksLikeApiKey } from './api-key-format.js';
-export { Credentials, permits, type Authentication, type Permission, type Principal, type Unauthenticated } from './credentials.js';
+} from './domain/api-keys.js';
+export { API_KEY_PREFIX, looksLikeApiKey } from './domain/api-key-format.js';
+export { Credentials, permits, type Authentication, type Permission, type Principal, type Unauthenticated } from './domain/credentials.js';
 export type { Logger } from './ports/logger.js';
 export type { Actor, AttemptClient } from './use-cases/actor.js';
 export type { AttemptRefusal, Pause, PresentedValue } from './use-cases/attempts.js';
@@ -92,9 +92,9 @@ export {
   type LiftBanRefusal,
 } from './use-cases/operator-operations.js';
 export { createWebuiOperations, type WebuiOperations } from './use-cases/webui-operations.js';
-export { EventRecorder, type OperationEventSink } from './use-cases/event-recorder.js';
-export { LoginLog, LOGIN_LOG_WINDOW_MS } from './use-cases/login-log.js';
-export { auditEventOf, type Done, type OperationEvent, type OperationNotice } from './use-cases/operation-event.js';
+export { EventRecorder, type OperationEventSink } from './use-cases/events/event-recorder.js';
+export { LoginLog, LOGIN_LOG_WINDOW_MS } from './use-cases/events/login-log.js';
+export { auditEventOf, type Done, type OperationEvent, type OperationNotice } from './use-cases/events/operation-event.js';
 export {
   AMBIGUOUS_CREDENTIALS_DETAIL,
   KEY_REFUSAL_DETAIL,
@@ -102,4 +102,4 @@ export {
   unknownKeyDetail,
   weakTokenDetail,
 } from './use-cases/refusal-details.js';
-export { afterAuditWritten } from './audit-written.js';
+export { afterAuditWritten } from './use-cases/events/audit-written.js';

@@ -1,4 +1,4 @@
-import type { AttemptRecord, FailureTally, FailureToCount } from './ports/store.js';
+import type { AttemptRecord, FailureTally, FailureToCount } from '../ports/store.js';
 
 /** What counting a failure leaves behind: the record to keep and until when, or nothing to change. */
 export interface TalliedFailure {

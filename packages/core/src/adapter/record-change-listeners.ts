@@ -1,4 +1,4 @@
-import type { RecordChangeListener, RecordChangeOrigin, TokenRecord } from './ports/store.js';
+import type { RecordChangeListener, RecordChangeOrigin, TokenRecord } from '../ports/store.js';
 import { sameTokenRecord } from './same-token-record.js';
 import { copyTokenRecord } from './token-record-copy.js';
 

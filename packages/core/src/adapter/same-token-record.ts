@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, TokenRecord } from './ports/store.js';
+import type { ApiKeyRecord, TokenRecord } from '../ports/store.js';
 
 /** Whether two records hold the same values, field by field: what a compare-and-set and a change notice compare. */
 export function sameTokenRecord(a: TokenRecord | null, b: TokenRecord | null): boolean {

@@ -1,6 +1,6 @@
-import type { RandomSource } from './ports/random-source.js';
-import { randomBase64Url } from './random-encoding.js';
-import { sha256Hex } from './sha256-hex.js';
+import type { RandomSource } from '../ports/random-source.js';
+import { randomBase64Url } from './primitives/random-encoding.js';
+import { sha256Hex } from './primitives/sha256-hex.js';
 
 /** Every key starts so: a secret scanner, a log reviewer or the server itself tells it from a token at a glance. */
 export const API_KEY_PREFIX = 'wk_';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { apiKeyHash } from './api-key-format.js';
 import { LAST_USED_RESOLUTION_MS, MAX_API_KEYS } from './api-keys.js';
 import { permits, type Permission, type Principal } from './credentials.js';
-import { createCoreHarness } from './testing/core-harness.js';
+import { createCoreHarness } from '../testing/core-harness.js';
 
 const KEY = /^wk_[A-Za-z0-9_-]{43}$/;
 const DAY = 86_400_000;

@@ -1,9 +1,9 @@
 import { apiKeyHash, looksLikeApiKey, newApiKey } from './api-key-format.js';
-import { constantTimeEqual } from './constant-time-equal.js';
-import type { Clock } from './ports/clock.js';
-import type { RandomSource } from './ports/random-source.js';
-import type { ApiKeyRecord, ApiKeyScope, Store } from './ports/store.js';
-import { requireRecord, type RecordEditor } from './record-editor.js';
+import { constantTimeEqual } from './primitives/constant-time-equal.js';
+import type { Clock } from '../ports/clock.js';
+import type { RandomSource } from '../ports/random-source.js';
+import type { ApiKeyRecord, ApiKeyScope, Store } from '../ports/store.js';
+import { requireRecord, type RecordEditor } from './tokens/record-editor.js';
 import { err, ok, type Result } from './result.js';
 
 /** Keys live in the durable record, which every request reads: a bound keeps it small (docs/decisions/0014-bounded-memory.md). */

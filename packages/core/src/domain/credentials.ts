@@ -1,6 +1,6 @@
 import { isKeySession, type ApiKeys } from './api-keys.js';
-import type { ApiKeyScope } from './ports/store.js';
-import type { TokenService, TokenStatus } from './token-service.js';
+import type { ApiKeyScope } from '../ports/store.js';
+import type { TokenService, TokenStatus } from './tokens/token-service.js';
 
 /**
  * Who a request acts as. `session` names what its WebSocket tickets and sockets belong to: the token

@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { MemoryRecord } from './memory-record.js';
-import type { RecordSwap, TokenRecord } from './ports/store.js';
-import { RecordEditor } from './record-editor.js';
+import { MemoryRecord } from '../memory/memory-record.js';
+import type { RecordSwap, TokenRecord } from '../ports/store.js';
+import { RecordEditor } from './tokens/record-editor.js';
 import { SetupState } from './setup-state.js';
-import { createCoreHarness } from './testing/core-harness.js';
-import { SeededRandom } from './testing/seeded-random.js';
-import { TokenService } from './token-service.js';
+import { createCoreHarness } from '../testing/core-harness.js';
+import { SeededRandom } from '../testing/seeded-random.js';
+import { TokenService } from './tokens/token-service.js';
 
 const STRONG = 'Strong-Token-2026!';
 

@@ -1,4 +1,4 @@
-import { requireRecord, type RecordEditor } from './record-editor.js';
+import { requireRecord, type RecordEditor } from './tokens/record-editor.js';
 
 /** The first-setup flag a setup wizard follows (the specification's "First setup" table). */
 export class SetupState {

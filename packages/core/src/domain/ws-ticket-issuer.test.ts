@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createCore } from './create-core.js';
-import { MemoryRecord } from './memory-record.js';
-import { MemoryShortLivedState } from './memory-short-lived-state.js';
-import { createCoreHarness } from './testing/core-harness.js';
-import { FakeClock } from './testing/fake-clock.js';
-import { SeededRandom } from './testing/seeded-random.js';
+import { createCore } from '../create-core.js';
+import { MemoryRecord } from '../memory/memory-record.js';
+import { MemoryShortLivedState } from '../memory/memory-short-lived-state.js';
+import { createCoreHarness } from '../testing/core-harness.js';
+import { FakeClock } from '../testing/fake-clock.js';
+import { SeededRandom } from '../testing/seeded-random.js';
 import { TICKET_TTL_SECONDS } from './ws-ticket-issuer.js';
-import { overwriteRecord } from './testing/overwrite-record.js';
+import { overwriteRecord } from '../testing/overwrite-record.js';
 
 const TICKET = /^[A-Za-z0-9_-]{43}$/;
 

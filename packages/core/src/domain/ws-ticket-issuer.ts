@@ -1,8 +1,8 @@
 import type { Principal } from './credentials.js';
-import type { Clock } from './ports/clock.js';
-import type { RandomSource } from './ports/random-source.js';
-import type { Store } from './ports/store.js';
-import { randomBase64Url } from './random-encoding.js';
+import type { Clock } from '../ports/clock.js';
+import type { RandomSource } from '../ports/random-source.js';
+import type { Store } from '../ports/store.js';
+import { randomBase64Url } from './primitives/random-encoding.js';
 import { err, ok, type Result } from './result.js';
 
 export const TICKET_TTL_SECONDS = 60;

@@ -1,6 +1,6 @@
-import { clearable, tallyFailure } from './failure-tally.js';
-import type { AttemptEntry, AttemptRecord, AttemptStore, ClientState, FailureTally, FailureToCount } from './ports/attempt-store.js';
-import type { Clock } from './ports/clock.js';
+import { clearable, tallyFailure } from '../adapter/failure-tally.js';
+import type { AttemptEntry, AttemptRecord, AttemptStore, ClientState, FailureTally, FailureToCount } from '../ports/attempt-store.js';
+import type { Clock } from '../ports/clock.js';
 import { RememberedKeys } from './remembered-keys.js';
 
 interface Expiring<T> {

@@ -1,5 +1,5 @@
-import type { Clock } from './ports/clock.js';
-import type { BudgetBucket, FailureBudgetStore } from './ports/failure-budget-store.js';
+import type { Clock } from '../ports/clock.js';
+import type { BudgetBucket, FailureBudgetStore } from '../ports/failure-budget-store.js';
 
 /** The global failure budget's minute buckets, in memory. */
 export class MemoryFailureBudget implements FailureBudgetStore {

@@ -1,8 +1,8 @@
-import type { RecordChangeListener, RecordStore, RecordSwap } from './ports/record-store.js';
-import type { TokenRecord } from './ports/token-record.js';
-import { RecordChangeListeners } from './record-change-listeners.js';
-import { sameTokenRecord } from './same-token-record.js';
-import { copyTokenRecord } from './token-record-copy.js';
+import type { RecordChangeListener, RecordStore, RecordSwap } from '../ports/record-store.js';
+import type { TokenRecord } from '../ports/token-record.js';
+import { RecordChangeListeners } from '../adapter/record-change-listeners.js';
+import { sameTokenRecord } from '../adapter/same-token-record.js';
+import { copyTokenRecord } from '../adapter/token-record-copy.js';
 
 /** The durable record held in memory: for tests and `--memory` quick starts, gone when the process stops. */
 export class MemoryRecord implements RecordStore {

@@ -1,5 +1,5 @@
-import type { Clock } from './ports/clock.js';
-import type { RetiredTokenStore } from './ports/retired-token-store.js';
+import type { Clock } from '../ports/clock.js';
+import type { RetiredTokenStore } from '../ports/retired-token-store.js';
 import { RememberedKeys } from './remembered-keys.js';
 
 /** Retired-token fingerprints in memory, the least recently retired forgotten first past the cap. */

@@ -2,9 +2,9 @@ import { MemoryAttempts } from './memory-attempts.js';
 import { MemoryFailureBudget } from './memory-failure-budget.js';
 import { MemoryRetiredTokens } from './memory-retired-tokens.js';
 import { MemoryTickets } from './memory-tickets.js';
-import type { Clock } from './ports/clock.js';
-import type { RecordStore } from './ports/record-store.js';
-import type { ShortLivedState, Store } from './ports/store.js';
+import type { Clock } from '../ports/clock.js';
+import type { RecordStore } from '../ports/record-store.js';
+import type { ShortLivedState, Store } from '../ports/store.js';
 
 /** Caps that keep the short-lived state bounded whatever clients do (docs/decisions/0014-bounded-memory.md). */
 export interface MemoryStoreLimits {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MEMORY_STORE_LIMITS, MemoryStore } from './memory-store.js';
-import type { AttemptRecord, TokenRecord } from './ports/store.js';
-import { FakeClock } from './testing/fake-clock.js';
-import { storeConformanceCases } from './testing/store-conformance.js';
+import type { AttemptRecord, TokenRecord } from '../ports/store.js';
+import { FakeClock } from '../testing/fake-clock.js';
+import { storeConformanceCases } from '../testing/conformance/store-conformance.js';
 
 describe('MemoryStore passes the shared Store conformance suite', () => {
   for (const testCase of storeConformanceCases(async () => {

@@ -1,8 +1,8 @@
 import { MemoryRecord } from './memory-record.js';
 import { MemoryShortLivedState, type MemoryStoreLimits } from './memory-short-lived-state.js';
-import type { Clock } from './ports/clock.js';
-import type { Store } from './ports/store.js';
-import type { TokenRecord } from './ports/token-record.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import type { TokenRecord } from '../ports/token-record.js';
 
 export { DEFAULT_MEMORY_STORE_LIMITS, type MemoryStoreLimits } from './memory-short-lived-state.js';
 

@@ -1,5 +1,5 @@
-import type { Clock } from './ports/clock.js';
-import type { TicketGrant, TicketStore } from './ports/ticket-store.js';
+import type { Clock } from '../ports/clock.js';
+import type { TicketGrant, TicketStore } from '../ports/ticket-store.js';
 
 /** WebSocket tickets in memory, indexed by session so a session's tickets can be dropped together. */
 export class MemoryTickets implements TicketStore {

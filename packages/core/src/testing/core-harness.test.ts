@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BanPolicy } from '../ban-policy.js';
-import { MemoryStore } from '../memory-store.js';
+import { BanPolicy } from '../domain/bans/ban-policy.js';
+import { MemoryStore } from '../memory/memory-store.js';
 import { createCoreHarness } from './core-harness.js';
 
 describe('createCoreHarness', () => {

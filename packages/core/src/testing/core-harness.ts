@@ -1,6 +1,6 @@
-import type { BanPolicyOptions } from '../ban-policy.js';
+import type { BanPolicyOptions } from '../domain/bans/ban-policy.js';
 import { createCore } from '../create-core.js';
-import { MemoryStore, type MemoryStoreLimits } from '../memory-store.js';
+import { MemoryStore, type MemoryStoreLimits } from '../memory/memory-store.js';
 import type { TokenRecord } from '../ports/store.js';
 import { FakeClock } from './fake-clock.js';
 import { SeededRandom } from './seeded-random.js';

@@ -1,7 +1,7 @@
 import type { Logger } from '../ports/logger.js';
-import type { SecurityEvent, SecurityEventSink } from '../security-event.js';
-import type { OperationEventSink } from '../use-cases/event-recorder.js';
-import type { OperationEvent } from '../use-cases/operation-event.js';
+import type { SecurityEvent, SecurityEventSink } from '../domain/security-event.js';
+import type { OperationEventSink } from '../use-cases/events/event-recorder.js';
+import type { OperationEvent } from '../use-cases/events/operation-event.js';
 
 export interface LoggedLine {
   level: 'debug' | 'info' | 'warn' | 'error';

@@ -1,12 +1,12 @@
 import type { Core } from '../create-core.js';
-import type { Principal } from '../credentials.js';
-import type { TokenStatus } from '../token-service.js';
-import type { TicketRefusal } from '../ws-ticket-issuer.js';
+import type { Principal } from '../domain/credentials.js';
+import type { TokenStatus } from '../domain/tokens/token-service.js';
+import type { TicketRefusal } from '../domain/ws-ticket-issuer.js';
 import type { AttemptClient } from './actor.js';
 import { Attempts, type AttemptRefusal, type Pause } from './attempts.js';
 import { authenticate, type AuthenticationOutcome, type CredentialVia } from './authenticate.js';
-import type { OperationEventSink } from './event-recorder.js';
-import type { Done, OperationEvent } from './operation-event.js';
+import type { OperationEventSink } from './events/event-recorder.js';
+import type { Done, OperationEvent } from './events/operation-event.js';
 import type { PresentedCredentials } from './presented-credentials.js';
 
 /**

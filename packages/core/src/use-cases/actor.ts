@@ -1,5 +1,5 @@
-import type { VerifiedCredential } from '../ban-policy.js';
-import type { SecurityEventVia } from '../security-event.js';
+import type { VerifiedCredential } from '../domain/bans/ban-policy.js';
+import type { SecurityEventVia } from '../domain/security-event.js';
 
 /** Who is attempting a secret: the client address as the edge resolved it. */
 export interface AttemptClient {

@@ -1,7 +1,7 @@
-import type { Admission, BanPolicy, FailureOutcome, VerifiedCredential } from '../ban-policy.js';
-import type { CredentialHow } from '../security-event.js';
+import type { Admission, BanPolicy, FailureOutcome, VerifiedCredential } from '../domain/bans/ban-policy.js';
+import type { CredentialHow } from '../domain/security-event.js';
 import type { AttemptClient } from './actor.js';
-import type { OperationEvent } from './operation-event.js';
+import type { OperationEvent } from './events/operation-event.js';
 
 /** An attempt refused before its secret was compared: a ban of the address, or the server-wide budget spent. */
 export interface AttemptRefusal {

@@ -1,8 +1,8 @@
-import type { Credentials, Principal } from '../credentials.js';
-import type { TokenService } from '../token-service.js';
+import type { Credentials, Principal } from '../domain/credentials.js';
+import type { TokenService } from '../domain/tokens/token-service.js';
 import type { AttemptClient } from './actor.js';
 import type { AttemptRefusal, Attempts, PresentedValue } from './attempts.js';
-import type { OperationEvent } from './operation-event.js';
+import type { OperationEvent } from './events/operation-event.js';
 import { ambiguityOf, type AmbiguousCredentials, type PresentedCredentials } from './presented-credentials.js';
 
 /** How a request presented its credential: the bot_session cookie, or `Authorization: Bearer`. */

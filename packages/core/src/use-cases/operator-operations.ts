@@ -1,15 +1,15 @@
-import type { ApiKeyEntry } from '../api-keys.js';
-import type { BanEntry } from '../ban-policy.js';
+import type { ApiKeyEntry } from '../domain/api-keys.js';
+import type { BanEntry } from '../domain/bans/ban-policy.js';
 import type { Core } from '../create-core.js';
-import { parseDuration } from '../duration.js';
-import type { BudgetState } from '../global-failure-budget.js';
+import { parseDuration } from '../domain/primitives/duration.js';
+import type { BudgetState } from '../domain/bans/global-failure-budget.js';
 import type { ApiKeyScope } from '../ports/store.js';
-import { err, ok, type Result } from '../result.js';
-import type { TokenStatus } from '../token-service.js';
-import type { TokenViolation } from '../token-strength.js';
+import { err, ok, type Result } from '../domain/result.js';
+import type { TokenStatus } from '../domain/tokens/token-service.js';
+import type { TokenViolation } from '../domain/tokens/token-strength.js';
 import type { Actor } from './actor.js';
-import type { OperationEventSink } from './event-recorder.js';
-import type { Done, OperationEvent } from './operation-event.js';
+import type { OperationEventSink } from './events/event-recorder.js';
+import type { Done, OperationEvent } from './events/operation-event.js';
 import type { KEY_REFUSAL_DETAIL } from './refusal-details.js';
 
 export type KeyRefusal = keyof typeof KEY_REFUSAL_DETAIL;

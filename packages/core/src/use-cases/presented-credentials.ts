@@ -1,4 +1,4 @@
-import type { CredentialHow } from '../security-event.js';
+import type { CredentialHow } from '../domain/security-event.js';
 import type { PresentedValue } from './attempts.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { CreateKeyRefusal } from '../api-keys.js';
-import { TOKEN_VIOLATION_MESSAGES, type TokenViolation } from '../token-strength.js';
+import type { CreateKeyRefusal } from '../domain/api-keys.js';
+import { TOKEN_VIOLATION_MESSAGES, type TokenViolation } from '../domain/tokens/token-strength.js';
 import type { AmbiguousCredentials } from './presented-credentials.js';
 
 /** Why a key was not created, in words: the sentences every transport answers with (the HTTP API, the CLI). */

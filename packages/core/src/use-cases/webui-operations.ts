@@ -1,7 +1,7 @@
 import type { Core } from '../create-core.js';
 import { createAccessOperations, type AccessOperations } from './access-operations.js';
 import type { Pause } from './attempts.js';
-import type { OperationEventSink } from './event-recorder.js';
+import type { OperationEventSink } from './events/event-recorder.js';
 import { createOperatorOperations, type OperatorOperations } from './operator-operations.js';
 
 /** Every verb of the WebUI: what a client presents (AccessOperations) and what an operator changes (OperatorOperations). */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Admission, BanPolicy, BanPolicyOptions } from './ban-policy.js';
 import { budgetBucket, oldestLiveBucket } from './global-failure-budget.js';
-import type { Store } from './ports/store.js';
-import { createCoreHarness } from './testing/core-harness.js';
-import type { FakeClock } from './testing/fake-clock.js';
+import type { Store } from '../../ports/store.js';
+import { createCoreHarness } from '../../testing/core-harness.js';
+import type { FakeClock } from '../../testing/fake-clock.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { BanPolicy } from './ban-policy.js';
 import { oldestLiveBucket } from './global-failure-budget.js';
-import type { Store } from './ports/store.js';
-import { err } from './result.js';
-import { createCoreHarness } from './testing/core-harness.js';
-import type { FakeClock } from './testing/fake-clock.js';
+import type { Store } from '../../ports/store.js';
+import { err } from '../result.js';
+import { createCoreHarness } from '../../testing/core-harness.js';
+import type { FakeClock } from '../../testing/fake-clock.js';
 
 const MINUTE = 60_000;
 const BUDGET = 10;

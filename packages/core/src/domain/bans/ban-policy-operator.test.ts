@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BanPolicy, DEFAULT_BAN_POLICY, type BanEntry, type BanPolicyOptions } from './ban-policy.js';
-import { parseCidr, type Cidr } from './cidr.js';
-import type { AttemptStore, FailureBudgetStore, RetiredTokenStore } from './ports/store.js';
-import { err, ok } from './result.js';
-import { createCoreHarness } from './testing/core-harness.js';
-import { tokenFingerprint } from './token-fingerprint.js';
-import { overwriteRecord } from './testing/overwrite-record.js';
+import { parseCidr, type Cidr } from '../primitives/cidr.js';
+import type { AttemptStore, FailureBudgetStore, RetiredTokenStore } from '../../ports/store.js';
+import { err, ok } from '../result.js';
+import { createCoreHarness } from '../../testing/core-harness.js';
+import { tokenFingerprint } from '../tokens/token-fingerprint.js';
+import { overwriteRecord } from '../../testing/overwrite-record.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BanPolicy, DEFAULT_BAN_POLICY } from './ban-policy.js';
-import { MemoryStore } from './memory-store.js';
-import { createCoreHarness } from './testing/core-harness.js';
-import { FakeClock } from './testing/fake-clock.js';
+import { MemoryStore } from '../../memory/memory-store.js';
+import { createCoreHarness } from '../../testing/core-harness.js';
+import { FakeClock } from '../../testing/fake-clock.js';
 
 const IP = '203.0.113.7';
 const SECOND = 1000;

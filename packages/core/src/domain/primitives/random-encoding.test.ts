@@ -1,8 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
-import type { RandomSource } from './ports/random-source.js';
+import type { RandomSource } from '../../ports/random-source.js';
 import { randomBase64Url, randomHex } from './random-encoding.js';
-import { SeededRandom } from './testing/seeded-random.js';
+import { SeededRandom } from '../../testing/seeded-random.js';
 
 function fixed(bytes: number[]): RandomSource {
   return { bytes: (length) => Uint8Array.from(bytes.slice(0, length)) };

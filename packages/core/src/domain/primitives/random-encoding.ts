@@ -1,4 +1,4 @@
-import type { RandomSource } from './ports/random-source.js';
+import type { RandomSource } from '../../ports/random-source.js';
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from './memory-store.js';
-import type { TokenRecord } from './ports/store.js';
+import { MemoryStore } from '../../memory/memory-store.js';
+import type { TokenRecord } from '../../ports/store.js';
 import { RecordEditor, requireRecord } from './record-editor.js';
-import { FakeClock } from './testing/fake-clock.js';
+import { FakeClock } from '../../testing/fake-clock.js';
 
 const RECORD: TokenRecord = { accessToken: 'Some-Token-1!', tokenSource: 'configured', firstSetupCompleted: false };
 

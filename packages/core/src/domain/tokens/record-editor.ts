@@ -1,5 +1,5 @@
-import type { Store, TokenRecord } from './ports/store.js';
-import { SerialQueue } from './serial-queue.js';
+import type { Store, TokenRecord } from '../../ports/store.js';
+import { SerialQueue } from '../../adapter/serial-queue.js';
 
 /**
  * Read-modify-write of the durable record: one at a time in this process, and compare-and-set in the

@@ -1,4 +1,4 @@
-import { sha256Hex } from './sha256-hex.js';
+import { sha256Hex } from '../primitives/sha256-hex.js';
 
 // Domain-separated, so a fingerprint can never be mistaken for (or replayed as) any other hash we keep.
 const PREFIX = 'webui-retired-token\u0000';

@@ -1,13 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { RandomSource } from './ports/random-source.js';
-import type { TokenRecord } from './ports/store.js';
-import { MemoryStore } from './memory-store.js';
+import type { RandomSource } from '../../ports/random-source.js';
+import type { TokenRecord } from '../../ports/store.js';
+import { MemoryStore } from '../../memory/memory-store.js';
 import { RecordEditor } from './record-editor.js';
-import { createCoreHarness } from './testing/core-harness.js';
-import { FakeClock } from './testing/fake-clock.js';
-import { SeededRandom } from './testing/seeded-random.js';
+import { createCoreHarness } from '../../testing/core-harness.js';
+import { FakeClock } from '../../testing/fake-clock.js';
+import { SeededRandom } from '../../testing/seeded-random.js';
 import { TokenService } from './token-service.js';
-import { overwriteRecord } from './testing/overwrite-record.js';
+import { overwriteRecord } from '../../testing/overwrite-record.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const STRONG = 'Strong-Token-2026!';

@@ -1,9 +1,9 @@
-import { constantTimeEqual } from './constant-time-equal.js';
-import type { RandomSource } from './ports/random-source.js';
-import type { Store, TokenRecord } from './ports/store.js';
-import { randomHex } from './random-encoding.js';
+import { constantTimeEqual } from '../primitives/constant-time-equal.js';
+import type { RandomSource } from '../../ports/random-source.js';
+import type { Store, TokenRecord } from '../../ports/store.js';
+import { randomHex } from '../primitives/random-encoding.js';
 import { requireRecord, type RecordEditor } from './record-editor.js';
-import { err, ok, type Result } from './result.js';
+import { err, ok, type Result } from '../result.js';
 import { resolveTokenSource } from './token-source.js';
 import { tokenStatus, tokenWeakness, type TokenStatus } from './token-status.js';
 import { tokenViolations, type TokenViolation } from './token-strength.js';

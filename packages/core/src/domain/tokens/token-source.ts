@@ -1,4 +1,4 @@
-import type { TokenRecord, TokenSource } from './ports/store.js';
+import type { TokenRecord, TokenSource } from '../../ports/store.js';
 
 const GENERATED_TOKEN = /^[0-9a-f]{64}$/;
 

@@ -1,4 +1,4 @@
-import type { TokenRecord, TokenSource } from './ports/store.js';
+import type { TokenRecord, TokenSource } from '../../ports/store.js';
 import { isGeneratedToken, resolveTokenSource } from './token-source.js';
 import { TOKEN_VIOLATION_MESSAGES, tokenViolations, type TokenViolation } from './token-strength.js';
 

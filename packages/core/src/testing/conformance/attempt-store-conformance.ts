@@ -1,4 +1,4 @@
-import type { AttemptEntry, AttemptStore, FailureTally, FailureToCount } from '../ports/attempt-store.js';
+import type { AttemptEntry, AttemptStore, FailureTally, FailureToCount } from '../../ports/attempt-store.js';
 import { expectEqual, withHarness, type PortHarness, type StoreConformanceCase } from './conformance-case.js';
 
 /** What every AttemptStore must do: count failures atomically, ban at the threshold, expire by the clock, read a client in one call. */

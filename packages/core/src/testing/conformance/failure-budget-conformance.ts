@@ -1,4 +1,4 @@
-import type { FailureBudgetStore } from '../ports/failure-budget-store.js';
+import type { FailureBudgetStore } from '../../ports/failure-budget-store.js';
 import { expectEqual, withHarness, type PortHarness, type StoreConformanceCase } from './conformance-case.js';
 
 /** What every FailureBudgetStore must do: sum per bucket, expire each bucket on its own, forget all at once, share one budget. */

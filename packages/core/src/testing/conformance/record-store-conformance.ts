@@ -1,7 +1,7 @@
-import type { RecordStore } from '../ports/record-store.js';
-import type { TokenRecord } from '../ports/token-record.js';
+import type { RecordStore } from '../../ports/record-store.js';
+import type { TokenRecord } from '../../ports/token-record.js';
 import { expectEqual, withHarness, type PortHarness, type StoreConformanceCase } from './conformance-case.js';
-import { overwriteRecord } from './overwrite-record.js';
+import { overwriteRecord } from '../overwrite-record.js';
 
 /** What every RecordStore must do: copy records in and out, compare-and-set atomically, tell every change. */
 export function recordStoreConformanceCases(makeHarness: () => Promise<PortHarness<RecordStore>>): StoreConformanceCase[] {

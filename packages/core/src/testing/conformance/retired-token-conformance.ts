@@ -1,4 +1,4 @@
-import type { RetiredTokenStore } from '../ports/retired-token-store.js';
+import type { RetiredTokenStore } from '../../ports/retired-token-store.js';
 import { expectEqual, withHarness, type PortHarness, type StoreConformanceCase } from './conformance-case.js';
 
 /** What every RetiredTokenStore must do: remember each fingerprint until its own time. */

@@ -1,4 +1,4 @@
-import type { Store } from '../ports/store.js';
+import type { Store } from '../../ports/store.js';
 import { attemptStoreConformanceCases, failureAt } from './attempt-store-conformance.js';
 import { expectEqual, withHarness, type ConformanceClock, type PortHarness, type StoreConformanceCase } from './conformance-case.js';
 import { failureBudgetConformanceCases } from './failure-budget-conformance.js';

@@ -1,4 +1,4 @@
-import type { TicketGrant, TicketStore } from '../ports/ticket-store.js';
+import type { TicketGrant, TicketStore } from '../../ports/ticket-store.js';
 import { expectEqual, withHarness, type PortHarness, type StoreConformanceCase } from './conformance-case.js';
 
 /** What every TicketStore must do: spend a ticket at most once, whoever asks, and drop a session's tickets together. */

@@ -1,4 +1,4 @@
-import type { SecurityEventSink } from './security-event.js';
+import type { SecurityEventSink } from '../../domain/security-event.js';
 
 /**
  * `value`, once `audit` has written every event recorded so far: the app and Node's fast path pass their

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RecordingAuditSink, RecordingLogger } from '../testing/recording-sinks.js';
+import { RecordingAuditSink, RecordingLogger } from '../../testing/recording-sinks.js';
 import { EventRecorder } from './event-recorder.js';
 import type { OperationEvent } from './operation-event.js';
 

@@ -1,5 +1,5 @@
-import type { Logger } from '../ports/logger.js';
-import type { CredentialHow, SecurityEventSink } from '../security-event.js';
+import type { Logger } from '../../ports/logger.js';
+import type { CredentialHow, SecurityEventSink } from '../../domain/security-event.js';
 import { LoginLog } from './login-log.js';
 import { auditEventOf, type OperationEvent } from './operation-event.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RecordingLogger } from '../testing/recording-sinks.js';
+import { RecordingLogger } from '../../testing/recording-sinks.js';
 import { LOGIN_LOG_WINDOW_MS, LoginLog } from './login-log.js';
 
 describe('LoginLog', () => {

@@ -1,4 +1,4 @@
-import type { Logger } from '../ports/logger.js';
+import type { Logger } from '../../ports/logger.js';
 
 /** One info line per client address per window; the logins in between are counted into the next line. */
 export const LOGIN_LOG_WINDOW_MS = 60_000;

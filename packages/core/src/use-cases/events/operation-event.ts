@@ -1,5 +1,5 @@
-import type { SecurityEvent, SecurityEventVia } from '../security-event.js';
-import type { TokenSource } from '../ports/store.js';
+import type { SecurityEvent, SecurityEventVia } from '../../domain/security-event.js';
+import type { TokenSource } from '../../ports/store.js';
 
 type LoginSucceeded = Extract<SecurityEvent, { event: 'login_succeeded' }>;
 
