@@ -1,4 +1,4 @@
-import { errorCode } from './error-code.js';
+import { errorCode } from '@webui/core/adapter';
 import { type FileSystem, type WritableFile } from './file-system.js';
 
 // Distinguishes temp files of concurrent stores in one process; the pid separates processes.

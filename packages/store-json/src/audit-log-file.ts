@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { DIRECTORY_MODE, FILE_MODE } from './file-permissions.js';
-import { errorCode } from './error-code.js';
+import { errorCode } from '@webui/core/adapter';
 import { makeDirectory } from './make-directory.js';
 
 /** The audit trail inside the data directory; rotated copies are audit.log.1 (newest) to audit.log.N. */

@@ -3,8 +3,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import { AUDIT_LOG_FILE_NAME, rotatedAuditLogNumbers, rotatedAuditLogPath } from './audit-log-file.js';
-import { errorMessage } from './error-message.js';
-import { errorCode } from './error-code.js';
+import { errorMessage, errorCode } from '@webui/core/adapter';
 
 export interface AuditLogFilter {
   /** Only lines at or after this time (ms since the epoch). */

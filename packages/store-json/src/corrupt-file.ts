@@ -1,5 +1,4 @@
-import { errorMessage } from './error-message.js';
-import { errorCode } from './error-code.js';
+import { errorMessage, errorCode } from '@webui/core/adapter';
 import { type FileSystem } from './file-system.js';
 
 /** Keeps a corrupt file for the operator to inspect (docs/decisions/0012-token-file.md): renamed, never deleted; returns where it went. */

@@ -1,4 +1,4 @@
-import { errorMessage } from './error-message.js';
+import { errorMessage } from '@webui/core/adapter';
 import { DIRECTORY_MODE, letsOthersIn } from './file-permissions.js';
 import type { FileStats, FileSystem } from './file-system.js';
 import type { StoreEvent } from './store-event.js';

@@ -1,7 +1,6 @@
 import type { SerialQueue } from '@webui/core/adapter';
-import { errorMessage } from './error-message.js';
+import { errorMessage, errorCode } from '@webui/core/adapter';
 import { fileSignature } from './file-signature.js';
-import { errorCode } from './error-code.js';
 import { type FileStats, type FileSystem } from './file-system.js';
 import { parseRecordFile, type RecordFileContent } from './record-file.js';
 import type { StoreEvent } from './store-event.js';

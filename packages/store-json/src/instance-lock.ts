@@ -1,8 +1,7 @@
 import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { errorMessage } from './error-message.js';
+import { errorMessage, errorCode } from '@webui/core/adapter';
 import { DIRECTORY_MODE, FILE_MODE } from './file-permissions.js';
-import { errorCode } from './error-code.js';
 import { makeDirectory } from './make-directory.js';
 import { processIsAlive } from './process-alive.js';
 

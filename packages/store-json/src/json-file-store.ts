@@ -1,4 +1,4 @@
-import { copyTokenRecord, RecordChangeListeners, sameTokenRecord, SerialQueue } from '@webui/core/adapter';
+import { copyTokenRecord, RecordChangeListeners, sameTokenRecord, SerialQueue, errorMessage } from '@webui/core/adapter';
 import {
   type Clock,
   type RecordChangeListener,
@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { removeAbandonedTempFiles } from './abandoned-temp-files.js';
 import { replaceFile, syncDirectory } from './atomic-write.js';
 import { prepareDataDirectory } from './data-directory.js';
-import { errorMessage } from './error-message.js';
 import { FILE_MODE } from './file-permissions.js';
 import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { HandEditPoll } from './hand-edit-poll.js';

@@ -1,6 +1,6 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { errorCode } from './error-code.js';
+import { errorCode } from '@webui/core/adapter';
 
 /**
  * mkdir -p with one try per missing directory. Node's own recursive mkdir spins for ever (100 % CPU, the

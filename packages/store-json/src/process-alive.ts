@@ -1,4 +1,4 @@
-import { errorCode } from './error-code.js';
+import { errorCode } from '@webui/core/adapter';
 
 /**
  * Whether a process with this pid exists: the writer of a temp file, the owner of a lock. Signal 0

@@ -1,7 +1,6 @@
 import type { TokenRecord } from '@webui/core';
 import { join } from 'node:path';
-import { errorMessage } from './error-message.js';
-import { errorCode } from './error-code.js';
+import { errorMessage, errorCode } from '@webui/core/adapter';
 import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { parseRecordFile, RECORD_FILE_NAME } from './record-file.js';
 

@@ -1,6 +1,6 @@
 import type { ApiKeyRecord, TokenRecord } from '@webui/core';
 import * as v from 'valibot';
-import { errorMessage } from './error-message.js';
+import { errorMessage } from '@webui/core/adapter';
 
 /** The name of the token file inside the data directory (spec: Access token). */
 export const RECORD_FILE_NAME = 'webui.json';

@@ -1,9 +1,8 @@
 import type { Clock } from '@webui/core';
 import { moveCorruptFileAside } from './corrupt-file.js';
-import { errorMessage } from './error-message.js';
+import { errorMessage, errorCode } from '@webui/core/adapter';
 import { fileSignature } from './file-signature.js';
 import { tightenFileMode } from './file-permissions.js';
-import { errorCode } from './error-code.js';
 import { type FileStats, type FileSystem } from './file-system.js';
 import { parseRecordFile, type RecordFileContent } from './record-file.js';
 import type { StoreEvent } from './store-event.js';

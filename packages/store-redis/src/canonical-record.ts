@@ -1,5 +1,5 @@
 import type { ApiKeyRecord, TokenRecord } from '@webui/core';
-import { errorMessage } from './error-message.js';
+import { errorMessage } from '@webui/core/adapter';
 
 /**
  * The record as Redis keeps it: JSON of the TokenRecord fields in one fixed order, optional fields

@@ -1,7 +1,7 @@
 import { DEFAULT_MEMORY_STORE_LIMITS, StoreUnavailableError, type Clock, type MemoryStoreLimits, type Store } from '@webui/core';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { errorMessage } from './error-message.js';
+import { errorMessage } from '@webui/core/adapter';
 import { evictingMasters } from './eviction-policy.js';
 import { InstanceRegistry, type RunningInstance } from './instance-registry.js';
 import { KeySpace } from './key-space.js';

@@ -1,7 +1,6 @@
-import { copyTokenRecord, RecordChangeListeners } from '@webui/core/adapter';
+import { copyTokenRecord, RecordChangeListeners, errorMessage } from '@webui/core/adapter';
 import { type RecordChangeListener, type RecordChangeOrigin, type RecordStore, type RecordSwap, type TokenRecord } from '@webui/core';
 import { canonicalRecordJson, decodeRecordJson, recordSpellings } from './canonical-record.js';
-import { errorMessage } from './error-message.js';
 import type { KeySpace } from './key-space.js';
 import { LuaScript } from './lua-script.js';
 import type { RedisStoreEvent } from './redis-store-event.js';

@@ -1,5 +1,5 @@
 import { StoreUnavailableError } from '@webui/core';
-import { errorMessage } from './error-message.js';
+import { errorMessage } from '@webui/core/adapter';
 
 // Replies that mean "not now" rather than "wrong request": a loading, read-only, locked, unauthenticated, full (OOM under
 // noeviction) or failing-over server, or a script that reached it past its deadline (script-deadline.ts).

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import * as v from 'valibot';
-import { errorCode } from '../error-code.js';
+import { errorCode } from '@webui/core/adapter';
 import {
   allowedHostListSchema,
   auditKeepSchema,

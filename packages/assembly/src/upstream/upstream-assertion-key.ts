@@ -1,7 +1,7 @@
 import type { RandomSource } from '@webui/core';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { errorCode } from '../error-code.js';
+import { errorCode, errorMessage } from '@webui/core/adapter';
 import { StartupError } from '../startup-error.js';
 import { systemRandom } from '../system-ports.js';
 import { ASSERTION_SECRET_BYTES } from './upstream-assertion.js';
@@ -79,4 +79,4 @@ async function readKeyFile(path: string): Promise<Uint8Array> {
   }
 }
 
-const reasonOf = (error: unknown): string => errorCode(error) ?? (error instanceof Error ? error.message : String(error));
+const reasonOf = (error: unknown): string => errorCode(error) ?? errorMessage(error);

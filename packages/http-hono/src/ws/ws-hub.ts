@@ -1,4 +1,5 @@
 import type { Principal } from '@webui/core';
+import { errorMessage } from '@webui/core/adapter';
 import type { WSContext, WSEvents } from 'hono/ws';
 import * as v from 'valibot';
 import type { AppLogger } from '../app-env.js';
@@ -157,7 +158,7 @@ export class WsHub {
         try {
           this.receive(connection, event.data);
         } catch (error) {
-          this.options.logger.error({ err: errorText(error) }, 'a WebSocket message could not be handled');
+          this.options.logger.error({ err: errorMessage(error) }, 'a WebSocket message could not be handled');
           this.fail(connection, null, 'internal_error', 'The message could not be handled.');
         }
       },
@@ -356,7 +357,7 @@ export class WsHub {
         session === undefined ? { op: 'event', domain, topic, event, data } : { op: 'event', domain, topic, session, event, data },
       );
     } catch (error) {
-      this.options.logger.error({ domain, topic, event, err: errorText(error) }, 'a channel event could not be sent');
+      this.options.logger.error({ domain, topic, event, err: errorMessage(error) }, 'a channel event could not be sent');
     }
   }
 
@@ -372,7 +373,7 @@ export class WsHub {
 
   /** A domain threw: logged with why, answered internal_error (when the socket is still there). */
   private failed(connection: Connection, id: string | number, what: string, error: unknown): void {
-    this.options.logger.error({ err: errorText(error) }, what);
+    this.options.logger.error({ err: errorMessage(error) }, what);
     if (this.connections.has(connection)) this.fail(connection, id, 'internal_error', 'The request could not be handled.');
   }
 
@@ -438,10 +439,6 @@ export class WsHub {
 
 function refusalEnvelope(id: string | number, refusal: ChannelRefusal): ServerEnvelope {
   return { op: 'response', id, ok: false, error: { code: String(refusal.code), message: String(refusal.message) } };
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The op as the client sent it, for the error message; never stringifies a nested value, which may be thousands deep. */
