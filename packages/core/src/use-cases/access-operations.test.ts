@@ -259,4 +259,16 @@ describe('tickets', () => {
     for (let i = 0; i < 4; i++) await ops.redeemTicket(['a', 'b'], CLIENT);
     expect((await ops.redeemTicket(['a', 'b'], CLIENT)).outcome).toEqual({ kind: 'refused', retryAfterSeconds: 600, scope: 'address' });
   });
+
+  it("a banned address's ticket is refused before it is looked at, and stays unspent for the address it was issued to", async () => {
+    const { ops, token } = await setUp();
+    const issued = (await ops.issueTicket(cookie(token), { ip: '198.51.100.1' })).outcome;
+    if (issued.kind !== 'issued') throw new Error('no ticket');
+    for (let i = 0; i < 5; i++) await ops.login(`wrong-${i}`, CLIENT);
+    expect(await ops.redeemTicket([issued.ticket], CLIENT)).toEqual({
+      outcome: { kind: 'refused', retryAfterSeconds: 600, scope: 'address' },
+      events: [],
+    });
+    expect((await ops.redeemTicket([issued.ticket], { ip: '198.51.100.1' })).outcome).toMatchObject({ kind: 'redeemed' });
+  });
 });
