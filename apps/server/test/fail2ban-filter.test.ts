@@ -1,4 +1,5 @@
-import { formatIp, parseIp, type SecurityEvent } from '@webui/core';
+import type { SecurityEvent } from '@webui/core';
+import { formatIp, parseIp } from '@webui/core/net';
 import { AuditLogFile } from '@webui/store-json';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,5 @@
-import { createCore, MemoryShortLivedState, type Clock } from '@webui/core';
+import { createCore, type Clock } from '@webui/core';
+import { MemoryShortLivedState } from '@webui/core/memory';
 import { SeededRandom } from '@webui/core/testing';
 import { createWebuiApp, type AppLogger, type HttpPolicy } from '@webui/http-hono';
 import { JsonFileStore, nodeFileSystem, type FileSystem } from '@webui/store-json';

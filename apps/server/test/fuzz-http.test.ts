@@ -1,4 +1,4 @@
-import { parseCidr, type Cidr } from '@webui/core';
+import { parseCidr, type Cidr } from '@webui/core/net';
 import { createCoreHarness } from '@webui/core/testing';
 import { createWebuiApp, type HttpPolicy } from '@webui/http-hono';
 import fc from 'fast-check';

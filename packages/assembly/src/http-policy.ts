@@ -1,4 +1,4 @@
-import { parseCidr, type Cidr } from '@webui/core';
+import { parseCidr, type Cidr } from '@webui/core/net';
 import type { HttpPolicy } from '@webui/http-hono';
 import { isLocalHost } from './config/listen-host.js';
 import type { WebuiSettings } from './config/settings.js';

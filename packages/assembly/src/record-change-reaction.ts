@@ -1,4 +1,4 @@
-import { revokedKeyNames, revokedKeySessions, type BootstrapOutcome, type SecurityEventSink, type Store } from '@webui/core';
+import { revokedKeys, type BootstrapOutcome, type SecurityEventSink, type Store } from '@webui/core';
 import type { WsHub } from '@webui/http-hono';
 
 /**
@@ -10,13 +10,13 @@ import type { WsHub } from '@webui/http-hono';
 export function reactToRecordChanges(store: Pick<Store, 'record'>, hub: WsHub, audit: SecurityEventSink): () => void {
   return store.record.onRecordChanged((record, previous, origin) => {
     if (!previous) return;
-    for (const session of revokedKeySessions(previous.apiKeys, record?.apiKeys)) hub.revokeSession(session, 'key_revoked');
+    const revoked = revokedKeys(previous.apiKeys, record?.apiKeys);
+    for (const { session } of revoked) hub.revokeSession(session, 'key_revoked');
     const tokenChanged = record?.accessToken !== previous.accessToken;
     if (tokenChanged) hub.revokeSession(previous.accessToken);
     if (origin !== 'elsewhere') return;
     if (tokenChanged) audit.record({ event: 'token_changed', address: null, via: 'hand_edit', how: 'hand_edit' });
-    for (const name of revokedKeyNames(previous.apiKeys, record?.apiKeys))
-      audit.record({ event: 'key_revoked', address: null, via: 'hand_edit', key: name });
+    for (const { name } of revoked) audit.record({ event: 'key_revoked', address: null, via: 'hand_edit', key: name });
   });
 }
 

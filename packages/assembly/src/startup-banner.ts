@@ -1,4 +1,5 @@
-import { parseIp, type BootstrapOutcome } from '@webui/core';
+import type { BootstrapOutcome } from '@webui/core';
+import { parseIp } from '@webui/core/net';
 import { splitHost } from '@webui/http-hono';
 import type { Logger } from 'pino';
 import { unixSocketPath } from './config/listen-host.js';

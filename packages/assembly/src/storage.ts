@@ -1,4 +1,5 @@
-import { MemoryShortLivedState, MemoryStore, type Clock, type Store } from '@webui/core';
+import type { Clock, Store } from '@webui/core';
+import { MemoryShortLivedState, MemoryStore } from '@webui/core/memory';
 import {
   AuditLogFile,
   DEFAULT_AUDIT_KEEP,

@@ -1,9 +1,9 @@
-import { describeTokenWeakness, tokenWeakness, type Store, type TokenViolation } from '@webui/core';
+import { DETAILS, tokenWeakness, type Store, type TokenViolation } from '@webui/core';
 import type { Logger } from 'pino';
 
 /** The operator's line for a weak token in force: the rules it breaks and what to do, never the token. */
 export function weakTokenAdvice(rules: readonly TokenViolation[]): string {
-  return `${describeTokenWeakness(rules)}; set a strong one with \`webui token set\` (the dashboard asks for one at login)`;
+  return `${DETAILS.tokenWeakness(rules)}; set a strong one with \`webui token set\` (the dashboard asks for one at login)`;
 }
 
 /** A weak token is in force (put there by hand, or imported): it still logs in, so the log says so, every time. */

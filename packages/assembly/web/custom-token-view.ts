@@ -1,4 +1,4 @@
-import { TOKEN_VIOLATION_MESSAGES, type TokenViolation } from '@webui/core';
+import { DETAILS, type TokenViolation } from '@webui/core';
 import { ui } from './page-elements.js';
 
 /** The rules a custom token must meet, as the server words them. */
@@ -7,7 +7,7 @@ export function renderTokenRules(): void {
   ui.tokenForm.rules.replaceChildren(
     ...shown.map((rule) => {
       const item = document.createElement('li');
-      item.textContent = TOKEN_VIOLATION_MESSAGES[rule];
+      item.textContent = DETAILS.tokenViolation[rule];
       return item;
     }),
   );
@@ -19,7 +19,7 @@ export function showTokenRefusal(message: string, violations: readonly string[])
   ui.tokenRefusal.violations.replaceChildren(
     ...violations.map((code) => {
       const item = document.createElement('li');
-      item.textContent = TOKEN_VIOLATION_MESSAGES[code as TokenViolation] ?? code;
+      item.textContent = DETAILS.tokenViolation[code as TokenViolation] ?? code;
       item.dataset['violation'] = code;
       return item;
     }),

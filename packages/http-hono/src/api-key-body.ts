@@ -1,4 +1,4 @@
-import type { ApiKeyEntry } from '@webui/core';
+import { DETAILS, type ApiKeyEntry } from '@webui/core';
 import type * as v from 'valibot';
 import type { ApiKeyBody } from './schemas.js';
 
@@ -18,4 +18,4 @@ export function apiKeyJson(entry: ApiKeyEntry): ApiKeyJson {
 }
 
 // The refusal sentences are the core's, shared with the CLI.
-export { KEY_REFUSAL_DETAIL } from '@webui/core';
+export const KEY_REFUSAL_DETAIL = DETAILS.keyRefusal;

@@ -1,4 +1,5 @@
-import type { Cidr, Core, Logger, Principal } from '@webui/core';
+import type { Core, Logger, Principal } from '@webui/core';
+import type { Cidr } from '@webui/core/net';
 import type { RuntimePort } from './runtime-port.js';
 
 /** The network rules the HTTP layer enforces: client IP, Secure cookie, allowed IPs, Origin and Host checks (docs/decisions/0003-client-address.md, docs/decisions/0006-session-cookie.md, docs/decisions/0008-allowed-ips.md, docs/decisions/0009-csrf-and-dns-rebinding.md). */

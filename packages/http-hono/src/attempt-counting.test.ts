@@ -1,4 +1,4 @@
-import { parseCidr } from '@webui/core';
+import { parseCidr } from '@webui/core/net';
 import { describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorBody, json } from './testing/test-app.js';
 

@@ -1,4 +1,4 @@
-import { anyCidrContains, formatIp, parseIp, type Cidr, type IpAddress } from '@webui/core';
+import { anyCidrContains, formatIp, parseIp, type Cidr, type IpAddress } from '@webui/core/net';
 
 export interface ResolvedClient {
   /** The address bans, whitelists and logs use. */

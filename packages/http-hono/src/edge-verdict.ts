@@ -1,4 +1,4 @@
-import { anyCidrContains, parseIp } from '@webui/core';
+import { anyCidrContains, parseIp } from '@webui/core/net';
 import type { HttpPolicy } from './app-env.js';
 import { resolveClient } from './client-ip.js';
 import { namesLoopback, splitHost } from './host-header.js';

@@ -1,4 +1,4 @@
-import { formatIp, isLoopbackIp, parseIp } from '@webui/core';
+import { formatIp, isLoopbackIp, parseIp } from '@webui/core/net';
 
 /** A Host header value (or a webui.allowed_hosts entry) split in two, as written after trimming and lower-casing. */
 export interface HostParts {

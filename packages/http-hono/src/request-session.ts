@@ -1,4 +1,4 @@
-import type { AccessOperations, AttemptClient, AuthenticationOutcome, Done, PresentedCredentials } from '@webui/core';
+import type { AccessOperations, AttemptClient, AuthenticationOutcome, PresentedCredentials } from '@webui/core';
 import type { Context } from 'hono';
 import type { WebuiEnv } from './app-env.js';
 import { bearerCredential, holdsSeveralCredentials } from './bearer-credential.js';
@@ -33,6 +33,6 @@ export function presentedCredentialsOf(c: Context<WebuiEnv>): PresentedCredentia
 export function authenticateRequest(
   c: Context<WebuiEnv>,
   operations: Pick<AccessOperations, 'authenticate'>,
-): Promise<Done<RequestSession>> {
+): ReturnType<AccessOperations['authenticate']> {
   return operations.authenticate(presentedCredentialsOf(c), attemptClientOf(c));
 }

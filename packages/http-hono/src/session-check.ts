@@ -1,4 +1,4 @@
-import { AMBIGUOUS_CREDENTIALS_DETAIL, type AccessOperations, type AttemptClient, type PresentedCredentials } from '@webui/core';
+import { DETAILS, type AccessOperations, type AttemptClient, type PresentedCredentials } from '@webui/core';
 import { errorFields, tooManyAttemptsFields } from './error-body.js';
 import { jsonAnswer, type JsonAnswer } from './plain-answer.js';
 
@@ -16,7 +16,7 @@ export async function answerSessionCheck(
   switch (session.kind) {
     case 'ambiguous':
       // A bad request (docs/decisions/0001-error-bodies.md), and not authenticated for a client that reads only that field.
-      return jsonAnswer(400, errorFields(session.code, AMBIGUOUS_CREDENTIALS_DETAIL[session.code], { authenticated: false }));
+      return jsonAnswer(400, errorFields(session.code, DETAILS.ambiguousCredentials[session.code], { authenticated: false }));
     case 'refused':
       return jsonAnswer(429, tooManyAttemptsFields(session.retryAfterSeconds, { authenticated: false }, session.scope), {
         'Retry-After': String(session.retryAfterSeconds),

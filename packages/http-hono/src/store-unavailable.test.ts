@@ -1,11 +1,5 @@
-import {
-  StoreUnavailableError,
-  type AttemptStore,
-  type FailureBudgetStore,
-  type RecordStore,
-  type RetiredTokenStore,
-  type TicketStore,
-} from '@webui/core';
+import { StoreUnavailableError } from '@webui/core';
+import type { AttemptStore, FailureBudgetStore, RecordStore, RetiredTokenStore, TicketStore } from '@webui/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { createTestApp, expectErrorBody, json, sessionSetCookies, type TestApp } from './testing/test-app.js';
 

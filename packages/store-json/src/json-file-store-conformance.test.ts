@@ -1,4 +1,4 @@
-import { MemoryShortLivedState } from '@webui/core';
+import { MemoryShortLivedState } from '@webui/core/memory';
 import { FakeClock, storeConformanceCases } from '@webui/core/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-import type { TokenRecord } from '@webui/core';
+import type { TokenRecord } from '@webui/core/adapter';
 import { FakeClock, overwriteRecord } from '@webui/core/testing';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

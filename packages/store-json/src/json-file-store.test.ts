@@ -1,4 +1,4 @@
-import type { TokenRecord } from '@webui/core';
+import type { TokenRecord } from '@webui/core/adapter';
 import { FakeClock, overwriteRecord } from '@webui/core/testing';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,12 +1,6 @@
 import { copyTokenRecord, RecordChangeListeners, sameTokenRecord, SerialQueue, errorMessage } from '@webui/core/adapter';
-import {
-  type Clock,
-  type RecordChangeListener,
-  type RecordChangeOrigin,
-  type RecordStore,
-  type RecordSwap,
-  type TokenRecord,
-} from '@webui/core';
+import type { Clock } from '@webui/core';
+import type { RecordChangeListener, RecordChangeOrigin, RecordStore, RecordSwap, TokenRecord } from '@webui/core/adapter';
 import { join } from 'node:path';
 import { removeAbandonedTempFiles } from './abandoned-temp-files.js';
 import { replaceFile, syncDirectory } from './atomic-write.js';

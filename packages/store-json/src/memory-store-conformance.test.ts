@@ -1,4 +1,4 @@
-import { MemoryStore } from '@webui/core';
+import { MemoryStore } from '@webui/core/memory';
 import { FakeClock, storeConformanceCases } from '@webui/core/testing';
 import { describe, it } from 'vitest';
 

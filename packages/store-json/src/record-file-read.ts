@@ -1,4 +1,4 @@
-import type { TokenRecord } from '@webui/core';
+import type { TokenRecord } from '@webui/core/adapter';
 import { join } from 'node:path';
 import { errorMessage, errorCode } from '@webui/core/adapter';
 import { nodeFileSystem, type FileSystem } from './file-system.js';

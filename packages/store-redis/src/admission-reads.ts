@@ -1,4 +1,4 @@
-import type { ClientState } from '@webui/core';
+import type { ClientState } from '@webui/core/adapter';
 
 /**
  * The admission reads of each client key on their way to Redis: a request joins the one in flight rather than sending its own,

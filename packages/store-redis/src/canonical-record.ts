@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, TokenRecord } from '@webui/core';
+import type { ApiKeyRecord, TokenRecord } from '@webui/core/adapter';
 import { errorMessage } from '@webui/core/adapter';
 
 /**

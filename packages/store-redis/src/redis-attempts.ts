@@ -1,4 +1,5 @@
-import type { AttemptEntry, AttemptRecord, AttemptStore, ClientState, Clock, FailureTally, FailureToCount } from '@webui/core';
+import type { Clock } from '@webui/core';
+import type { AttemptEntry, AttemptRecord, AttemptStore, ClientState, FailureTally, FailureToCount } from '@webui/core/adapter';
 import { AdmissionReads } from './admission-reads.js';
 import { expiryTtl } from './expiry-ttl.js';
 import type { KeySpace } from './key-space.js';

@@ -1,4 +1,5 @@
-import type { BudgetBucket, Clock, FailureBudgetStore } from '@webui/core';
+import type { Clock } from '@webui/core';
+import type { BudgetBucket, FailureBudgetStore } from '@webui/core/adapter';
 import { expiryTtl, KEEP_AT_LEAST_LUA } from './expiry-ttl.js';
 import { randomInt } from 'node:crypto';
 import { BUDGET_SHARDS, type KeySpace } from './key-space.js';

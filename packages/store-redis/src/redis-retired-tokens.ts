@@ -1,4 +1,5 @@
-import type { Clock, RetiredTokenStore } from '@webui/core';
+import type { Clock } from '@webui/core';
+import type { RetiredTokenStore } from '@webui/core/adapter';
 import { expiryTtl } from './expiry-ttl.js';
 import { LuaScript } from './lua-script.js';
 import { REMEMBER_LUA } from './remembered-set-lua.js';

@@ -1,4 +1,5 @@
-import { StoreUnavailableError, type Store, type TokenRecord } from '@webui/core';
+import { StoreUnavailableError, type Store } from '@webui/core';
+import type { TokenRecord } from '@webui/core/adapter';
 import { FakeClock } from '@webui/core/testing';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-import type { RecordChangeOrigin, TokenRecord } from '@webui/core';
+import type { RecordChangeOrigin, TokenRecord } from '@webui/core/adapter';
 import { FakeClock } from '@webui/core/testing';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
-import { DEFAULT_MEMORY_STORE_LIMITS, StoreUnavailableError, type Clock, type MemoryStoreLimits, type Store } from '@webui/core';
+import { StoreUnavailableError, type Clock, type Store } from '@webui/core';
+import { DEFAULT_MEMORY_STORE_LIMITS, type MemoryStoreLimits } from '@webui/core/memory';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '@webui/core/adapter';

@@ -1,4 +1,5 @@
-import type { Clock, TicketGrant, TicketStore } from '@webui/core';
+import type { Clock } from '@webui/core';
+import type { TicketGrant, TicketStore } from '@webui/core/adapter';
 import { expiryTtl, KEEP_AT_LEAST_LUA } from './expiry-ttl.js';
 import { sessionTokenHash, type KeySpace } from './key-space.js';
 import { LuaScript } from './lua-script.js';

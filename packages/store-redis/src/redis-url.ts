@@ -1,4 +1,4 @@
-import { err, ok, type Result } from '@webui/core';
+import { err, ok, type Result } from '@webui/core/adapter';
 
 /**
  * Where a Redis server is, as `redis://[user][:password@]host[:port][/db]` or `rediss://` (TLS) says; or a Redis Cluster, as

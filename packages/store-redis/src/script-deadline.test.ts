@@ -1,4 +1,5 @@
-import { StoreUnavailableError, type TokenRecord } from '@webui/core';
+import { StoreUnavailableError } from '@webui/core';
+import type { TokenRecord } from '@webui/core/adapter';
 import { FakeClock } from '@webui/core/testing';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { copyTokenRecord, RecordChangeListeners, errorMessage } from '@webui/core/adapter';
-import { type RecordChangeListener, type RecordChangeOrigin, type RecordStore, type RecordSwap, type TokenRecord } from '@webui/core';
+import type { RecordChangeListener, RecordChangeOrigin, RecordStore, RecordSwap, TokenRecord } from '@webui/core/adapter';
 import { canonicalRecordJson, decodeRecordJson, recordSpellings } from './canonical-record.js';
 import type { KeySpace } from './key-space.js';
 import { LuaScript } from './lua-script.js';

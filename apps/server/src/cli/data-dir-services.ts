@@ -1,13 +1,13 @@
 import { secretKeyFingerprint, type LoadedSettings, type Storage } from '@webui/assembly';
-import type { Core, RecordStore, SetupState, TokenService } from '@webui/core';
+import type { Core, Store } from '@webui/core';
 import { createContainer, TOKENS } from '../container.js';
 
 export interface DataDirServices {
   /** The durable record, read as it is now. */
-  store: RecordStore;
+  store: Store['record'];
   core: Core;
-  tokens: TokenService;
-  setup: SetupState;
+  tokens: Core['tokens'];
+  setup: Core['setup'];
   close(): Promise<void>;
 }
 

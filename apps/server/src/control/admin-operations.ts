@@ -1,16 +1,4 @@
-import {
-  createOperatorOperations,
-  EventRecorder,
-  KEY_REFUSAL_DETAIL,
-  OWN_BAN_DETAIL,
-  unknownKeyDetail,
-  weakTokenDetail,
-  type Actor,
-  type Core,
-  type Logger,
-  type SecurityEventSink,
-  type SecurityEventVia,
-} from '@webui/core';
+import { createOperatorOperations, EventRecorder, DETAILS, type Actor, type Core, type Logger, type SecurityEventSink } from '@webui/core';
 import { apiKeyJson, banEntryJson } from '@webui/assembly';
 import type { AdminAnswer, AdminRefusal, AdminRefusalCode, AdminRequest } from './admin-protocol.js';
 import { budgetJson } from './budget-body.js';
@@ -20,7 +8,7 @@ const INVALID_TARGET = 'the target must be `all`, an IP address, a CIDR, or a ke
 export interface AdminContext {
   core: Core;
   audit: SecurityEventSink;
-  via: SecurityEventVia;
+  via: Actor['via'];
   /** The running server's log; the CLI acting on a stopped server's directory has only the audit trail. */
   logger?: Logger;
 }
@@ -43,7 +31,7 @@ export async function performAdminOperation(request: AdminRequest, { core, audit
       const { outcome } = await operations.liftBan(request.target, actor);
       // The same rule as over HTTP; a local actor has no address and no key, so the operator may lift any ban.
       if (!outcome.ok)
-        return outcome.error === 'own_ban' ? refusal('own_ban', OWN_BAN_DETAIL) : refusal('invalid_ban_target', INVALID_TARGET);
+        return outcome.error === 'own_ban' ? refusal('own_ban', DETAILS.ownBan) : refusal('invalid_ban_target', INVALID_TARGET);
       return { ok: true, lifted: outcome.value.map(banEntryJson) };
     }
     case 'bans.reset_budget': {
@@ -54,18 +42,18 @@ export async function performAdminOperation(request: AdminRequest, { core, audit
       return { ok: true, keys: (await operations.listKeys()).outcome.map(apiKeyJson) };
     case 'keys.create': {
       const { outcome } = await operations.createKey(request, actor);
-      if (!outcome.ok) return refusal(outcome.error, KEY_REFUSAL_DETAIL[outcome.error]);
+      if (!outcome.ok) return refusal(outcome.error, DETAILS.keyRefusal[outcome.error]);
       return { ok: true, key: outcome.value.key, created: apiKeyJson(outcome.value.entry) };
     }
     case 'keys.revoke': {
       if ('all' in request) return { ok: true, revoked: (await operations.revokeAllKeys(actor)).outcome.map(apiKeyJson) };
       const { outcome: revoked } = await operations.revokeKey(request.name, actor);
-      if (!revoked) return refusal('unknown_key', unknownKeyDetail(request.name));
+      if (!revoked) return refusal('unknown_key', DETAILS.unknownKey(request.name));
       return { ok: true, revoked: [apiKeyJson(revoked)] };
     }
     case 'token.set': {
       const { outcome } = await operations.changeToken(request.token, actor);
-      if (!outcome.ok) return refusal('weak_token', weakTokenDetail(outcome.error));
+      if (!outcome.ok) return refusal('weak_token', DETAILS.weakToken(outcome.error));
       return { ok: true };
     }
     case 'token.regenerate':

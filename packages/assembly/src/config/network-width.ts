@@ -1,4 +1,4 @@
-import { parseCidr, type Cidr } from '@webui/core';
+import { parseCidr, type Cidr } from '@webui/core/net';
 
 /** A prefix length per address family. */
 type PrefixLimits = Readonly<Record<4 | 6, number>>;

@@ -1,4 +1,4 @@
-import { parseCidr, parseIp, type Cidr } from '@webui/core';
+import { parseCidr, parseIp, type Cidr } from '@webui/core/net';
 import { isDnsName, isWellFormedHost } from '@webui/http-hono';
 import { parseRedisUrl } from '@webui/store-redis';
 import * as v from 'valibot';

@@ -162,17 +162,16 @@ function findByHash(keys: readonly ApiKeyRecord[], hash: string): ApiKeyRecord |
 }
 
 /** The keys in `previous` that `next` no longer has. */
-function revokedKeys(previous: readonly ApiKeyRecord[] | undefined, next: readonly ApiKeyRecord[] | undefined): ApiKeyRecord[] {
+/** The keys revoked between two records: their names (for the audit) and their sessions (whose tickets and sockets must end). */
+export function revokedKeys(
+  previous: readonly ApiKeyRecord[] | undefined,
+  next: readonly ApiKeyRecord[] | undefined,
+): { name: string; session: string }[] {
   const kept = new Set((next ?? []).map((key) => key.keyHash));
-  return (previous ?? []).filter((key) => !kept.has(key.keyHash));
+  return (previous ?? []).filter((key) => !kept.has(key.keyHash)).map((key) => ({ name: key.name, session: keySession(key.keyHash) }));
 }
 
 /** The sessions of keys revoked between two records: their tickets and sockets must end. */
 export function revokedKeySessions(previous: readonly ApiKeyRecord[] | undefined, next: readonly ApiKeyRecord[] | undefined): string[] {
-  return revokedKeys(previous, next).map((key) => keySession(key.keyHash));
-}
-
-/** The names of keys revoked between two records. */
-export function revokedKeyNames(previous: readonly ApiKeyRecord[] | undefined, next: readonly ApiKeyRecord[] | undefined): string[] {
-  return revokedKeys(previous, next).map((key) => key.name);
+  return revokedKeys(previous, next).map((key) => key.session);
 }

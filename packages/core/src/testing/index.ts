@@ -3,10 +3,6 @@ export { SeededRandom } from './seeded-random.js';
 export { MemoryStore } from '../memory/memory-store.js';
 export { createCoreHarness } from './core-harness.js';
 export { storeConformanceCases, type StoreConformanceHarness } from './conformance/store-conformance.js';
-export { recordStoreConformanceCases } from './conformance/record-store-conformance.js';
-export { attemptStoreConformanceCases } from './conformance/attempt-store-conformance.js';
-export { failureBudgetConformanceCases } from './conformance/failure-budget-conformance.js';
-export { retiredTokenConformanceCases } from './conformance/retired-token-conformance.js';
-export { ticketStoreConformanceCases } from './conformance/ticket-store-conformance.js';
-export type { ConformanceClock, PortHarness, StoreConformanceCase } from './conformance/conformance-case.js';
 export { overwriteRecord } from './overwrite-record.js';
+/** The login log's window, for tests that advance a fake clock across it. */
+export { LOGIN_LOG_WINDOW_MS } from '../use-cases/events/login-log.js';

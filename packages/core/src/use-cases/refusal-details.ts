@@ -1,4 +1,5 @@
 import type { CreateKeyRefusal } from '../domain/api-keys.js';
+import { describeTokenWeakness } from '../domain/tokens/token-status.js';
 import { TOKEN_VIOLATION_MESSAGES, type TokenViolation } from '../domain/tokens/token-strength.js';
 import type { AmbiguousCredentials } from './presented-credentials.js';
 
@@ -30,3 +31,18 @@ export function weakTokenDetail(violations: readonly TokenViolation[]): string {
 export function unknownKeyDetail(name: string): string {
   return `No API key is named ${JSON.stringify(name.slice(0, 100))}.`;
 }
+
+/**
+ * The sentences every transport uses (the HTTP API, the CLI, the startup log, the dashboard), in one place:
+ * `keyRefusal[code]`, `ownBan`, `ambiguousCredentials[code]`, `weakToken(rules)` and `unknownKey(name)` for refusals,
+ * `tokenWeakness(rules)` for the operator's warning about the token in force, `tokenViolation[rule]` for one strength rule.
+ */
+export const DETAILS = {
+  keyRefusal: KEY_REFUSAL_DETAIL,
+  ownBan: OWN_BAN_DETAIL,
+  ambiguousCredentials: AMBIGUOUS_CREDENTIALS_DETAIL,
+  weakToken: weakTokenDetail,
+  unknownKey: unknownKeyDetail,
+  tokenWeakness: describeTokenWeakness,
+  tokenViolation: TOKEN_VIOLATION_MESSAGES,
+} as const;

@@ -1,5 +1,4 @@
-import type { AccessOperations, OperatorOperations } from '@webui/core';
-import { weakTokenDetail } from '@webui/core';
+import { DETAILS, type AccessOperations, type OperatorOperations } from '@webui/core';
 import { Hono } from 'hono';
 import type { WebuiEnv } from '../app-env.js';
 import { requires } from '../middleware/session-guard.js';
@@ -71,7 +70,7 @@ export function authRoutes(
         if (!body.ok) return body.response;
         const { outcome } = await operations.changeToken(body.value.new_token, apiActor(c));
         if (!outcome.ok) {
-          const message = weakTokenDetail(outcome.error);
+          const message = DETAILS.weakToken(outcome.error);
           return errorBody(c, 400, 'weak_token', message, { success: false, message, violations: outcome.error });
         }
         cookie.clear(c);

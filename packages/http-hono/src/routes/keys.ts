@@ -1,4 +1,4 @@
-import { KEY_REFUSAL_DETAIL, unknownKeyDetail, type OperatorOperations } from '@webui/core';
+import { DETAILS, type OperatorOperations } from '@webui/core';
 import { Hono } from 'hono';
 import type { WebuiEnv } from '../app-env.js';
 import { apiActor } from '../api-actor.js';
@@ -22,7 +22,7 @@ export function keysRoutes(operations: Pick<OperatorOperations, 'listKeys' | 'cr
       const body = await readJsonBody(c, CreateKeyRequest);
       if (!body.ok) return body.response;
       const { outcome } = await operations.createKey(body.value, apiActor(c));
-      if (!outcome.ok) return errorBody(c, REFUSAL_STATUS[outcome.error], outcome.error, KEY_REFUSAL_DETAIL[outcome.error]);
+      if (!outcome.ok) return errorBody(c, REFUSAL_STATUS[outcome.error], outcome.error, DETAILS.keyRefusal[outcome.error]);
       const message = 'Key created. It is shown only in this answer; send it as Authorization: Bearer <key>.';
       const created: WireBody<'KeyCreatedResponse'> = {
         success: true,
@@ -36,7 +36,7 @@ export function keysRoutes(operations: Pick<OperatorOperations, 'listKeys' | 'cr
       // Hono hands the path parameter over percent-decoded.
       const name = c.req.param('name');
       const { outcome: revoked } = await operations.revokeKey(name, apiActor(c));
-      if (!revoked) return errorBody(c, 404, 'unknown_key', unknownKeyDetail(name));
+      if (!revoked) return errorBody(c, 404, 'unknown_key', DETAILS.unknownKey(name));
       return c.json({ success: true, revoked: apiKeyJson(revoked) } satisfies WireBody<'KeyRevokedResponse'>);
     });
 }

@@ -1,4 +1,4 @@
-import { OWN_BAN_DETAIL, type OperatorOperations } from '@webui/core';
+import { DETAILS, type OperatorOperations } from '@webui/core';
 import { Hono } from 'hono';
 import type { WebuiEnv } from '../app-env.js';
 import { apiActor } from '../api-actor.js';
@@ -15,7 +15,7 @@ export function securityRoutes(operations: Pick<OperatorOperations, 'listBans' |
     .delete('/security/bans/:key', async (c) => {
       // Hono hands the path parameter over percent-decoded: `2001%3Adb8%3A%3A%2F64` arrives as `2001:db8::/64`.
       const { outcome } = await operations.liftBan(c.req.param('key'), apiActor(c));
-      if (!outcome.ok && outcome.error === 'own_ban') return errorBody(c, 403, 'own_ban', OWN_BAN_DETAIL);
+      if (!outcome.ok && outcome.error === 'own_ban') return errorBody(c, 403, 'own_ban', DETAILS.ownBan);
       if (!outcome.ok)
         return errorBody(
           c,

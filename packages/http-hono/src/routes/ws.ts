@@ -1,6 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { WSEvents } from 'hono/ws';
-import { AMBIGUOUS_CREDENTIALS_DETAIL, type AccessOperations } from '@webui/core';
+import { DETAILS, type AccessOperations } from '@webui/core';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
 import { isAllowedOrigin } from '../allowed-origins.js';
 import { errorBody, tooManyAttempts } from '../error-body.js';
@@ -50,7 +50,7 @@ export function wsRoutes(
           return tooManyAttempts(c, outcome.retryAfterSeconds, {}, outcome.scope);
         case 'ambiguous':
           // More than one ticket: refused with none redeemed, counted as one guess.
-          return errorBody(c, 400, outcome.code, AMBIGUOUS_CREDENTIALS_DETAIL[outcome.code]);
+          return errorBody(c, 400, outcome.code, DETAILS.ambiguousCredentials[outcome.code]);
         case 'missing':
           return errorBody(c, 401, 'missing_ticket', 'Pass a ticket from /api/webui/ws-token as ?token=.');
         case 'rejected':

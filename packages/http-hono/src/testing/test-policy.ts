@@ -1,4 +1,4 @@
-import { parseCidr, type Cidr } from '@webui/core';
+import { parseCidr, type Cidr } from '@webui/core/net';
 import type { HttpPolicy } from '../app-env.js';
 
 /** The origin the test app says it listens on. */

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BanPolicy, DEFAULT_BAN_POLICY, type BanEntry, type BanPolicyOptions } from './ban-policy.js';
-import { parseCidr, type Cidr } from '../primitives/cidr.js';
+import { parseCidr, type Cidr } from '../../net/cidr.js';
 import type { AttemptStore, FailureBudgetStore, RetiredTokenStore } from '../../ports/store.js';
 import { err, ok } from '../result.js';
 import { createCoreHarness } from '../../testing/core-harness.js';

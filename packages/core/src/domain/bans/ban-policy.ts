@@ -1,5 +1,5 @@
 import { addressIn, banTargetMatches, parseBanTarget } from './ban-target.js';
-import type { Cidr } from '../primitives/cidr.js';
+import type { Cidr } from '../../net/cidr.js';
 import {
   budgetBucket,
   bucketExpiry,
@@ -9,7 +9,7 @@ import {
   type BudgetState,
   type BudgetVerdict,
 } from './global-failure-budget.js';
-import { clientKey, parseIp } from '../primitives/ip-address.js';
+import { clientKey, parseIp } from '../../net/ip-address.js';
 import type { Clock } from '../../ports/clock.js';
 import type { AttemptRecord, FailureTally, Store } from '../../ports/store.js';
 import { err, ok, type Result } from '../result.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addressIn, banTargetMatches, parseBanTarget, type BanTarget } from './ban-target.js';
-import { parseCidr, type Cidr } from '../primitives/cidr.js';
-import { parseIp } from '../primitives/ip-address.js';
+import { parseCidr, type Cidr } from '../../net/cidr.js';
+import { parseIp } from '../../net/ip-address.js';
 
 function cidr(text: string): Cidr {
   const parsed = parseCidr(text);

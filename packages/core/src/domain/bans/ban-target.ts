@@ -1,5 +1,5 @@
-import { cidrContains, parseCidr, type Cidr } from '../primitives/cidr.js';
-import { parseIp } from '../primitives/ip-address.js';
+import { cidrContains, parseCidr, type Cidr } from '../../net/cidr.js';
+import { parseIp } from '../../net/ip-address.js';
 
 /** What an operator asks to lift: every key, the keys inside a network (an address is a network of one), or one exact key. */
 export type BanTarget = { kind: 'all' } | { kind: 'network'; cidr: Cidr } | { kind: 'key'; key: string };
