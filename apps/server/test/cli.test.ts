@@ -180,9 +180,7 @@ describe('webui CLI while the server runs', () => {
     expect((await client.get('/setup/status')).status).toBe(200);
 
     expect(webui(server.cwd, ['token', 'set'], { input: OTHER_STRONG_TOKEN }).code).toBe(0);
-    const deadline = Date.now() + 3_000;
-    while ((await client.get('/setup/status')).status !== 401 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(async () => (await client.get('/setup/status')).status, { timeout: 3_000, interval: 100 }).toBe(401);
     expect((await client.get('/setup/status')).status).toBe(401);
     const fresh = new HttpClient(server.baseUrl);
     expect((await fresh.post('/auth/verify', { body: { token: OTHER_STRONG_TOKEN } })).json).toMatchObject({
@@ -198,12 +196,8 @@ describe('webui CLI while the server runs', () => {
     const token = readWebuiFile(server.dataDir).access_token;
     const client = new HttpClient(server.baseUrl);
     expect(webui(server.cwd, ['setup', 'complete']).code).toBe(0);
-    const deadline = Date.now() + 3_000;
-    let status = await client.get('/setup/status', { cookie: `bot_session=${token}` });
-    while (status.json?.['is_first_setup'] !== false && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      status = await client.get('/setup/status', { cookie: `bot_session=${token}` });
-    }
-    expect(status.json).toMatchObject({ is_first_setup: false });
+    await expect
+      .poll(async () => (await client.get('/setup/status', { cookie: `bot_session=${token}` })).json, { timeout: 3_000, interval: 100 })
+      .toMatchObject({ is_first_setup: false });
   });
 });

@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { startRedisServer, type RedisServerHandle } from '@webui/store-redis/testing';
 import { documentedResponses, OPERATIONS, responseSchema } from '@webui/http-hono';
 import * as v from 'valibot';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HttpClient, type HttpResponse } from './harness/http-client.js';
 import { parseRawResponses, rawExchange } from './harness/raw-exchange.js';
 import { cleanupServers, startServer, type ServerProcess } from './harness/server-process.js';
@@ -59,13 +59,14 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 const TEXT_TYPE = { 'content-type': 'text/plain' };
 const FOREIGN_ORIGIN = { origin: 'http://evil.example' };
 
-/** Polls until `check` holds; the test asserts on what follows, never on how long it took. */
+/** Waits until `check` holds; the test asserts on what follows, never on how long it took. */
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let tries = 0; tries < 200; tries++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`never: ${what}`);
+  await vi.waitFor(
+    async () => {
+      if (!(await check())) throw new Error(`never: ${what}`);
+    },
+    { timeout: 10_000, interval: 50 },
+  );
 }
 
 /** The operation's path with its parameters filled in. */

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectErrorBody } from './harness/error-body.js';
 import { HttpClient } from './harness/http-client.js';
 import {
@@ -203,10 +203,12 @@ describe('hand edits while running', () => {
   /** Milliseconds until `check` holds, polled every 25 ms; fails after 3 s. */
   async function takesEffect(check: () => Promise<boolean>): Promise<number> {
     const started = performance.now();
-    while (!(await check())) {
-      if (performance.now() - started > 3_000) throw new Error('the hand edit did not take effect within 3 s');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await vi.waitFor(
+      async () => {
+        if (!(await check())) throw new Error('the hand edit did not take effect within 3 s');
+      },
+      { timeout: 3_000, interval: 25 },
+    );
     return performance.now() - started;
   }
   // A wrong cookie polled again and again is one guess (docs/decisions/0004-guessing-through-the-cookie.md): polling cannot ban the test client.

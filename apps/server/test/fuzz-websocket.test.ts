@@ -1,7 +1,7 @@
 import { CLOSE_MESSAGE_TOO_BIG, PluginProgressBoard, PluginProgressDomain, WsHub } from '@webui/http-hono';
 import fc from 'fast-check';
 import type { WSContext } from 'hono/ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { ErrorLogger } from './harness/error-logger.js';
 import { propertyParameters } from './harness/property-parameters.js';
@@ -181,11 +181,12 @@ async function openChannel(server: ServerProcess, http: HttpClient, token: strin
 const answers = (connection: Connection) => connection.replies.filter((reply) => reply.op === 'response' || reply.op === 'pong').length;
 
 async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`${what} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await vi.waitFor(
+    () => {
+      if (!check()) throw new Error(`${what} within ${timeoutMs} ms`);
+    },
+    { timeout: timeoutMs, interval: 5 },
+  );
 }
 
 describe('fuzzing WebSocket messages against the real server', () => {

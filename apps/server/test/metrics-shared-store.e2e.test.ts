@@ -62,12 +62,6 @@ describe('metrics over a shared store (Redis)', () => {
       await redis.restart();
     }
     // The instance reconnects by itself: polled until it says so.
-    const deadline = Date.now() + 15_000;
-    let back = await scrape();
-    while (sample(back, 'webui_store_available') !== 1 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      back = await scrape();
-    }
-    expect(sample(back, 'webui_store_available')).toBe(1);
+    await expect.poll(async () => sample(await scrape(), 'webui_store_available'), { timeout: 15_000, interval: 50 }).toBe(1);
   });
 });

@@ -1,22 +1,23 @@
 import type { ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
+import { vi } from 'vitest';
 
 /** Resolves once something accepts connections on 127.0.0.1:`port`; `what` names the daemon in the error. */
 export async function waitForPort(port: number, timeoutMs: number, what: string): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
+  await vi.waitFor(
+    async () => {
+      const open = await new Promise<boolean>((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
       });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    if (Date.now() - started > timeoutMs) throw new Error(`${what} did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+      if (!open) throw new Error(`${what} did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 }
 
 /** Stops a proxy the tests started: SIGTERM (nginx's fast shutdown, Caddy's graceful one), SIGKILL after 3 s. */

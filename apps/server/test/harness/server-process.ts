@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { vi } from 'vitest';
 
 /** The bundle global-setup.ts builds once per run; WEBUI_E2E_BUNDLE points the suite at another build. */
 export const SERVER_BUNDLE = process.env['WEBUI_E2E_BUNDLE'] ?? fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -320,26 +321,35 @@ function parseLogLine(line: string): LogLine | null {
   }
 }
 
-/** Polls until check() is true; for output that arrives a little after the answer that caused it, or a server that recovers. */
+/** Waits until check() is true; for output that arrives a little after the answer that caused it, or a server that recovers. */
 export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = 'condition'): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  // A check that throws fails at once, as before: vi.waitFor would retry it, so its error is carried out.
+  let thrown: { error: unknown } | undefined;
+  await vi.waitFor(
+    async () => {
+      let met: boolean;
+      try {
+        met = await check();
+      } catch (error) {
+        thrown = { error };
+        return;
+      }
+      if (!met) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
+  if (thrown) throw thrown.error;
 }
 
 function waitForLog(output: CapturedOutput, predicate: (line: LogLine) => boolean, timeoutMs: number): Promise<LogLine> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const poll = () => {
+  return vi.waitFor(
+    () => {
       const found = output.logs().find(predicate);
-      if (found) return resolve(found);
-      if (Date.now() - started > timeoutMs) return reject(new Error(`no matching log line within ${timeoutMs} ms\n${output.stdout()}`));
-      setTimeout(poll, 20);
-    };
-    poll();
-  });
+      if (!found) throw new Error(`no matching log line within ${timeoutMs} ms\n${output.stdout()}`);
+      return found;
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 }
 
 function killAndWait(child: ChildProcess): Promise<void> {
