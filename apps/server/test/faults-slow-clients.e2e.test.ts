@@ -104,6 +104,7 @@ describe.skipIf(RUNTIME !== 'node')('slow and oversized clients', () => {
       // The server keeps answering others at once while those connections hang.
       const client = new HttpClient(server.baseUrl);
       for (let i = 0; i < 5; i++) {
+        // A real wait, kept: the hanging connections must live on toward node:http's own 10 s and 30 s timeouts.
         await new Promise((resolve) => setTimeout(resolve, 1_500));
         const started = performance.now();
         expect((await client.get('/health')).status).toBe(200);

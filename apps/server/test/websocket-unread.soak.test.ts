@@ -120,6 +120,7 @@ describe(`sockets that never read: ${CLIENTS} read-key clients x ${FRAMES} subsc
         const flood = await clients.next<{ sent: number[]; ms: number }>();
         // The server still reads what was written: sample on until it has closed every socket, and 2 s more.
         const capped = await everyCapped(server);
+        // A real wait, kept: the soak samples RSS and /health for 2 s more, time being what it measures.
         await new Promise((resolve) => setTimeout(resolve, 2_000));
         const { peakMb, worstMs, checks, failed } = await stop();
         clients.tell('resume');
@@ -172,6 +173,7 @@ describe(`the relay: ${CLIENTS} clients that do not read the bot's events, ${REL
           await new Promise((resolve) => setImmediate(resolve));
         }
         const capped = await everyCapped(server);
+        // A real wait, kept: the soak samples RSS and /health for 2 s more, time being what it measures.
         await new Promise((resolve) => setTimeout(resolve, 2_000));
         const { peakMb, worstMs, checks, failed } = await stop();
         clients.tell('resume');

@@ -29,7 +29,11 @@ class GroupedAudit extends RecordingAudit {
 
 /** Whether `answer` settles within a few turns of the event loop; asked only once its line is recorded and held, so load cannot flip it. */
 async function settlesSoon(answer: Promise<unknown>): Promise<boolean> {
-  return Promise.race([answer.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 30))]);
+  const turns = async (count: number): Promise<false> => {
+    for (let turn = 0; turn < count; turn++) await new Promise((resolve) => setImmediate(resolve));
+    return false;
+  };
+  return Promise.race([answer.then(() => true), turns(10)]);
 }
 
 describe('no answer runs ahead of its audit line', () => {

@@ -1,6 +1,6 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readIncomingBody } from './node-runtime-port.js';
 
 let server: Server | undefined;
@@ -69,8 +69,8 @@ describe('readIncomingBody (the readBody speed-up of the Node runtime port)', ()
     let outcome: Promise<Array<string | null>> | undefined;
     server = createServer((incoming, res) => {
       outcome = (async () => {
-        // By now the whole body sits in the stream's buffer.
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        // Waits until the whole body sits in the stream's buffer, unread.
+        await vi.waitFor(() => expect(incoming.complete).toBe(true), { timeout: 5_000, interval: 5 });
         const complete = incoming.complete;
         const first = await readIncomingBody(incoming, 100);
         const second = await readIncomingBody(incoming, 100).then(

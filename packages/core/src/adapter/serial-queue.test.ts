@@ -5,13 +5,19 @@ describe('SerialQueue', () => {
   it('runs tasks one after another, in order, even when earlier ones are slower', async () => {
     const queue = new SerialQueue();
     const order: string[] = [];
+    let finishSlow: () => void = () => undefined;
+    const slowHeld = new Promise<void>((resolve) => (finishSlow = resolve));
     const slow = queue.run(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await slowHeld;
       order.push('slow');
     });
     const fast = queue.run(async () => {
       order.push('fast');
     });
+    // A turn of the event loop runs every queued microtask: a queue that let `fast` overtake would have run it by now.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual([]);
+    finishSlow();
     await Promise.all([slow, fast]);
     expect(order).toEqual(['slow', 'fast']);
   });

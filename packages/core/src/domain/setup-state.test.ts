@@ -15,16 +15,16 @@ async function bootedHarness() {
   return { ...harness, token: outcome.temporaryToken as string };
 }
 
-/** A record whose reads and writes take real time, so unserialised edits would interleave. */
+/** A record whose reads and writes each yield a turn of the event loop, so unserialised edits would interleave. */
 class SlowRecord extends MemoryRecord {
   override async readRecord(): Promise<TokenRecord | null> {
     const record = await super.readRecord();
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    await new Promise((resolve) => setImmediate(resolve));
     return record;
   }
 
   override async swapRecord(expected: TokenRecord | null, record: TokenRecord): Promise<RecordSwap> {
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    await new Promise((resolve) => setImmediate(resolve));
     return super.swapRecord(expected, record);
   }
 }

@@ -441,18 +441,32 @@ describe('BanPolicy: stale sessions after a token change', () => {
 
   it('a stale cookie checked while the old token is still being retired waits for it instead of counting', async () => {
     const { bans, tokens, store } = rotatingHarness();
-    // Holds the store's write of the fingerprint, as a slow shared store would, until the check has had time to run.
+    // Holds the store's write of the fingerprint, as a slow shared store would, until the check is seen parked.
     let releaseRetire: () => void = () => undefined;
     const retireHeld = new Promise<void>((resolve) => (releaseRetire = resolve));
+    let writeReached: () => void = () => undefined;
+    const retireWriting = new Promise<void>((resolve) => (writeReached = resolve));
     const retireToken = store.retiredTokens.retireToken.bind(store.retiredTokens);
     store.retiredTokens.retireToken = async (fingerprint, until) => {
+      writeReached();
       await retireHeld;
       return retireToken(fingerprint, until);
     };
     await tokens.regenerate();
-    const outcome = bans.recordFailure(IP, staleCookie(OLD_TOKEN));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    releaseRetire();
-    expect(await outcome).toMatchObject({ counted: false, reason: 'stale_session' });
+    await retireWriting;
+    const looks = vi.spyOn(store.retiredTokens, 'isRetiredToken');
+    const hashes = vi.spyOn(crypto.subtle, 'digest');
+    try {
+      const outcome = bans.recordFailure(IP, staleCookie(OLD_TOKEN));
+      // A check that did not wait would be hashing the presented token by now: its way there has no await.
+      expect(hashes).not.toHaveBeenCalled();
+      expect(looks).not.toHaveBeenCalled();
+      releaseRetire();
+      expect(await outcome).toMatchObject({ counted: false, reason: 'stale_session' });
+      expect(looks).toHaveBeenCalled();
+    } finally {
+      hashes.mockRestore();
+      looks.mockRestore();
+    }
   });
 });
