@@ -3,7 +3,7 @@ import type { Principal } from '@webui/core';
 import type { UpstreamOptions, UpstreamSocket } from '../upstream/upstream-options.js';
 import type { ServerEnvelope } from '../ws/envelopes.js';
 import type { LogEntry, LogLevel, LogSource } from '../ws/log-source.js';
-import type { RelayTimers } from '../ws/upstream-relay.js';
+import type { RelayTimers } from '../ws/relay-timers.js';
 
 /** The access token's principal, as a ticket of `session` redeems to. */
 export function tokenPrincipal(session = 'session-a'): Principal {

@@ -1,7 +1,8 @@
 import type { ServerEnvelope } from './envelopes.js';
 import type { LogSource } from './log-source.js';
 import { botEntriesOf, botEntryOf, mergeByTime, ownEntryOf } from './merged-log-entry.js';
-import type { RelayTimers, UpstreamRelay } from './upstream-relay.js';
+import type { RelayTimers } from './relay-timers.js';
+import type { UpstreamRelay } from './upstream-relay.js';
 
 /** How long a snapshot waits for the bot's entries before it goes out with ours only. */
 export const UPSTREAM_LOGS_WAIT_MS = 2_000;

@@ -1,6 +1,9 @@
 import type { AppLogger } from '../app-env.js';
 import type { CallerIdentity, UpstreamChannelOptions, UpstreamSocket } from '../upstream/upstream-options.js';
 import { MAX_BUFFERED_BYTES } from './send-buffer.js';
+import { isOwnId, RelayLedger } from './relay-ledger.js';
+import { HUB_DOMAINS, RELAY_FAILURE_MESSAGES, type RelayFailure, type RelayHooks, type RelayedMessage } from './relay-messages.js';
+import { retryDelayMs, type RelayTimers } from './relay-timers.js';
 import {
   fetchUpstreamTicket,
   relayRequestHeaders,
@@ -8,44 +11,6 @@ import {
   upstreamChannelUrl,
   type UpstreamFailure,
 } from './upstream-ticket.js';
-
-export type RequestId = string | number;
-
-/** The timers the relay and the merged log view wait with; tests pass a fake clock. */
-export interface RelayTimers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const SYSTEM_TIMERS: RelayTimers = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
-/** The domains the hub serves itself when it has an upstream; every other one is the upstream's. */
-export const HUB_DOMAINS: ReadonlySet<string> = new Set(['logs', 'security', 'system']);
-
-export type RelayFailure = UpstreamFailure | 'upstream_busy';
-
-export const RELAY_FAILURE_MESSAGES: Readonly<Record<RelayFailure, string>> = {
-  upstream_unavailable: "The bot's backend cannot be reached; try again later.",
-  upstream_refused: "The bot's backend refused this server's credential (webui.upstream.headers).",
-  upstream_busy: "Too many messages are waiting for the bot's backend; try again.",
-};
-
-/** A client message the hub relays, as it parsed it; the relay sends the client's own text. */
-export type RelayedMessage =
-  { op: 'subscribe' | 'unsubscribe'; id: RequestId; domain: string; topic: string } | { op: 'call'; id: RequestId; domain: string };
-
-/** How the relay reaches its client socket. */
-export interface RelayHooks {
-  /** A frame for the client, as the upstream sent it (or a local answer). */
-  pass(text: string): void;
-  /** The client's message `id` did not reach the upstream. */
-  refuse(id: RequestId, code: RelayFailure, message: string): void;
-  /** An event of the upstream's `logs` domain, for the merged log view. */
-  logsEvent(event: string, data: unknown): void;
-}
 
 export interface RelayOptions {
   channel: UpstreamChannelOptions;
@@ -60,18 +25,7 @@ export interface RelayOptions {
   connectTimeoutMs?: number;
 }
 
-export const FIRST_RETRY_MS = 1_000;
-export const MAX_RETRY_MS = 30_000;
 const MAX_QUEUED = 64;
-/** Client messages awaiting the upstream's answer; beyond it the oldest are forgotten (their answer still passes). */
-const MAX_IN_FLIGHT = 256;
-/** Ids of the hub's own messages: their answers never reach the client. */
-const OWN_ID_PREFIX = 'webui-relay-';
-
-/** The delay before reconnect attempt `retries` (0-based): 1 s doubling to 30 s. */
-export function retryDelayMs(retries: number): number {
-  return Math.min(FIRST_RETRY_MS * 2 ** Math.min(retries, 16), MAX_RETRY_MS);
-}
 
 type State = 'idle' | 'connecting' | 'open' | 'waiting' | 'closed';
 
@@ -90,14 +44,7 @@ export class UpstreamRelay {
   private state: State = 'idle';
   private socket: UpstreamSocket | null = null;
   private queue: Outgoing[] = [];
-  /** Sent again after a reconnect: "domain/topic" -> the last subscribe that the upstream took (or the hub's own). */
-  private readonly remembered = new Map<string, { id: RequestId; text: string }>();
-  /** Client messages sent and not yet answered; a subscribe is remembered once the upstream says ok. */
-  private readonly inFlight = new Map<RequestId, { key?: string; text: string }>();
-  /** Ids of re-sent subscriptions: the client had their answer long ago. */
-  private readonly swallowed = new Set<RequestId>();
-  private readonly ownAnswers = new Map<string, (ok: boolean) => void>();
-  private nextOwnId = 1;
+  private readonly ledger = new RelayLedger();
   private retries = 0;
   private attempt = 0;
   private timer: unknown = null;
@@ -115,9 +62,7 @@ export class UpstreamRelay {
     if (this.state === 'closed') return;
     const { id } = message;
     if (message.op === 'unsubscribe') {
-      const key = `${message.domain}/${message.topic}`;
-      this.remembered.delete(key);
-      for (const [pendingId, pending] of this.inFlight) if (pending.key === key) this.inFlight.delete(pendingId);
+      this.ledger.forgetClient(`${message.domain}/${message.topic}`);
       // Nothing is subscribed upstream while it is down: answer here rather than open a socket only to unsubscribe.
       if (this.state === 'idle' || this.state === 'waiting') {
         this.options.hooks.pass(JSON.stringify({ op: 'response', id, ok: true, data: { domain: message.domain, topic: message.topic } }));
@@ -125,11 +70,11 @@ export class UpstreamRelay {
       }
     }
     const key = message.op === 'subscribe' ? `${message.domain}/${message.topic}` : undefined;
-    this.track(id, key === undefined ? { text } : { key, text });
+    this.ledger.track(id, key === undefined ? { text } : { key, text });
     this.enqueue({
       text,
       fail: (code) => {
-        this.inFlight.delete(id);
+        this.ledger.inFlight.delete(id);
         this.options.hooks.refuse(id, code, RELAY_FAILURE_MESSAGES[code]);
       },
     });
@@ -138,22 +83,18 @@ export class UpstreamRelay {
   /** Subscribes the hub itself (the merged log view) and keeps the subscription across reconnects; `answered` once. */
   subscribeOwn(key: string, message: { domain: string; topic: string; data: unknown }, answered: (ok: boolean) => void): void {
     if (this.state === 'closed') return;
-    const id = `${OWN_ID_PREFIX}${this.nextOwnId++}`;
+    const id = this.ledger.ownId();
     const text = JSON.stringify({ op: 'subscribe', id, ...message });
-    this.remembered.set(key, { id, text });
-    this.ownAnswers.set(id, answered);
+    this.ledger.rememberOwn(key, id, text, answered);
     // Remembered subscriptions go out as the socket opens; while it waits to reconnect there is none to ask.
-    if (this.state === 'open') this.sendNow(text, () => this.answerOwn(id, false));
+    if (this.state === 'open') this.sendNow(text, () => this.ledger.answerOwn(id, false));
     else if (this.state === 'idle') this.connect();
-    else if (this.state === 'waiting') this.answerOwn(id, false);
+    else if (this.state === 'waiting') this.ledger.answerOwn(id, false);
   }
 
   unsubscribeOwn(key: string, message: { domain: string; topic: string }): void {
-    const own = this.remembered.get(key);
-    this.remembered.delete(key);
-    if (own) this.ownAnswers.delete(String(own.id));
-    if (this.state === 'open')
-      this.sendNow(JSON.stringify({ op: 'unsubscribe', id: `${OWN_ID_PREFIX}${this.nextOwnId++}`, ...message, data: {} }));
+    this.ledger.forgetOwn(key);
+    if (this.state === 'open') this.sendNow(JSON.stringify({ op: 'unsubscribe', id: this.ledger.ownId(), ...message, data: {} }));
   }
 
   /** The client's socket is gone (closed, failed, or revoked with 4001): the upstream socket goes with it. */
@@ -165,9 +106,7 @@ export class UpstreamRelay {
     this.abort = null;
     this.closeSocket();
     this.queue = [];
-    this.remembered.clear();
-    this.inFlight.clear();
-    this.ownAnswers.clear();
+    this.ledger.clear();
   }
 
   private enqueue(item: Outgoing): void {
@@ -187,15 +126,6 @@ export class UpstreamRelay {
         return item.fail('upstream_unavailable');
       case 'closed':
         return;
-    }
-  }
-
-  private track(id: RequestId, pending: { key?: string; text: string }): void {
-    this.inFlight.delete(id);
-    this.inFlight.set(id, pending);
-    if (this.inFlight.size > MAX_IN_FLIGHT) {
-      const oldest = this.inFlight.keys().next();
-      if (!oldest.done) this.inFlight.delete(oldest.value);
     }
   }
 
@@ -263,8 +193,8 @@ export class UpstreamRelay {
     this.state = 'open';
     this.retries = 0;
     // The remembered subscriptions first: a queued unsubscribe must come after the subscribe it undoes.
-    for (const { id, text } of this.remembered.values()) {
-      if (!isOwnId(id)) this.swallowed.add(id);
+    for (const { id, text } of this.ledger.remembered.values()) {
+      if (!isOwnId(id)) this.ledger.swallowed.add(id);
       this.sendNow(text);
     }
     const queued = this.queue;
@@ -278,11 +208,11 @@ export class UpstreamRelay {
     if (this.state !== 'open') return;
     this.closeSocket();
     // Nothing answers what was in flight any more: the client hears so now rather than after its own timeout.
-    const unanswered = [...this.inFlight.keys()];
-    this.inFlight.clear();
-    this.swallowed.clear();
+    const unanswered = [...this.ledger.inFlight.keys()];
+    this.ledger.inFlight.clear();
+    this.ledger.swallowed.clear();
     for (const id of unanswered) this.options.hooks.refuse(id, 'upstream_unavailable', RELAY_FAILURE_MESSAGES.upstream_unavailable);
-    this.failOwnAnswers();
+    this.ledger.failOwnAnswers();
     this.options.logger.warn({ code: code ?? null }, "the bot's channel closed under a client");
     this.retryOrIdle();
   }
@@ -294,7 +224,7 @@ export class UpstreamRelay {
     const queued = this.queue;
     this.queue = [];
     for (const item of queued) item.fail(failure);
-    this.failOwnAnswers();
+    this.ledger.failOwnAnswers();
     const line =
       failure === 'upstream_refused'
         ? "the bot's backend refused this server's credential for its channel"
@@ -308,13 +238,13 @@ export class UpstreamRelay {
   /** With subscriptions to restore, try again after the back-off; without, the next message connects. */
   private retryOrIdle(): void {
     if (this.state === 'closed') return;
-    if (this.remembered.size === 0) return this.goIdle();
+    if (this.ledger.remembered.size === 0) return this.goIdle();
     this.state = 'waiting';
     const delay = retryDelayMs(this.retries++);
     this.timer = this.options.timers.setTimeout(() => {
       this.timer = null;
       // Unsubscribed meanwhile: nothing to restore, the next message connects.
-      if (this.state === 'waiting') return this.remembered.size > 0 ? this.connect() : this.goIdle();
+      if (this.state === 'waiting') return this.ledger.remembered.size > 0 ? this.connect() : this.goIdle();
     }, delay);
   }
 
@@ -335,8 +265,8 @@ export class UpstreamRelay {
     if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return;
     const { op, id, ok, domain, event, data: eventData } = frame as Record<string, unknown>;
     if (op === 'response') {
-      if (typeof id === 'string' && isOwnId(id)) return this.answerOwn(id, ok === true);
-      if ((typeof id === 'string' || typeof id === 'number') && this.answered(id, ok === true)) return;
+      if (typeof id === 'string' && isOwnId(id)) return this.ledger.answerOwn(id, ok === true);
+      if ((typeof id === 'string' || typeof id === 'number') && this.ledger.answered(id, ok === true)) return;
       return this.options.hooks.pass(text);
     }
     // The upstream's system events (its ready) and pongs are its own; the hub answers the client's pings itself.
@@ -346,28 +276,6 @@ export class UpstreamRelay {
       return;
     }
     if (!HUB_DOMAINS.has(domain)) this.options.hooks.pass(text);
-  }
-
-  /** Settles a client message's answer; true when the client must not see it (a re-sent subscription's). */
-  private answered(id: RequestId, ok: boolean): boolean {
-    if (this.swallowed.delete(id)) return true;
-    const pending = this.inFlight.get(id);
-    if (!pending) return false;
-    this.inFlight.delete(id);
-    if (pending.key !== undefined && ok) this.remembered.set(pending.key, { id, text: pending.text });
-    return false;
-  }
-
-  private answerOwn(id: string, ok: boolean): void {
-    const answer = this.ownAnswers.get(id);
-    this.ownAnswers.delete(id);
-    answer?.(ok);
-  }
-
-  private failOwnAnswers(): void {
-    const answers = [...this.ownAnswers.values()];
-    this.ownAnswers.clear();
-    for (const answer of answers) answer(false);
   }
 
   private closeSocket(): void {
@@ -385,8 +293,4 @@ export class UpstreamRelay {
     if (this.timer !== null) this.options.timers.clearTimeout(this.timer);
     this.timer = null;
   }
-}
-
-function isOwnId(id: RequestId): boolean {
-  return typeof id === 'string' && id.startsWith(OWN_ID_PREFIX);
 }

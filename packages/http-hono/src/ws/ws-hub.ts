@@ -1,31 +1,40 @@
 import type { Principal } from '@webui/core';
 import { errorMessage } from '@webui/core/adapter';
-import type { WSContext, WSEvents } from 'hono/ws';
-import * as v from 'valibot';
+import type { WSEvents, WSContext } from 'hono/ws';
 import type { AppLogger } from '../app-env.js';
-import { callerIdentity, type UpstreamChannelOptions } from '../upstream/upstream-options.js';
-import type { ChannelDomainPort, ChannelEventOptions, ChannelRefusal, ChannelSubscription } from './channel-domain-port.js';
+import type { UpstreamChannelOptions } from '../upstream/upstream-options.js';
+import { parseClientFrame } from './client-frame.js';
+import {
+  CLOSE_MESSAGE_TOO_BIG,
+  CLOSE_TOKEN_CHANGED,
+  CLOSE_TRY_AGAIN_LATER,
+  MAX_MESSAGE_BYTES,
+  SESSION_END_REASONS,
+  type SessionEnd,
+} from './close-codes.js';
+import type { ChannelDomainPort } from './channel-domain-port.js';
 import { coversScope, insufficientScope, relayedScope } from './channel-scope.js';
+import { DomainRequests } from './domain-requests.js';
 import { domainRegistry } from './domain-registry.js';
-import { ClientMessage, type ServerEnvelope } from './envelopes.js';
+import type { ClientMessage, ServerEnvelope } from './envelopes.js';
+import type { Connection } from './hub-connection.js';
 import type { LogSource } from './log-source.js';
 import { LogsDomain, replayOf } from './logs-domain.js';
-import { MergedLogView } from './merged-log-view.js';
-import { HUB_DOMAINS, SYSTEM_TIMERS, UpstreamRelay, type RelayTimers } from './upstream-relay.js';
-import type { RequestRate } from './request-rate.js';
+import { HUB_DOMAINS } from './relay-messages.js';
+import { SYSTEM_TIMERS, type RelayTimers } from './relay-timers.js';
+import { openUpstreamLink } from './upstream-link.js';
 import { SEND_BUFFER_FULL_REASON } from './send-buffer.js';
 import { CLOSE_POLICY_VIOLATION, REQUEST_FLOOD_REASON, SocketCaps, type SocketCapCounts, type SocketCapOptions } from './socket-caps.js';
 
-/** The largest message a client may send; bigger ones close the socket with 1009. The runtime's socket enforces it too. */
-export const MAX_MESSAGE_BYTES = 64 * 1024;
-export const CLOSE_TOKEN_CHANGED = 4001;
-export const CLOSE_GOING_AWAY = 1001;
-export const CLOSE_MESSAGE_TOO_BIG = 1009;
-export const CLOSE_TRY_AGAIN_LATER = 1013;
-
-/** Why a session's sockets close with 4001: the close reason a client shows. */
-export type SessionEnd = 'token_changed' | 'key_revoked';
-export const SESSION_END_REASONS: Record<SessionEnd, string> = { token_changed: 'access token changed', key_revoked: 'API key revoked' };
+export {
+  CLOSE_GOING_AWAY,
+  CLOSE_MESSAGE_TOO_BIG,
+  CLOSE_TOKEN_CHANGED,
+  CLOSE_TRY_AGAIN_LATER,
+  MAX_MESSAGE_BYTES,
+  SESSION_END_REASONS,
+  type SessionEnd,
+} from './close-codes.js';
 
 export interface WsHubOptions {
   /** This server's log lines: the built-in `logs` domain, always registered first (merged with the bot's with an upstream). */
@@ -51,23 +60,6 @@ export interface WsHubOptions {
   caps?: SocketCapOptions;
 }
 
-interface Connection {
-  id: string;
-  /** Who opened it (from its ticket): what it may subscribe to and call; its session is what revocation closes. */
-  principal: Principal;
-  socket: WSContext;
-  /** Unsubscribe functions by "domain/topic". */
-  subscriptions: Map<string, () => void>;
-  /** With an upstream, made on first need: the link to its channel and the merged logs/main. */
-  upstream?: { relay: UpstreamRelay; logs: MergedLogView };
-  /** Its subscribes and unsubscribes, against SUBSCRIBE_RATE. */
-  requests: RequestRate;
-  /** A cap closes it: nothing more is sent or handled while the close waits for the publish under way to end. */
-  capped: boolean;
-}
-
-const LOGS_MAIN = 'logs/main';
-
 /**
  * The unified WebSocket channel (docs/decisions/0013-websocket-channel.md): system events and the registered domains (logs, plugin progress, security,
  * a bot's own; issue 34); with an upstream (issue 33), every other domain relayed to the bot's channel and its log lines
@@ -81,9 +73,20 @@ export class WsHub {
   private readonly maxTotal: number;
   private readonly maxMessageBytes: number;
   private readonly caps: SocketCaps;
+  private readonly requests: DomainRequests;
 
   constructor(private readonly options: WsHubOptions) {
     this.domains = domainRegistry([new LogsDomain(options.logs), ...(options.domains ?? [])]);
+    this.requests = new DomainRequests(
+      this.domains,
+      {
+        send: (connection, envelope) => this.send(connection, envelope),
+        fail: (connection, id, code, message) => this.fail(connection, id, code, message),
+        isOpen: (connection) => this.connections.has(connection),
+        ...(options.upstream ? { subscribeMergedLogs: (connection, id, data) => this.subscribeMergedLogs(connection, id, data) } : {}),
+      },
+      options.logger,
+    );
     this.caps = new SocketCaps(options.caps ?? {}, options.now, options.logger);
     this.maxPerSession = options.maxPerSession ?? 256;
     this.maxTotal = options.maxTotal ?? 1024;
@@ -106,16 +109,7 @@ export class WsHub {
 
   /** Open subscriptions to this hub's own domains, by domain (relayed ones are the bot's to count). */
   subscriptionCounts(): Record<string, number> {
-    const counts: Record<string, number> = {};
-    for (const name of this.domains.keys()) counts[name] = 0;
-    for (const connection of this.connections) {
-      for (const key of connection.subscriptions.keys()) {
-        const name = key.slice(0, key.indexOf('/'));
-        counts[name] = (counts[name] ?? 0) + 1;
-      }
-      if (connection.upstream?.logs.subscribed) counts['logs'] = (counts['logs'] ?? 0) + 1;
-    }
-    return counts;
+    return this.requests.counts(this.connections);
   }
 
   /** Whether one more socket fits the caps that keep memory bounded (docs/decisions/0014-bounded-memory.md). */
@@ -179,50 +173,20 @@ export class WsHub {
   }
 
   private receive(connection: Connection, data: unknown): void {
-    const text = typeof data === 'string' ? data : null;
-    if (text === null) {
-      if (binarySize(data) > this.maxMessageBytes) return this.close(connection, CLOSE_MESSAGE_TOO_BIG, 'message too big');
-      return this.fail(connection, null, 'unsupported_message', 'Send JSON text messages.');
-    }
-    if (text.length > this.maxMessageBytes || utf8Length(text) > this.maxMessageBytes)
-      return this.close(connection, CLOSE_MESSAGE_TOO_BIG, 'message too big');
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      return this.fail(connection, null, 'invalid_json', 'The message is not valid JSON.');
-    }
-    const id = requestIdOf(raw);
-    const parsed = v.safeParse(ClientMessage, raw);
-    if (!parsed.success) {
-      const op = typeof raw === 'object' && raw !== null ? (raw as { op?: unknown }).op : undefined;
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-        return this.fail(connection, id, 'invalid_message', 'A message is a JSON object with an "op".');
-      if (op !== 'ping' && op !== 'subscribe' && op !== 'unsubscribe' && op !== 'call')
-        return this.fail(connection, id, 'unknown_op', `Unknown op ${describeOp(op)}.`);
-      return this.fail(
-        connection,
-        id,
-        'invalid_message',
-        `Invalid ${String(op)} message: ${parsed.issues[0]?.message ?? 'unexpected shape'}.`,
-      );
-    }
-    const message = parsed.output;
+    const frame = parseClientFrame(data, this.maxMessageBytes);
+    if (frame.kind === 'too_big') return this.close(connection, CLOSE_MESSAGE_TOO_BIG, 'message too big');
+    if (frame.kind === 'invalid') return this.fail(connection, frame.id, frame.code, frame.message);
+    const { message, text } = frame;
     if (message.op === 'ping') return this.send(connection, { op: 'pong', ts: this.options.now() });
     if ((message.op === 'subscribe' || message.op === 'unsubscribe') && !this.admitted(connection, message.id)) return;
     if (this.relays(message.domain)) return this.relay(connection, message, text);
     switch (message.op) {
       case 'call':
-        return this.call(connection, message);
+        return this.requests.call(connection, message);
       case 'subscribe':
-        return this.subscribe(connection, message);
-      case 'unsubscribe': {
-        const key = `${message.domain}/${message.topic}`;
-        if (key === LOGS_MAIN) connection.upstream?.logs.unsubscribe();
-        connection.subscriptions.get(key)?.();
-        connection.subscriptions.delete(key);
-        return this.send(connection, { op: 'response', id: message.id, ok: true, data: { domain: message.domain, topic: message.topic } });
-      }
+        return this.requests.subscribe(connection, message);
+      case 'unsubscribe':
+        return this.requests.unsubscribe(connection, message);
     }
   }
 
@@ -237,7 +201,7 @@ export class WsHub {
     if (!coversScope(connection.principal, scope)) {
       const domain = JSON.stringify(message.domain).slice(0, 100);
       const what = message.op === 'call' ? `A call on the ${domain} domain` : `The ${domain} domain`;
-      return this.refuse(connection, message.id, insufficientScope(what, scope));
+      return this.requests.refuse(connection, message.id, insufficientScope(what, scope));
     }
     // The client's own text goes upstream: the relay changes nothing in it.
     this.upstreamOf(connection)?.relay.forward(message, text);
@@ -247,134 +211,26 @@ export class WsHub {
   private upstreamOf(connection: Connection): Connection['upstream'] {
     const channel = this.options.upstream;
     if (!channel || !this.connections.has(connection)) return undefined;
-    if (connection.upstream) return connection.upstream;
-    const timers = this.options.timers ?? SYSTEM_TIMERS;
-    const relay: UpstreamRelay = new UpstreamRelay({
+    connection.upstream ??= openUpstreamLink({
       channel,
-      identity: callerIdentity(connection.principal),
+      principal: connection.principal,
       logger: this.options.logger,
-      timers,
-      hooks: {
-        pass: (text) => this.sendText(connection, text),
-        refuse: (id, code, message) => this.fail(connection, id, code, message),
-        logsEvent: (event, data) => logs.upstreamEvent(event, data),
-      },
-    });
-    const logs: MergedLogView = new MergedLogView({
+      timers: this.options.timers ?? SYSTEM_TIMERS,
       logs: this.options.logs,
-      relay,
-      send: (envelope) => this.send(connection, envelope),
-      timers,
       now: this.options.now,
       ...(this.options.upstreamLogsWaitMs === undefined ? {} : { waitMs: this.options.upstreamLogsWaitMs }),
+      pass: (text) => this.sendText(connection, text),
+      send: (envelope) => this.send(connection, envelope),
+      fail: (id, code, message) => this.fail(connection, id, code, message),
     });
-    connection.upstream = { relay, logs };
     return connection.upstream;
-  }
-
-  private subscribe(connection: Connection, message: Extract<ClientMessage, { op: 'subscribe' }>): void {
-    const { id, domain: name, topic } = message;
-    const key = `${name}/${topic}`;
-    const domain = this.domains.get(name);
-    if (!domain || (domain.topics !== undefined && !domain.topics.includes(topic)))
-      return this.fail(
-        connection,
-        id,
-        'unknown_topic',
-        `No topic ${JSON.stringify(key).slice(0, 100)}; available: ${this.availableTopics()}.`,
-      );
-    if (!coversScope(connection.principal, domain.scope))
-      return this.refuse(connection, id, insufficientScope(`The "${name}" domain`, domain.scope));
-    // With an upstream the snapshot merges the bot's entries, which take a moment to arrive.
-    if (key === LOGS_MAIN && this.options.upstream) return this.subscribeMergedLogs(connection, id, message.data);
-    let subscription: ChannelRefusal | ChannelSubscription;
-    try {
-      subscription = domain.subscribe({ topic, data: message.data, principal: connection.principal });
-    } catch (error) {
-      return this.failed(connection, id, `the ${name} domain's subscribe failed`, error);
-    }
-    if (!subscription.ok) return this.refuse(connection, id, subscription);
-    connection.subscriptions.get(key)?.();
-    connection.subscriptions.delete(key);
-    this.send(connection, { op: 'response', id, ok: true, data: { domain: name, topic } });
-    const { snapshot } = subscription;
-    if (snapshot) this.sendEvent(connection, name, topic, snapshot.event, snapshot.data);
-    connection.subscriptions.set(
-      key,
-      subscription.listen((event, data, options) => this.sendEvent(connection, name, topic, event, data, options)),
-    );
   }
 
   private subscribeMergedLogs(connection: Connection, id: string | number, data: unknown): void {
     const replay = replayOf(data);
-    if (!replay.ok) return this.refuse(connection, id, replay);
+    if (!replay.ok) return this.requests.refuse(connection, id, replay);
     this.send(connection, { op: 'response', id, ok: true, data: { domain: 'logs', topic: 'main' } });
     this.upstreamOf(connection)?.logs.subscribe(replay.replay);
-  }
-
-  private call(connection: Connection, message: Extract<ClientMessage, { op: 'call' }>): void {
-    const { id, domain: name, method } = message;
-    const domain = this.domains.get(name);
-    const quotedName = JSON.stringify(name).slice(0, 100);
-    if (!domain?.call)
-      return domain || HUB_DOMAINS.has(name)
-        ? this.fail(connection, id, 'unknown_method', `The ${quotedName} domain takes no calls.`)
-        : this.fail(connection, id, 'unknown_domain', `No domain ${quotedName}.`);
-    if (!coversScope(connection.principal, domain.scope))
-      return this.refuse(connection, id, insufficientScope(`The "${name}" domain`, domain.scope));
-    const answer = (envelope: ServerEnvelope) => {
-      if (this.connections.has(connection)) this.send(connection, envelope);
-    };
-    // The answer comes when the handler settles; whatever it throws or returns, the hub answers once and never rejects.
-    void Promise.resolve()
-      .then(() => {
-        const request = { method, data: message.data, principal: connection.principal };
-        return domain.call?.(message.session === undefined ? request : { ...request, session: message.session });
-      })
-      .then(
-        (result) => {
-          if (!result) return;
-          answer(result.ok ? { op: 'response', id, ok: true, data: result.data } : refusalEnvelope(id, result));
-        },
-        (error: unknown) => this.failed(connection, id, `the ${name} domain's call ${JSON.stringify(method).slice(0, 100)} failed`, error),
-      )
-      .catch((error: unknown) => this.failed(connection, id, `the ${name} domain's answer could not be sent`, error));
-  }
-
-  /** Sends one event of a domain's topic; an event that cannot be serialised is logged and dropped, never thrown at its publisher. */
-  private sendEvent(
-    connection: Connection,
-    domain: string,
-    topic: string,
-    event: string,
-    data: unknown,
-    options?: ChannelEventOptions,
-  ): void {
-    try {
-      const session = options?.session;
-      this.send(
-        connection,
-        session === undefined ? { op: 'event', domain, topic, event, data } : { op: 'event', domain, topic, session, event, data },
-      );
-    } catch (error) {
-      this.options.logger.error({ domain, topic, event, err: errorMessage(error) }, 'a channel event could not be sent');
-    }
-  }
-
-  private availableTopics(): string {
-    const topics: string[] = [];
-    for (const [name, domain] of this.domains) for (const topic of domain.topics ?? []) topics.push(`${name}/${topic}`);
-    return topics.join(', ');
-  }
-
-  private refuse(connection: Connection, id: string | number, refusal: ChannelRefusal): void {
-    this.send(connection, refusalEnvelope(id, refusal));
-  }
-
-  /** A domain threw: logged with why, answered internal_error (when the socket is still there). */
-  private failed(connection: Connection, id: string | number, what: string, error: unknown): void {
-    this.options.logger.error({ err: errorMessage(error) }, what);
-    if (this.connections.has(connection)) this.fail(connection, id, 'internal_error', 'The request could not be handled.');
   }
 
   private fail(connection: Connection, id: string | number | null, code: string, message: string): void {
@@ -435,35 +291,4 @@ export class WsHub {
     connection.upstream?.relay.close();
     this.connections.delete(connection);
   }
-}
-
-function refusalEnvelope(id: string | number, refusal: ChannelRefusal): ServerEnvelope {
-  return { op: 'response', id, ok: false, error: { code: String(refusal.code), message: String(refusal.message) } };
-}
-
-/** The op as the client sent it, for the error message; never stringifies a nested value, which may be thousands deep. */
-function describeOp(op: unknown): string {
-  if (Array.isArray(op)) return 'of type array';
-  if (typeof op === 'object' && op !== null) return 'of type object';
-  return JSON.stringify(op ?? null).slice(0, 100);
-}
-
-function requestIdOf(raw: unknown): string | number | null {
-  if (typeof raw !== 'object' || raw === null) return null;
-  const id = (raw as { id?: unknown }).id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
-}
-
-const encoder = new TextEncoder();
-
-/** The size of `text` on the wire: the limit is in bytes, and one character can take up to 3 of them. */
-function utf8Length(text: string): number {
-  return encoder.encode(text).byteLength;
-}
-
-/** Bytes of a binary message (ArrayBuffer, a view of one, or a Blob); 0 when unknown. */
-function binarySize(data: unknown): number {
-  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return data.byteLength;
-  if (typeof Blob !== 'undefined' && data instanceof Blob) return data.size;
-  return 0;
 }
