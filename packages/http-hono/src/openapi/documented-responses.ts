@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ErrorBody, StoreUnavailableBody } from '../schemas.js';
-import type { DocumentedHeader, DocumentedOperation, DocumentedResponse } from './operations.js';
+import type { DocumentedHeader, DocumentedOperation, DocumentedResponse } from './documented-operation.js';
 
 /** One documented status of an operation: every body it can carry, whichever step answered. */
 export interface StatusResponse {

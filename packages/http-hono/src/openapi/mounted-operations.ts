@@ -1,7 +1,7 @@
 import type { MountedRoute } from '../mount/mount-route-groups.js';
 import { openApiPath } from '../mount/mount-paths.js';
 import type { RouteGroup, RouteMethod } from '../mount/route-group.js';
-import { banned, unauthenticated, type DocumentedResponse, type DocumentedOperation } from './operations.js';
+import { banned, unauthenticated, type DocumentedResponse, type DocumentedOperation } from './documented-operation.js';
 
 const DOCUMENTED_METHODS = new Set<string>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -2,7 +2,8 @@ import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/
 import type * as v from 'valibot';
 import * as schemas from '../schemas.js';
 import { documentedResponses, type StatusResponse } from './documented-responses.js';
-import { OPERATIONS, type DocumentedOperation } from './operations.js';
+import type { DocumentedOperation } from './documented-operation.js';
+import { OPERATIONS } from './operations.js';
 
 type JsonObject = Record<string, unknown>;
 

@@ -1,84 +1,25 @@
-import type * as v from 'valibot';
 import {
   BanLiftResponse,
   BanListResponse,
-  CheckAmbiguousBody,
-  CheckResponse,
-  CheckTooManyBody,
   CreateKeyRequest,
   ErrorBody,
-  ForwardAssertionHeader,
-  ForwardPrincipalHeader,
-  ForwardScopeHeader,
   HealthDegradedBody,
   HealthResponse,
   KeyCreatedResponse,
   KeyListResponse,
   KeyRevokedResponse,
-  LogoutResponse,
-  RegenerateResponse,
   SetupChangeResponse,
   SetupStatusResponse,
   TooManyAttemptsBody,
-  UpdateTokenRequest,
-  UpdateTokenResponse,
-  VerifyRequest,
-  VerifyResponse,
-  VerifyTooManyBody,
-  WeakTokenBody,
   WsTokenAmbiguousBody,
   WsTokenResponse,
   WsTokenTooManyBody,
 } from '../schemas.js';
+import { AUTH_OPERATIONS } from './auth-operations.js';
+import { banned, unauthenticated, type Operation } from './documented-operation.js';
 
-export type Access = 'public' | 'session' | 'session-or-200' | 'ticket';
-
-/** A header an answer carries, its value as the schema says; `required` false for one sent only in some setups. */
-export interface DocumentedHeader {
-  schema: v.GenericSchema;
-  required: boolean;
-}
-
-export interface DocumentedResponse {
-  description: string;
-  schema?: v.GenericSchema;
-  /** The body's media type when it is not JSON (the Prometheus text of /metrics). */
-  mediaType?: string;
-  retryAfter?: boolean;
-  /** Headers besides Retry-After, by name: what a bodiless answer (a 204) says. */
-  headers?: Record<string, DocumentedHeader>;
-}
-
-/** One endpoint as the OpenAPI document describes it; the bodies are the schemas the routes validate and answer with. */
-export interface DocumentedOperation {
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  /** Path parameters in OpenAPI's `{name}` form. */
-  path: string;
-  /** A description of each path parameter. */
-  pathParameters?: Record<string, string>;
-  summary: string;
-  description: string;
-  access: Access;
-  /** The document's tag; the path's first segment by default. */
-  tag?: string;
-  /** False for the few operations that never ask the state store, so never answer 503 store_unavailable. */
-  store?: false;
-  requestBody?: v.GenericSchema;
-  /** This operation's own answers; the guards' answers every operation shares are added in documented-responses.ts. */
-  responses: Record<number, DocumentedResponse>;
-}
-
-/** One of this server's own endpoints: the methods it answers with. */
-export interface Operation extends DocumentedOperation {
-  method: 'get' | 'post' | 'delete';
-}
-
-export const banned: DocumentedResponse = {
-  description: 'This address is banned after repeated failed verifications.',
-  schema: TooManyAttemptsBody,
-  retryAfter: true,
-};
-export const unauthenticated: DocumentedResponse = { description: 'No valid session: log in with POST /auth/verify.', schema: ErrorBody };
+/** The types the package's entry names beside OPERATIONS. */
+export type { DocumentedOperation, Operation } from './documented-operation.js';
 
 const WS_DESCRIPTION = [
   'Upgrades to a WebSocket with ?token=<ticket>.',
@@ -111,106 +52,7 @@ export const OPERATIONS: Operation[] = [
       },
     },
   },
-  {
-    method: 'post',
-    path: '/auth/verify',
-    summary: 'Log in with the access token',
-    description: 'Sets the bot_session cookie on success. Five failures from one address within five minutes ban it for ten minutes.',
-    access: 'public',
-    requestBody: VerifyRequest,
-    responses: {
-      200: {
-        description: 'Verified (cookie set), or refused with valid:false; remaining_attempts when 2 or fewer remain.',
-        schema: VerifyResponse,
-      },
-      429: { ...banned, schema: VerifyTooManyBody },
-    },
-  },
-  {
-    method: 'get',
-    path: '/auth/check',
-    summary: 'Whether the cookie is a valid login',
-    description:
-      'Never 401: a missing or wrong cookie answers authenticated:false. A wrong cookie counts as a failed verification. ' +
-      'For an API key, `key` names it and its scope.',
-    access: 'public',
-    responses: {
-      200: { description: 'The login state.', schema: CheckResponse },
-      400: {
-        description:
-          'More than one credential (`duplicate_credentials`, `conflicting_credentials`), with authenticated:false; ' +
-          'counted as one failed attempt.',
-        schema: CheckAmbiguousBody,
-      },
-      429: { ...banned, schema: CheckTooManyBody },
-    },
-  },
-  {
-    method: 'get',
-    path: '/auth/forward',
-    summary: 'Forward-auth for a proxy in front of another backend',
-    description:
-      "For nginx `auth_request` and Caddy `forward_auth`: the proxy asks with the original request's cookie or bearer, and lets the " +
-      'request through on 204. The original method (X-Forwarded-Method or X-Original-Method, believed only from a trusted proxy; ' +
-      "otherwise GET) must be within the credential's scope, and for a state change the Origin the proxy passes on must be allowed. " +
-      'A wrong credential counts as a failed verification, as on every endpoint.',
-    access: 'session',
-    responses: {
-      204: {
-        description: 'The credential is good and covers the original method; the headers name the caller for the backend.',
-        headers: {
-          'X-WebUI-Principal': { schema: ForwardPrincipalHeader, required: true },
-          'X-WebUI-Scope': { schema: ForwardScopeHeader, required: true },
-          'X-WebUI-Assertion': { schema: ForwardAssertionHeader, required: false },
-        },
-      },
-      401: {
-        description: 'No credential (`not_authenticated`), a wrong cookie (`invalid_session`) or a wrong bearer (`invalid_credentials`).',
-        schema: ErrorBody,
-      },
-      403: {
-        description:
-          'A read key asked about a state change (`insufficient_scope`), or a state change from an Origin that is not allowed ' +
-          '(`origin_not_allowed`, `cross_site_request`); or a refused Host.',
-        schema: ErrorBody,
-      },
-      429: banned,
-    },
-  },
-  {
-    method: 'post',
-    path: '/auth/update',
-    summary: 'Replace the token with a custom one',
-    description: 'The current cookie is cleared; log in again with the new token.',
-    access: 'session',
-    requestBody: UpdateTokenRequest,
-    responses: {
-      200: { description: 'Updated; the old token is invalid at once.', schema: UpdateTokenResponse },
-      400: {
-        description: 'The new token breaks strength rules (every broken rule is listed), or the body is not JSON.',
-        schema: WeakTokenBody,
-      },
-      401: unauthenticated,
-      429: banned,
-    },
-  },
-  {
-    method: 'post',
-    path: '/auth/regenerate',
-    summary: 'Replace the token with 64 random hex characters',
-    description: 'The new token is shown only in this response; the current cookie is cleared.',
-    access: 'session',
-    responses: { 200: { description: 'Regenerated.', schema: RegenerateResponse }, 401: unauthenticated, 429: banned },
-  },
-  {
-    method: 'post',
-    path: '/auth/logout',
-    summary: 'Log out',
-    description: 'Clears the bot_session cookie; not an error while logged out.',
-    access: 'public',
-    store: false,
-    responses: { 200: { description: 'Logged out.', schema: LogoutResponse } },
-  },
+  ...AUTH_OPERATIONS,
   {
     method: 'get',
     path: '/setup/status',
