@@ -17,12 +17,13 @@ export { BanPolicy, type BanPolicyOptions } from './domain/bans/ban-policy.js';
 export type { Clock } from './ports/clock.js';
 export type { RandomSource } from './ports/random-source.js';
 export type { Logger } from './ports/logger.js';
+export type { TokenSource } from './ports/token-record.js';
 export { StoreUnavailableError, type Store } from './ports/store.js';
 
 // Who asks and what they present, as a transport reads it.
 export { permits, type Permission, type Principal } from './domain/credentials.js';
 export type { Actor, AttemptClient } from './use-cases/actor.js';
-export type { AmbiguousCredentials, PresentedCredentials } from './use-cases/presented-credentials.js';
+export type { PresentedCredentials } from './use-cases/presented-credentials.js';
 export type { AuthenticationOutcome } from './use-cases/authenticate.js';
 
 // Security events and the audit trail.

@@ -18,4 +18,4 @@ export function apiKeyJson(entry: ApiKeyEntry): ApiKeyJson {
 }
 
 // The refusal sentences are the core's, shared with the CLI.
-export const KEY_REFUSAL_DETAIL = DETAILS.keyRefusal;
+export const KEY_REFUSAL_DETAIL: typeof DETAILS.keyRefusal = DETAILS.keyRefusal;

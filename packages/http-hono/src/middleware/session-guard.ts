@@ -1,4 +1,4 @@
-import { DETAILS, type AccessOperations, type AmbiguousCredentials } from '@webui/core';
+import { DETAILS, type AccessOperations } from '@webui/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { WebuiEnv } from '../app-env.js';
 import { errorBody, tooManyAttempts } from '../error-body.js';
@@ -67,6 +67,10 @@ export function sessionRefusal(c: Context, session: Exclude<RequestSession, { ki
 }
 
 /** 400 for a request that presents more than one credential (already counted as a guess). */
-export function ambiguousCredentials(c: Context, code: AmbiguousCredentials, extra: Record<string, unknown> = {}): Response {
+export function ambiguousCredentials(
+  c: Context,
+  code: keyof typeof DETAILS.ambiguousCredentials,
+  extra: Record<string, unknown> = {},
+): Response {
   return errorBody(c, 400, code, DETAILS.ambiguousCredentials[code], extra);
 }
