@@ -1,10 +1,7 @@
 export {
   createWebuiClient,
-  API_PREFIX,
-  DEFAULT_TIMEOUT_MS,
   SESSION_COOKIE,
   type WebuiClient,
-  type WebuiClientOptions,
   type WebuiApi,
   type HealthResult,
   type VerifyResult,
@@ -26,6 +23,7 @@ export {
   type KeyRevokedResult,
   type CreateKeyOptions,
 } from './create-webui-client.js';
+export { API_PREFIX, DEFAULT_TIMEOUT_MS, type WebuiClientOptions } from './client-options.js';
 export {
   type WebuiChannel,
   type ChannelOptions,
