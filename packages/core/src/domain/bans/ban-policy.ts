@@ -1,5 +1,4 @@
 import { addressIn, banTargetMatches, parseBanTarget } from './ban-target.js';
-import type { Cidr } from '../../net/cidr.js';
 import {
   budgetBucket,
   bucketExpiry,
@@ -14,56 +13,11 @@ import type { Clock } from '../../ports/clock.js';
 import type { AttemptRecord, FailureTally, Store } from '../../ports/store.js';
 import { err, ok, type Result } from '../result.js';
 import { tokenFingerprint } from '../tokens/token-fingerprint.js';
+import { DEFAULT_BAN_POLICY, type BanPolicyOptions } from './ban-policy-options.js';
+import type { Admission, BanEntry, BanStatus, FailureOutcome, LiftRefusal, UncountedReason, VerifiedCredential } from './ban-verdicts.js';
 
-export interface BanPolicyOptions {
-  /** Sliding window in which failures are counted. */
-  windowMs: number;
-  /** Failures inside the window that start a ban. */
-  threshold: number;
-  banMs: number;
-  /** Remaining attempts at or below which a failure carries a reminder. */
-  reminderAt: number;
-  /** Networks never banned (webui.ban_exempt); their failures are only logged. */
-  exempt: readonly Cidr[];
-  /** How long a login lasts: a client that logged in within it passes the global budget, a token retired within it is a stale session. */
-  sessionLifetimeMs: number;
-  /** Failed verifications per hour across all addresses before new clients are slowed down; 0 turns the budget off. */
-  globalFailureBudget: number;
-}
-
-export const DEFAULT_BAN_POLICY: BanPolicyOptions = {
-  windowMs: 5 * 60_000,
-  threshold: 5,
-  banMs: 10 * 60_000,
-  reminderAt: 2,
-  exempt: [],
-  sessionLifetimeMs: 7 * 24 * 60 * 60_000,
-  globalFailureBudget: 100,
-};
-
-export type BanStatus = { banned: false } | { banned: true; retryAfterSeconds: number };
-
-/** Why a failure did not count toward a ban. */
-export type UncountedReason = 'repeated_cookie' | 'stale_session' | 'exempt';
-
-export type FailureOutcome =
-  | { banned: true; retryAfterSeconds: number; justBanned: boolean }
-  | { banned: false; remainingAttempts: number; remind: boolean; counted: true }
-  | { banned: false; remainingAttempts: number; remind: false; counted: false; reason: UncountedReason };
-
-/**
- * Whether an attempt at a secret may go ahead, decided before the secret is looked at: `hold` is the
- * attempt's place in the global budget, given back by recordSuccess or an uncounted recordFailure.
- */
-export type Admission = (
-  | { kind: 'open' }
-  | { kind: 'delayed'; delayMs: number }
-  | { kind: 'banned'; retryAfterSeconds: number }
-  | { kind: 'throttled'; retryAfterSeconds: number }
-) & { hold: number | null };
-
-/** What a verified secret was: the access token, or an API key (which is nobody's login of the token). */
-export type VerifiedCredential = 'token' | 'key';
+export { DEFAULT_BAN_POLICY, type BanPolicyOptions } from './ban-policy-options.js';
+export type { Admission, BanEntry, BanStatus, FailureOutcome, LiftRefusal, UncountedReason, VerifiedCredential } from './ban-verdicts.js';
 
 /** Tells whether a presented secret is a live API key, without counting or writing anything (ApiKeys.matches). */
 export interface KnownKeys {
@@ -71,17 +25,6 @@ export interface KnownKeys {
 }
 
 const NO_KEYS: KnownKeys = { matches: async () => false };
-
-export type LiftRefusal = 'invalid_target' | 'own_ban';
-
-/** One client key as an operator sees it. */
-export interface BanEntry {
-  key: string;
-  /** Failures counted in the window (0 while banned: a ban starts a new count). */
-  failures: number;
-  bannedUntil: number | null;
-  lastFailureAt: number | null;
-}
 
 /**
  * Brute-force protection (the specification's "Client IP ban" table; a ban refuses even the right token,
