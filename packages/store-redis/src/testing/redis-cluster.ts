@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
+import { vi } from 'vitest';
 import { freePort } from './free-port.js';
-import { delay, launchRedis, redisServerBinary, stopProcess } from './redis-process.js';
+import { launchRedis, redisServerBinary, stopProcess } from './redis-process.js';
 
 /** A Redis Cluster of the tests' own: three masters with a replica each, on free ports of 127.0.0.1, in one temporary directory. */
 export interface RedisClusterHandle {
@@ -271,10 +272,11 @@ async function ask(port: number, command: string, ...args: string[]): Promise<un
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await delay(100);
-  }
+  // A check that fails counts as "not yet", as vi.waitFor treats any throw.
+  await vi.waitFor(
+    async () => {
+      if (!(await check())) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    },
+    { timeout: timeoutMs, interval: 100 },
+  );
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
+import { vi } from 'vitest';
 
 const START_TIMEOUT_MS = 10_000;
 
@@ -28,17 +29,26 @@ export async function launchRedis(
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const failed = await Promise.race([spawnError, delay(50).then(() => null)]);
-    if (failed) throw new Error(`redis-server could not be started: ${failed.message}`);
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`redis-server exited at start (${child.exitCode ?? child.signalCode}):\n${output}`);
-    if (await answersPing(port, password)) return child;
+  const spawned: { error?: Error } = {};
+  child.once('error', (error) => (spawned.error = error));
+  // A start that failed ends the wait at once; only "no PONG yet" is waited out.
+  let failure: Error | undefined;
+  try {
+    await vi.waitFor(
+      async () => {
+        if (spawned.error) failure = new Error(`redis-server could not be started: ${spawned.error.message}`);
+        else if (child.exitCode !== null || child.signalCode !== null)
+          failure = new Error(`redis-server exited at start (${child.exitCode ?? child.signalCode}):\n${output}`);
+        else if (!(await answersPing(port, password))) throw new Error('no PONG yet');
+      },
+      { timeout: START_TIMEOUT_MS, interval: 50 },
+    );
+  } catch {
+    child.kill('SIGKILL');
+    throw new Error(`redis-server did not answer PING on port ${port} within ${START_TIMEOUT_MS} ms:\n${output}`);
   }
-  child.kill('SIGKILL');
-  throw new Error(`redis-server did not answer PING on port ${port} within ${START_TIMEOUT_MS} ms:\n${output}`);
+  if (failure) throw failure;
+  return child;
 }
 
 /** Sends `signal` and waits for the exit; nothing when it has exited already. A stopped (SIGSTOP) process is continued first. */
@@ -84,8 +94,4 @@ function findOnPath(command: string): string | null {
     }
   }
   return null;
-}
-
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
