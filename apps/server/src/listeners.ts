@@ -5,8 +5,8 @@ import { chmod } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import { withSessionCheckShortcut } from './fast-path/session-check-listener.js';
 import { endWithRawAnswer } from './runtime/raw-answer.js';
-import { withSessionCheckShortcut } from './runtime/shortcut-listener.js';
 import { clearLeftoverSocket } from './runtime/unix-socket-file.js';
 import { markUnixSocketConnection } from './runtime/unix-socket-peer.js';
 

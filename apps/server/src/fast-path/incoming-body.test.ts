@@ -1,7 +1,7 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { readIncomingBody } from './node-runtime-port.js';
+import { readIncomingBody } from './incoming-body.js';
 
 let server: Server | undefined;
 

@@ -1,7 +1,8 @@
 import { isCanonicalHost, rememberHostVerdicts, SESSION_CHECK_TARGET, type SessionCheckShortcut } from '@webui/http-hono';
 import type { RequestListener } from 'node:http';
-import { incomingHeader, isTlsIncoming } from './node-runtime-port.js';
-import { peerAddressOf } from './unix-socket-peer.js';
+import { isTlsIncoming } from '../runtime/node-runtime-port.js';
+import { peerAddressOf } from '../runtime/unix-socket-peer.js';
+import { incomingHeader } from './incoming-header.js';
 
 /**
  * Puts the app's GET /auth/check shortcut in front of the Hono listener: a request it takes is

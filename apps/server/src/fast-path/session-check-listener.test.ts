@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawExchange } from '../../test/harness/raw-exchange.js';
-import { withSessionCheckShortcut } from './shortcut-listener.js';
+import { withSessionCheckShortcut } from './session-check-listener.js';
 
 const SHORTCUT_BODY = '{"by":"shortcut"}';
 
