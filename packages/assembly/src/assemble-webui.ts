@@ -1,8 +1,10 @@
 import type { BootstrapOutcome, Core, SecurityEvent, SecurityEventSink } from '@webui/core';
 import {
+  channelDomains,
   CLOSE_GOING_AWAY,
   createSessionCheckShortcut,
   createWebuiApp,
+  extensionFeature,
   MAX_MESSAGE_BYTES,
   MountError,
   PluginProgressBoard,
@@ -12,6 +14,7 @@ import {
   WsHub,
   type RuntimePort,
   type BufferedBytes,
+  type Feature,
   type SessionCheckShortcut,
   type WebuiApp,
   type WsUpgrade,
@@ -132,11 +135,21 @@ export async function assembleWebui({
     listening.filter(({ host }) => unixSocketPath(host) === null).map((address) => originOf(address.host, address.port));
   const policy = httpPolicyFrom(settings, origins);
   const httpLogger = logger.child({ module: 'http' });
+  // The features beside the built-in endpoints, each registered the same way; the hub serves their channel domains.
+  const features: Feature[] = [
+    // With an upstream, plugin_progress is the bot's: relayed like every domain the hub does not serve itself.
+    ...(gateway ? [] : [extensionFeature('plugin_progress', { domains: [new PluginProgressDomain(progress)] })]),
+    extensionFeature('security', { domains: [new SecurityDomain(security)] }),
+    extensionFeature('extensions', {
+      ...(extensions.routes ? { groups: extensions.routes } : {}),
+      ...(extensions.domains ? { domains: extensions.domains } : {}),
+    }),
+  ];
   try {
     hub = new WsHub({
       logs: feed,
       // With an upstream, plugin_progress is the bot's: relayed like every domain the hub does not serve itself.
-      domains: [...(gateway ? [] : [new PluginProgressDomain(progress)]), new SecurityDomain(security), ...(extensions.domains ?? [])],
+      domains: channelDomains(features),
       logger: logger.child({ module: 'ws' }),
       now: () => Date.now(),
       newConnectionId: () => crypto.randomUUID(),
@@ -157,7 +170,7 @@ export async function assembleWebui({
       storeAvailable: () => storage.available(),
       ...(metrics ? { metrics: () => metrics.scrape() } : {}),
       ...(gateway ? { upstream: gateway.http } : {}),
-      ...(extensions.routes ? { routeGroups: extensions.routes } : {}),
+      features,
     });
   } catch (error) {
     gateway?.close();

@@ -1,7 +1,10 @@
 export { afterAuditWritten } from './audit-written.js';
-export { createWebuiApp, API_PREFIX, MAX_BODY_BYTES, WS_PATH, type WebuiAppOptions, type WebuiApp } from './create-webui-app.js';
+export { createWebuiApp, API_PREFIX, MAX_BODY_BYTES, WS_PATH, type WebuiAppOptions, type WebuiApp } from './app.js';
 export type { AppLogger, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
 export type { RuntimePort } from './runtime-port.js';
+export { extensionFeature, type Feature, type FeatureSchema } from './feature.js';
+export { channelDomains } from './feature-set.js';
+export { PIPELINE } from './pipeline.js';
 export { resolveClient, UNIX_SOCKET_PEER, type ResolvedClient } from './client-ip.js';
 export { isCanonicalHost, isDnsName, isWellFormedHost, namesLoopback, splitHost, type HostParts } from './host-header.js';
 export { rememberHostVerdicts } from './remembered-host-verdicts.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_BODY_BYTES } from './create-webui-app.js';
+import { MAX_BODY_BYTES } from './app.js';
 import { createTestApp, expectErrorBody, json } from './testing/test-app.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);

@@ -6,7 +6,7 @@ import { NO_AUDIT } from './refusal-audit.js';
 import { createEdgeVerdict, type ConnectionFacts } from './edge-verdict.js';
 import { forwardedForWarning } from './forwarded-for-warning.js';
 import { requestFailureAnswer } from './error-body.js';
-import { API_PREFIX } from './create-webui-app.js';
+import { API_PREFIX } from './app.js';
 import { plainAnswer, type JsonAnswer, type PlainAnswer } from './plain-answer.js';
 import { answerSessionCheck } from './session-check.js';
 

@@ -4,7 +4,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import type { WebuiEnv } from '../app-env.js';
-import { API_PREFIX, createWebuiApp } from '../create-webui-app.js';
+import { API_PREFIX, createWebuiApp } from '../app.js';
 import { RouteGroup } from '../mount/route-group.js';
 import { METRICS_OPERATION } from '../routes/metrics.js';
 import { createTestApp, RecordingLogger } from '../testing/test-app.js';

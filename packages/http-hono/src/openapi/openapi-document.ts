@@ -22,16 +22,18 @@ const CONVERSION: ConversionConfig = {
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the valibot schemas the routes validate and answer with;
- * `mounted`: the operations of a bot's route groups (mountedOperations), after this server's own.
+ * `operations`: what the features document (FeatureSet.operations), OPERATIONS by default; `mounted`: the operations of a
+ * bot's route groups (mountedOperations), after them.
  */
 export function buildOpenApiDocument(options: {
   serviceName: string;
   version: string;
   prefix: string;
+  operations?: readonly DocumentedOperation[];
   mounted?: readonly DocumentedOperation[];
 }): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {};
-  for (const operation of [...OPERATIONS, ...(options.mounted ?? [])]) {
+  for (const operation of [...(options.operations ?? OPERATIONS), ...(options.mounted ?? [])]) {
     const methods = (paths[`${options.prefix}${operation.path}`] ??= {});
     methods[operation.method] = describeOperation(operation);
   }

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import type { WSContext, WSEvents } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
-import { API_PREFIX, createWebuiApp } from '../create-webui-app.js';
+import { API_PREFIX, createWebuiApp } from '../app.js';
 import { cidrs, expectErrorBody, json, LISTEN_ORIGIN, RecordingLogger, sessionCookieValue } from '../testing/test-app.js';
 import { tokenPrincipal } from '../testing/ws-doubles.js';
 import { ChannelDomain } from '../ws/channel-domain.js';

@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { expect } from 'vitest';
 import type { AppLogger, HttpPolicy } from '../app-env.js';
 import type { RouteGroup } from '../mount/route-group.js';
-import { API_PREFIX, createWebuiApp } from '../create-webui-app.js';
+import { API_PREFIX, createWebuiApp } from '../app.js';
 import type { RuntimePort } from '../runtime-port.js';
 import type { UpstreamOptions } from '../upstream/upstream-options.js';
 import type { MetricsScrape } from '../routes/metrics.js';

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { describe, expect, it } from 'vitest';
 import type { WebuiEnv } from './app-env.js';
-import { MAX_BODY_BYTES } from './create-webui-app.js';
+import { MAX_BODY_BYTES } from './app.js';
 import { RouteGroup } from './mount/route-group.js';
 import { createTestApp, expectErrorBody, json, RecordingLogger, sessionCookieValue, type TestApp } from './testing/test-app.js';
 

@@ -1,0 +1,57 @@
+import type { Hono } from 'hono';
+import type { WebuiEnv } from './app-env.js';
+import type { Feature } from './feature.js';
+import type { DocumentedOperation } from './openapi/documented-operation.js';
+import type { RouteGroup } from './mount/route-group.js';
+import type { ChannelDomainPort } from './ws/channel-domain-port.js';
+
+/**
+ * What the app needs to know of its features, each computed once here from the list, in the list's order: whether a path
+ * is public, which paths are the server's own, the OpenAPI operations, the route groups and the channel's domains.
+ */
+export class FeatureSet {
+  /** Whether a path below the prefix answers without a login: an exact public path, or one under a `/*` public prefix. */
+  readonly isPublicPath: (path: string) => boolean;
+  readonly groups: readonly RouteGroup[];
+  readonly domains: readonly ChannelDomainPort[];
+
+  constructor(readonly features: readonly Feature[]) {
+    const publicPaths = features.flatMap((feature) => feature.publicPaths ?? []);
+    const exact = new Set(publicPaths.filter((path) => !path.endsWith('/*')));
+    const prefixes = publicPaths.filter((path) => path.endsWith('/*')).map((path) => path.slice(0, -1));
+    this.isPublicPath =
+      prefixes.length === 0
+        ? (path) => exact.has(path)
+        : prefixes.length === 1
+          ? ((prefix) => (path: string) => exact.has(path) || path.startsWith(prefix))(prefixes[0]!)
+          : (path) => exact.has(path) || prefixes.some((prefix) => path.startsWith(prefix));
+    this.groups = features.flatMap((feature) => feature.groups ?? []);
+    this.domains = channelDomains(features);
+  }
+
+  /**
+   * The paths the features' routes answer, below the prefix: their public and own paths (answered even when not mounted)
+   * and every route's path; middleware (`use`, any method, a `*` path) says nothing about which paths answer.
+   */
+  ownPaths(): string[] {
+    return this.features.flatMap((feature) => [
+      ...(feature.publicPaths ?? []),
+      ...(feature.ownPaths ?? []),
+      ...(feature.routes ? routePaths(feature.routes) : []),
+    ]);
+  }
+
+  /** The operations the features document, in order; `mounted` (a group's, derived once mounted) after them. */
+  operations(mounted: readonly DocumentedOperation[] = []): DocumentedOperation[] {
+    return [...this.features.flatMap((feature) => feature.operations ?? []), ...mounted];
+  }
+}
+
+/** The channel's domains of a feature list, in order: what a WsHub serves besides `logs`. */
+export function channelDomains(features: readonly Feature[]): ChannelDomainPort[] {
+  return features.flatMap((feature) => feature.domains ?? []);
+}
+
+function routePaths(routes: Hono<WebuiEnv>): string[] {
+  return routes.routes.filter((route) => route.method !== 'ALL' || !route.path.endsWith('*')).map((route) => route.path);
+}
