@@ -9,8 +9,8 @@ export { resolveClient, UNIX_SOCKET_PEER, type ResolvedClient } from './client-i
 export { isCanonicalHost, isDnsName, isWellFormedHost, namesLoopback, splitHost, type HostParts } from './host-header.js';
 export { rememberHostVerdicts } from './remembered-host-verdicts.js';
 export { SESSION_COOKIE } from './session-cookie.js';
-export { LOGOUT_MESSAGE } from './routes/auth.js';
-export type { WsUpgrade } from './routes/ws.js';
+export { LOGOUT_MESSAGE } from './features/auth/auth-routes.js';
+export type { WsUpgrade } from './features/channel/ws-routes.js';
 export {
   WsHub,
   MAX_MESSAGE_BYTES,
@@ -65,8 +65,8 @@ export {
   type SessionCheckShortcut,
 } from './session-check-shortcut.js';
 export type { PlainAnswer } from './plain-answer.js';
-export { banEntryJson, type BanEntryJson } from './ban-entry-body.js';
-export { apiKeyJson, KEY_REFUSAL_DETAIL, type ApiKeyJson } from './api-key-body.js';
+export { banEntryJson, type BanEntryJson } from './features/bans/ban-entry-body.js';
+export { apiKeyJson, KEY_REFUSAL_DETAIL, type ApiKeyJson } from './features/keys/api-key-body.js';
 export { SecurityFeed, type SecurityListener } from './ws/security-feed.js';
 export {
   callerIdentity,

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { WebuiEnv } from '../app-env.js';
 import { API_PREFIX, createWebuiApp } from '../app.js';
 import { RouteGroup } from '../mount/route-group.js';
-import { METRICS_OPERATION } from '../routes/metrics.js';
+import { METRICS_OPERATION } from '../features/metrics/metrics-routes.js';
 import { createTestApp, RecordingLogger } from '../testing/test-app.js';
 import { PluginProgressBoard } from '../ws/plugin-progress-board.js';
 import { PluginProgressDomain } from '../ws/plugin-progress-domain.js';

@@ -15,7 +15,7 @@ import {
   WsTokenResponse,
   WsTokenTooManyBody,
 } from '../schemas.js';
-import { AUTH_OPERATIONS } from './auth-operations.js';
+import { AUTH_OPERATIONS } from '../features/auth/auth-operations.js';
 import { banned, unauthenticated, type Operation } from './documented-operation.js';
 
 /** The types the package's entry names beside OPERATIONS. */

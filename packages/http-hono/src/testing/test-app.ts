@@ -7,7 +7,7 @@ import type { RouteGroup } from '../mount/route-group.js';
 import { API_PREFIX, createWebuiApp } from '../app.js';
 import type { RuntimePort } from '../runtime-port.js';
 import type { UpstreamOptions } from '../upstream/upstream-options.js';
-import type { MetricsScrape } from '../routes/metrics.js';
+import type { MetricsScrape } from '../features/metrics/metrics-routes.js';
 import { testPolicy, type TestPolicyOptions } from './test-policy.js';
 
 /** What a test puts into `c.env` to play the connection: the TCP peer and whether it is TLS. */

@@ -1,6 +1,6 @@
 import type { Feature } from '../../feature.js';
-import { authRoutes } from '../../routes/auth.js';
-import { authForwardRoutes, FORWARD_AUTH_ROUTE } from '../../routes/auth-forward.js';
+import { authRoutes } from './auth-routes.js';
+import { authForwardRoutes, FORWARD_AUTH_ROUTE } from './auth-forward-routes.js';
 import { operationsAt, type FeatureContext } from '../feature-context.js';
 
 /** Login, the session check, forward-auth, the token's changes and logout. */

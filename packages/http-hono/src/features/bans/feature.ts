@@ -1,5 +1,5 @@
 import type { Feature } from '../../feature.js';
-import { securityRoutes } from '../../routes/security.js';
+import { securityRoutes } from './bans-routes.js';
 import { operationsAt, type FeatureContext } from '../feature-context.js';
 
 /** The operator's view of the bans, and lifting one. */

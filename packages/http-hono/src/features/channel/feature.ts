@@ -1,5 +1,5 @@
 import type { Feature } from '../../feature.js';
-import { WS_ROUTE, wsRoutes } from '../../routes/ws.js';
+import { WS_ROUTE, wsRoutes } from './ws-routes.js';
 import { operationsAt, type FeatureContext } from '../feature-context.js';
 
 /**

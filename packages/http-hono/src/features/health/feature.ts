@@ -1,5 +1,5 @@
 import type { Feature } from '../../feature.js';
-import { healthRoutes } from '../../routes/health.js';
+import { healthRoutes } from './health-routes.js';
 import { operationsAt, type FeatureContext } from '../feature-context.js';
 
 /** GET /health: public, for a balancer; degraded while the shared store is lost. */

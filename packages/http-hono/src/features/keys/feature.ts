@@ -1,5 +1,5 @@
 import type { Feature } from '../../feature.js';
-import { keysRoutes } from '../../routes/keys.js';
+import { keysRoutes } from './keys-routes.js';
 import { operationsAt, type FeatureContext } from '../feature-context.js';
 
 /** API keys for scripts (docs/decisions/0019-api-keys-and-scopes.md). */

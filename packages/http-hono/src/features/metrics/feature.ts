@@ -1,5 +1,5 @@
 import type { Feature } from '../../feature.js';
-import { METRICS_OPERATION, metricsRoutes } from '../../routes/metrics.js';
+import { METRICS_OPERATION, metricsRoutes } from './metrics-routes.js';
 import type { FeatureContext } from '../feature-context.js';
 
 /** GET /metrics for the token's session or an admin key (docs/decisions/0032-metrics-access.md); absent without a scrape. */

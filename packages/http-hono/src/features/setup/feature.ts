@@ -1,5 +1,5 @@
 import type { Feature } from '../../feature.js';
-import { setupRoutes } from '../../routes/setup.js';
+import { setupRoutes } from './setup-routes.js';
 import { operationsAt, type FeatureContext } from '../feature-context.js';
 
 /** The first-setup state the wizard follows. */

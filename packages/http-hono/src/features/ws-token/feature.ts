@@ -1,5 +1,5 @@
 import type { Feature } from '../../feature.js';
-import { wsTokenRoutes } from '../../routes/ws-token.js';
+import { wsTokenRoutes } from './ws-token-routes.js';
 import { operationsAt, type FeatureContext } from '../feature-context.js';
 
 /** GET /ws-token: a one-time ticket for the channel; public, it reads the credential itself. */

@@ -1,6 +1,6 @@
 import { TICKET_TTL_SECONDS } from '@webui/core';
 import * as v from 'valibot';
-import { ErrorBody, TooManyAttemptsBody } from './error.js';
+import { ErrorBody, TooManyAttemptsBody } from '../../schemas/error.js';
 
 const refusal = { success: v.literal(false), message: v.string() };
 

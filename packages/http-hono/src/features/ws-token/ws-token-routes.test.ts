@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, json } from '../testing/test-app.js';
+import { createTestApp, json } from '../../testing/test-app.js';
 
 describe('GET /ws-token', () => {
   it('answers 200 {success:false, message} without a cookie, not 401', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, expectErrorBody, json } from '../testing/test-app.js';
+import { createTestApp, expectErrorBody, json } from '../../testing/test-app.js';
 
 describe('/setup/*', () => {
   it('answers 401 on every setup endpoint without a session, and changes nothing', async () => {

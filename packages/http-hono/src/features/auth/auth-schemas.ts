@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { ErrorBody, TooManyAttemptsBody } from './error.js';
-import { KeyScope } from './keys.js';
+import { ErrorBody, TooManyAttemptsBody } from '../../schemas/error.js';
+import { KeyScope } from '../keys/keys-schemas.js';
 
 /** The request messages reach callers in the `detail` (docs/decisions/0001-error-bodies.md). */
 export const VerifyRequest = v.object({

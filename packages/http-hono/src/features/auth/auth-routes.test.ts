@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, expectErrorBody, json, sessionCookieValue, sessionSetCookies, type TestApp } from '../testing/test-app.js';
+import { createTestApp, expectErrorBody, json, sessionCookieValue, sessionSetCookies, type TestApp } from '../../testing/test-app.js';
 
 const CLEARED = 'bot_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax';
 const STRONG = 'Abc;def,ghi!9';

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import type { WebuiEnv } from '../app-env.js';
-import { requires } from '../middleware/scope-guard.js';
-import { banned, unauthenticated, type DocumentedOperation } from '../openapi/documented-operation.js';
-import { ErrorBody } from '../schemas.js';
+import type { WebuiEnv } from '../../app-env.js';
+import { requires } from '../../middleware/scope-guard.js';
+import { banned, unauthenticated, type DocumentedOperation } from '../../openapi/documented-operation.js';
+import { ErrorBody } from '../../schemas.js';
 
 /** The Prometheus text the server's metrics give at a scrape (prom-client's registry in the assembly). */
 export type MetricsScrape = () => Promise<{ contentType: string; body: string }>;

@@ -2,16 +2,16 @@ import { createCoreHarness, overwriteRecord } from '@webui/core/testing';
 import type { Context } from 'hono';
 import type { WSContext, WSEvents } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
-import type { HttpPolicy, WebuiEnv } from '../app-env.js';
-import { API_PREFIX, createWebuiApp } from '../app.js';
-import { cidrs, expectErrorBody, json, LISTEN_ORIGIN, RecordingLogger, sessionCookieValue } from '../testing/test-app.js';
-import { tokenPrincipal } from '../testing/ws-doubles.js';
-import { ChannelDomain } from '../ws/channel-domain.js';
-import type { ChannelDomainPort } from '../ws/channel-domain-port.js';
-import { PluginProgressBoard } from '../ws/plugin-progress-board.js';
-import { PluginProgressDomain } from '../ws/plugin-progress-domain.js';
-import { WsHub } from '../ws/ws-hub.js';
-import type { WsUpgrade } from './ws.js';
+import type { HttpPolicy, WebuiEnv } from '../../app-env.js';
+import { API_PREFIX, createWebuiApp } from '../../app.js';
+import { cidrs, expectErrorBody, json, LISTEN_ORIGIN, RecordingLogger, sessionCookieValue } from '../../testing/test-app.js';
+import { tokenPrincipal } from '../../testing/ws-doubles.js';
+import { ChannelDomain } from '../../ws/channel-domain.js';
+import type { ChannelDomainPort } from '../../ws/channel-domain-port.js';
+import { PluginProgressBoard } from '../../ws/plugin-progress-board.js';
+import { PluginProgressDomain } from '../../ws/plugin-progress-domain.js';
+import { WsHub } from '../../ws/ws-hub.js';
+import type { WsUpgrade } from './ws-routes.js';
 
 /**
  * The /ws route over the core harness (fake clock) with a stub upgrade: the stub answers 200 with

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, json } from '../testing/test-app.js';
+import { createTestApp, json } from '../../testing/test-app.js';
 
 describe('GET /health', () => {
   it('answers 200 {status: healthy, service} without a session', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, expectErrorBody } from '../testing/test-app.js';
+import { createTestApp, expectErrorBody } from '../../testing/test-app.js';
 
 const TEXT = 'text/plain; version=0.0.4; charset=utf-8';
 const scrape = async () => ({ contentType: TEXT, body: '# HELP webui_up up\n# TYPE webui_up gauge\nwebui_up 1\n' });

@@ -1,6 +1,6 @@
 import type { BanEntry } from '@webui/core';
 import type * as v from 'valibot';
-import type { BanEntryBody } from './schemas.js';
+import type { BanEntryBody } from '../../schemas.js';
 
 export type BanEntryJson = v.InferOutput<typeof BanEntryBody>;
 

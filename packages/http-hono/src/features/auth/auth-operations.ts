@@ -14,8 +14,8 @@ import {
   VerifyResponse,
   VerifyTooManyBody,
   WeakTokenBody,
-} from '../schemas.js';
-import { banned, unauthenticated, type Operation } from './documented-operation.js';
+} from '../../schemas.js';
+import { banned, unauthenticated, type Operation } from '../../openapi/documented-operation.js';
 
 /** The endpoints under /auth: logging in and out, the session check, forward-auth, and changing the token. */
 export const AUTH_OPERATIONS: Operation[] = [

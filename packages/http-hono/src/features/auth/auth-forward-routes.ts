@@ -1,14 +1,14 @@
 import type { AccessOperations } from '@webui/core';
 import { Hono, type Context } from 'hono';
-import type { HttpPolicy, WebuiEnv } from '../app-env.js';
-import { isTrustedProxyPeer } from '../client-ip.js';
-import { originRefusal, type Refused } from '../middleware/origin-guard.js';
-import { isSafeMethod } from '../middleware/safe-methods.js';
-import { methodScopeRefusal } from '../middleware/scope-guard.js';
-import { sessionRefusal } from '../middleware/session-guard.js';
-import { authenticateRequest } from '../request-session.js';
-import { requestHeader } from '../runtime-port.js';
-import { callerIdentity, type AssertionSigner } from '../upstream/upstream-options.js';
+import type { HttpPolicy, WebuiEnv } from '../../app-env.js';
+import { isTrustedProxyPeer } from '../../client-ip.js';
+import { originRefusal, type Refused } from '../../middleware/origin-guard.js';
+import { isSafeMethod } from '../../middleware/safe-methods.js';
+import { methodScopeRefusal } from '../../middleware/scope-guard.js';
+import { sessionRefusal } from '../../middleware/session-guard.js';
+import { authenticateRequest } from '../../request-session.js';
+import { requestHeader } from '../../runtime-port.js';
+import { callerIdentity, type AssertionSigner } from '../../upstream/upstream-options.js';
 
 export const FORWARD_AUTH_ROUTE = '/auth/forward';
 

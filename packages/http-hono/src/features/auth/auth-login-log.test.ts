@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOGIN_LOG_WINDOW_MS } from '@webui/core/testing';
-import { createTestApp, type TestApp } from '../testing/test-app.js';
+import { createTestApp, type TestApp } from '../../testing/test-app.js';
 
 const loginLines = (t: TestApp, level: 'info' | 'debug') =>
   t.logger

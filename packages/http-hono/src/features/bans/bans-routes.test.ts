@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, expectErrorBody, json } from '../testing/test-app.js';
+import { createTestApp, expectErrorBody, json } from '../../testing/test-app.js';
 
 const MINUTE = 60_000;
 

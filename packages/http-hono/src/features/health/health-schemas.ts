@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ErrorBody } from './error.js';
+import { ErrorBody } from '../../schemas/error.js';
 
 export const HealthResponse = v.strictObject({ status: v.literal('healthy'), service: v.string() });
 

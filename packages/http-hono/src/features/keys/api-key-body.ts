@@ -1,6 +1,6 @@
 import { DETAILS, type ApiKeyEntry } from '@webui/core';
 import type * as v from 'valibot';
-import type { ApiKeyBody } from './schemas.js';
+import type { ApiKeyBody } from '../../schemas.js';
 
 export type ApiKeyJson = v.InferOutput<typeof ApiKeyBody>;
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { TokenSource } from './auth.js';
+import { TokenSource } from '../auth/auth-schemas.js';
 
 export const SetupStatusResponse = v.strictObject({
   is_first_setup: v.boolean(),

@@ -1,13 +1,13 @@
 import { DETAILS, type OperatorOperations } from '@webui/core';
 import { Hono } from 'hono';
-import type { WebuiEnv } from '../app-env.js';
-import { apiActor } from '../api-actor.js';
-import { apiKeyJson } from '../api-key-body.js';
-import { errorBody } from '../error-body.js';
-import { readJsonBody } from '../json-body.js';
-import { requires } from '../middleware/session-guard.js';
-import { CreateKeyRequest } from '../schemas.js';
-import type { WireBody } from '../wire-body.js';
+import type { WebuiEnv } from '../../app-env.js';
+import { apiActor } from '../../api-actor.js';
+import { apiKeyJson } from './api-key-body.js';
+import { errorBody } from '../../error-body.js';
+import { readJsonBody } from '../../json-body.js';
+import { requires } from '../../middleware/session-guard.js';
+import { CreateKeyRequest } from '../../schemas.js';
+import type { WireBody } from '../../wire-body.js';
 
 const REFUSAL_STATUS = { invalid_key_name: 400, invalid_expiry: 400, key_name_taken: 409, too_many_keys: 409 } as const;
 

@@ -1,14 +1,14 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import type { WebuiEnv } from '../app-env.js';
-import { buildOpenApiDocument } from '../openapi/openapi-document.js';
-import { documentedResponses } from '../openapi/documented-responses.js';
-import { OPERATIONS } from '../openapi/operations.js';
-import { identifyAndAdmitClient } from '../middleware/identify-and-admit-client.js';
-import { createTestApp, expectErrorBody, LISTEN_ORIGIN, testPolicy, type TestRequest } from '../testing/test-app.js';
-import type { AssertedRequest, AssertionSigner, CallerIdentity, UpstreamOptions } from '../upstream/upstream-options.js';
-import { authForwardRoutes } from './auth-forward.js';
+import type { WebuiEnv } from '../../app-env.js';
+import { buildOpenApiDocument } from '../../openapi/openapi-document.js';
+import { documentedResponses } from '../../openapi/documented-responses.js';
+import { OPERATIONS } from '../../openapi/operations.js';
+import { identifyAndAdmitClient } from '../../middleware/identify-and-admit-client.js';
+import { createTestApp, expectErrorBody, LISTEN_ORIGIN, testPolicy, type TestRequest } from '../../testing/test-app.js';
+import type { AssertedRequest, AssertionSigner, CallerIdentity, UpstreamOptions } from '../../upstream/upstream-options.js';
+import { authForwardRoutes } from './auth-forward-routes.js';
 
 const PROXY = '127.0.0.1';
 /** A server that believes the proxy on 127.0.0.1; the callers come from their own addresses, as X-Forwarded-For says. */
