@@ -43,7 +43,7 @@ describe(`source files stay under ${MAX_LINES} lines`, () => {
   const files = sourceFiles();
 
   it('finds the sources of every package and app', () => {
-    expect(files).toContain('packages/http-hono/src/ws/ws-hub.ts');
+    expect(files).toContain('packages/http-hono/src/features/channel/hub/ws-hub.ts');
     expect(files).toContain('packages/core/src/index.ts');
     expect(files).toContain('apps/server/src/main.ts');
     expect(files.some((file) => file.endsWith('.test.ts') || file.includes('/dist/'))).toBe(false);

@@ -11,7 +11,7 @@ import { connect, WsClient, type Envelope } from './harness/ws-client.js';
  * The unified channel GET /api/webui/ws?token=<ticket> (opened only with a live ticket, sockets capped: docs/decisions/0013-websocket-channel.md, docs/decisions/0014-bounded-memory.md) against the real
  * server
  * bundle with a real WebSocket client. Ticket expiry needs a fake clock: it is proven at the core
- * (packages/core/src/domain/ws-ticket-issuer.test.ts) and through the route (packages/http-hono/src/routes/ws.test.ts).
+ * (packages/core/src/domain/ws-ticket-issuer.test.ts) and through the route (packages/http-hono/src/features/channel/ws-routes.test.ts).
  * A secret-key rotation happens only at startup, so no socket can outlive it: a restart closes them all.
  */
 

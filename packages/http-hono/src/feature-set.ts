@@ -3,7 +3,7 @@ import type { WebuiEnv } from './app-env.js';
 import type { Feature } from './feature.js';
 import type { DocumentedOperation } from './openapi/documented-operation.js';
 import type { RouteGroup } from './mount/route-group.js';
-import type { ChannelDomainPort } from './ws/channel-domain-port.js';
+import type { ChannelDomainPort } from './features/channel/domains/channel-domain-port.js';
 
 /**
  * What the app needs to know of its features, each computed once here from the list, in the list's order: whether a path

@@ -3,7 +3,7 @@ import type { BlankSchema, Schema } from 'hono/types';
 import type { WebuiEnv } from './app-env.js';
 import type { RouteGroup } from './mount/route-group.js';
 import type { DocumentedOperation } from './openapi/documented-operation.js';
-import type { ChannelDomainPort } from './ws/channel-domain-port.js';
+import type { ChannelDomainPort } from './features/channel/domains/channel-domain-port.js';
 
 /**
  * One feature of the API: what the server's own endpoints (features/*) and a bot's extensions register through alike,

@@ -1,14 +1,14 @@
-export { afterAuditWritten } from './audit-written.js';
+export { afterAuditWritten } from './answers/audit-written.js';
 export { createWebuiApp, API_PREFIX, MAX_BODY_BYTES, WS_PATH, type WebuiAppOptions, type WebuiApp } from './app.js';
 export type { AppLogger, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
 export type { RuntimePort } from './runtime-port.js';
 export { extensionFeature, type Feature, type FeatureSchema } from './feature.js';
 export { channelDomains } from './feature-set.js';
 export { PIPELINE } from './pipeline.js';
-export { resolveClient, UNIX_SOCKET_PEER, type ResolvedClient } from './client-ip.js';
-export { isCanonicalHost, isDnsName, isWellFormedHost, namesLoopback, splitHost, type HostParts } from './host-header.js';
-export { rememberHostVerdicts } from './remembered-host-verdicts.js';
-export { SESSION_COOKIE } from './session-cookie.js';
+export { resolveClient, UNIX_SOCKET_PEER, type ResolvedClient } from './edge/client-ip.js';
+export { isCanonicalHost, isDnsName, isWellFormedHost, namesLoopback, splitHost, type HostParts } from './host/host-header.js';
+export { rememberHostVerdicts } from './host/remembered-host-verdicts.js';
+export { SESSION_COOKIE } from './session/session-cookie.js';
 export { LOGOUT_MESSAGE } from './features/auth/auth-routes.js';
 export type { WsUpgrade } from './features/channel/ws-routes.js';
 export {
@@ -19,14 +19,14 @@ export {
   CLOSE_MESSAGE_TOO_BIG,
   CLOSE_TRY_AGAIN_LATER,
   type WsHubOptions,
-} from './ws/ws-hub.js';
-export { MAX_BUFFERED_BYTES, SEND_BUFFER_FULL_REASON, webBufferedBytes, type BufferedBytes } from './ws/send-buffer.js';
-export { SUBSCRIBE_RATE, type RequestRateLimits } from './ws/request-rate.js';
-export { CLOSE_POLICY_VIOLATION, REQUEST_FLOOD_REASON, type SocketCapCounts, type SocketCapOptions } from './ws/socket-caps.js';
-export { IDLE_PROGRESS, PluginProgressBoard, type PluginProgress } from './ws/plugin-progress-board.js';
-export { ChannelDomain, channelCall, type ChannelCall, type ChannelCallContext, type ChannelDomainOptions } from './ws/channel-domain.js';
-export { ChannelCallError } from './ws/channel-call-error.js';
-export type { ChannelScope } from './ws/channel-scope.js';
+} from './features/channel/hub/ws-hub.js';
+export { MAX_BUFFERED_BYTES, SEND_BUFFER_FULL_REASON, webBufferedBytes, type BufferedBytes } from './features/channel/caps/send-buffer.js';
+export { SUBSCRIBE_RATE, type RequestRateLimits } from './features/channel/caps/request-rate.js';
+export { CLOSE_POLICY_VIOLATION, REQUEST_FLOOD_REASON, type SocketCapCounts, type SocketCapOptions } from './features/channel/caps/socket-caps.js';
+export { IDLE_PROGRESS, PluginProgressBoard, type PluginProgress } from './features/channel/domains/plugin-progress-board.js';
+export { ChannelDomain, channelCall, type ChannelCall, type ChannelCallContext, type ChannelDomainOptions } from './features/channel/domains/channel-domain.js';
+export { ChannelCallError } from './features/channel/domains/channel-call-error.js';
+export type { ChannelScope } from './features/channel/domains/channel-scope.js';
 export type {
   ChannelCallRequest,
   ChannelCallResult,
@@ -36,11 +36,11 @@ export type {
   ChannelSend,
   ChannelSubscribeRequest,
   ChannelSubscription,
-} from './ws/channel-domain-port.js';
-export { LogsDomain } from './ws/logs-domain.js';
-export { PluginProgressDomain } from './ws/plugin-progress-domain.js';
-export { SecurityDomain } from './ws/security-domain.js';
-export type { LogEntry, LogLevel, LogSource } from './ws/log-source.js';
+} from './features/channel/domains/channel-domain-port.js';
+export { LogsDomain } from './features/channel/domains/logs-domain.js';
+export { PluginProgressDomain } from './features/channel/domains/plugin-progress-domain.js';
+export { SecurityDomain } from './features/channel/domains/security-domain.js';
+export type { LogEntry, LogLevel, LogSource } from './features/channel/hub/log-source.js';
 export { buildOpenApiDocument } from './openapi/openapi-document.js';
 export { MountError } from './mount/mount-error.js';
 export {
@@ -57,17 +57,17 @@ export { OPERATIONS, type DocumentedOperation, type Operation } from './openapi/
 export { documentedResponses, responseSchema, type StatusResponse } from './openapi/documented-responses.js';
 export * as schemas from './schemas.js';
 export type { WireBody, WireShape } from './wire-body.js';
-export type { ClientMessage, ServerEnvelope } from './ws/envelopes.js';
+export type { ClientMessage, ServerEnvelope } from './features/channel/hub/envelopes.js';
 export {
   createSessionCheckShortcut,
   SESSION_CHECK_TARGET,
   type PlainRequest,
   type SessionCheckShortcut,
-} from './session-check-shortcut.js';
-export type { PlainAnswer } from './plain-answer.js';
+} from './session/session-check-shortcut.js';
+export type { PlainAnswer } from './answers/plain-answer.js';
 export { banEntryJson, type BanEntryJson } from './features/bans/ban-entry-body.js';
 export { apiKeyJson, KEY_REFUSAL_DETAIL, type ApiKeyJson } from './features/keys/api-key-body.js';
-export { SecurityFeed, type SecurityListener } from './ws/security-feed.js';
+export { SecurityFeed, type SecurityListener } from './features/channel/domains/security-feed.js';
 export {
   callerIdentity,
   type AssertedRequest,
@@ -80,4 +80,4 @@ export {
   type UpstreamRequestParts,
   type UpstreamTransport,
 } from './upstream/upstream-options.js';
-export { HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isFieldName, isServerHeader } from './upstream/header-roles.js';
+export { HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isFieldName, isServerHeader } from './upstream/headers/header-roles.js';

@@ -1,14 +1,14 @@
 import type { AccessOperations, SecurityEventSink } from '@webui/core';
 import type { Hono, MiddlewareHandler } from 'hono';
 import type { AppLogger, HttpPolicy, WebuiEnv } from './app-env.js';
-import { forwardedForWarning } from './forwarded-for-warning.js';
+import { forwardedForWarning } from './edge/forwarded-for-warning.js';
 import { holdAnswerUntilAudited } from './middleware/audit-hold.js';
 import { corsForAllowedOrigins } from './middleware/cors-for-allowed-origins.js';
 import { identifyAndAdmitClient } from './middleware/identify-and-admit-client.js';
 import { requestLog } from './middleware/request-log.js';
-import { sessionGuard } from './middleware/session-guard.js';
-import { guardStateChanges } from './middleware/state-change-guard.js';
-import type { RefusalAudit } from './refusal-audit.js';
+import { sessionGuard } from './middleware/access/session-guard.js';
+import { guardStateChanges } from './middleware/state-change/state-change-guard.js';
+import type { RefusalAudit } from './answers/refusal-audit.js';
 import type { RuntimePort } from './runtime-port.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
-import { isAllowedOrigin } from '../allowed-origins.js';
+import { isAllowedOrigin } from '../host/allowed-origins.js';
 import { requestHeader } from '../runtime-port.js';
 
 /**

@@ -5,7 +5,7 @@ import type { WebuiEnv } from '../app-env.js';
 import type { RuntimePort } from '../runtime-port.js';
 import { testPolicy } from '../testing/test-policy.js';
 import { identifyAndAdmitClient } from './identify-and-admit-client.js';
-import type { RefusalReason } from '../refusal-audit.js';
+import type { RefusalReason } from '../answers/refusal-audit.js';
 import { expectErrorBody, type TestPolicyOptions } from '../testing/test-app.js';
 
 const runtime = (peer: string, extra: Partial<RuntimePort> = {}): RuntimePort => ({

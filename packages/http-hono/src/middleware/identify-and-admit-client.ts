@@ -1,10 +1,10 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { HttpPolicy, WebuiEnv } from '../app-env.js';
-import { createEdgeVerdict, type EdgeRefusal } from '../edge-verdict.js';
-import { errorBody } from '../error-body.js';
-import { hasUserinfo } from '../request-target.js';
+import { createEdgeVerdict, type EdgeRefusal } from '../edge/edge-verdict.js';
+import { errorBody } from '../answers/error-body.js';
+import { hasUserinfo } from '../edge/request-target.js';
 import { requestHeader, type RuntimePort } from '../runtime-port.js';
-import type { Refused } from './origin-guard.js';
+import type { Refused } from './state-change/origin-guard.js';
 
 const EDGE_REFUSAL: Record<EdgeRefusal, { status: 400 | 403; detail: string }> = {
   ip_not_allowed: { status: 403, detail: 'This address is not in webui.allowed_ips.' },

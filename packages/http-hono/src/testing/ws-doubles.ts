@@ -1,9 +1,9 @@
 // Test doubles of the unified channel's neighbours: this server's log, a client socket, a clock, and the bot's upstream channel.
 import type { Principal } from '@webui/core';
 import type { UpstreamOptions, UpstreamSocket } from '../upstream/upstream-options.js';
-import type { ServerEnvelope } from '../ws/envelopes.js';
-import type { LogEntry, LogLevel, LogSource } from '../ws/log-source.js';
-import type { RelayTimers } from '../ws/relay-timers.js';
+import type { ServerEnvelope } from '../features/channel/hub/envelopes.js';
+import type { LogEntry, LogLevel, LogSource } from '../features/channel/hub/log-source.js';
+import type { RelayTimers } from '../features/channel/relay/relay-timers.js';
 
 /** The access token's principal, as a ticket of `session` redeems to. */
 export function tokenPrincipal(session = 'session-a'): Principal {

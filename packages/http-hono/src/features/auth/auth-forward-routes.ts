@@ -1,12 +1,12 @@
 import type { AccessOperations } from '@webui/core';
 import { Hono, type Context } from 'hono';
 import type { HttpPolicy, WebuiEnv } from '../../app-env.js';
-import { isTrustedProxyPeer } from '../../client-ip.js';
-import { originRefusal, type Refused } from '../../middleware/origin-guard.js';
-import { isSafeMethod } from '../../middleware/safe-methods.js';
-import { methodScopeRefusal } from '../../middleware/scope-guard.js';
-import { sessionRefusal } from '../../middleware/session-guard.js';
-import { authenticateRequest } from '../../request-session.js';
+import { isTrustedProxyPeer } from '../../edge/client-ip.js';
+import { originRefusal, type Refused } from '../../middleware/state-change/origin-guard.js';
+import { isSafeMethod } from '../../middleware/state-change/safe-methods.js';
+import { methodScopeRefusal } from '../../middleware/access/scope-guard.js';
+import { sessionRefusal } from '../../middleware/access/session-guard.js';
+import { authenticateRequest } from '../../session/request-session.js';
 import { requestHeader } from '../../runtime-port.js';
 import { callerIdentity, type AssertionSigner } from '../../upstream/upstream-options.js';
 

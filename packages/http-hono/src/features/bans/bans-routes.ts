@@ -1,9 +1,9 @@
 import { DETAILS, type OperatorOperations } from '@webui/core';
 import { Hono } from 'hono';
 import type { WebuiEnv } from '../../app-env.js';
-import { apiActor } from '../../api-actor.js';
+import { apiActor } from '../../session/api-actor.js';
 import { banEntryJson } from './ban-entry-body.js';
-import { errorBody } from '../../error-body.js';
+import { errorBody } from '../../answers/error-body.js';
 import type { WireBody } from '../../wire-body.js';
 
 /** /security/*: the bans an operator sees and lifts (login required, Origin-checked like every state change). */

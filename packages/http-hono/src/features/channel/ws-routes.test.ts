@@ -6,11 +6,11 @@ import type { HttpPolicy, WebuiEnv } from '../../app-env.js';
 import { API_PREFIX, createWebuiApp } from '../../app.js';
 import { cidrs, expectErrorBody, json, LISTEN_ORIGIN, RecordingLogger, sessionCookieValue } from '../../testing/test-app.js';
 import { tokenPrincipal } from '../../testing/ws-doubles.js';
-import { ChannelDomain } from '../../ws/channel-domain.js';
-import type { ChannelDomainPort } from '../../ws/channel-domain-port.js';
-import { PluginProgressBoard } from '../../ws/plugin-progress-board.js';
-import { PluginProgressDomain } from '../../ws/plugin-progress-domain.js';
-import { WsHub } from '../../ws/ws-hub.js';
+import { ChannelDomain } from './domains/channel-domain.js';
+import type { ChannelDomainPort } from './domains/channel-domain-port.js';
+import { PluginProgressBoard } from './domains/plugin-progress-board.js';
+import { PluginProgressDomain } from './domains/plugin-progress-domain.js';
+import { WsHub } from './hub/ws-hub.js';
 import type { WsUpgrade } from './ws-routes.js';
 
 /**

@@ -2,12 +2,12 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { WSEvents } from 'hono/ws';
 import { DETAILS, type AccessOperations } from '@webui/core';
 import type { HttpPolicy, WebuiEnv } from '../../app-env.js';
-import { isAllowedOrigin } from '../../allowed-origins.js';
-import { errorBody, tooManyAttempts } from '../../error-body.js';
-import { attemptClientOf } from '../../request-session.js';
+import { isAllowedOrigin } from '../../host/allowed-origins.js';
+import { errorBody, tooManyAttempts } from '../../answers/error-body.js';
+import { attemptClientOf } from '../../session/request-session.js';
 import { requestHeader } from '../../runtime-port.js';
-import type { WsHub } from '../../ws/ws-hub.js';
-import { handshakeRefusal } from '../../ws/websocket-handshake.js';
+import type { WsHub } from './hub/ws-hub.js';
+import { handshakeRefusal } from './hub/websocket-handshake.js';
 
 /** The runtime's WebSocket upgrade (hono's upgradeWebSocket of @hono/node-ws, hono/bun, hono/deno). */
 export type WsUpgrade = (createEvents: (c: Context) => WSEvents<unknown>) => MiddlewareHandler;

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { WebuiEnv } from '../../app-env.js';
-import { STORE_RETRY_AFTER_SECONDS } from '../../error-body.js';
+import { STORE_RETRY_AFTER_SECONDS } from '../../answers/error-body.js';
 import type { WireBody } from '../../wire-body.js';
 
 const DEGRADED_DETAIL = 'The state store cannot be reached; logins and changes are refused until it is back.';

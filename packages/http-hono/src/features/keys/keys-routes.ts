@@ -1,11 +1,11 @@
 import { DETAILS, type OperatorOperations } from '@webui/core';
 import { Hono } from 'hono';
 import type { WebuiEnv } from '../../app-env.js';
-import { apiActor } from '../../api-actor.js';
+import { apiActor } from '../../session/api-actor.js';
 import { apiKeyJson } from './api-key-body.js';
-import { errorBody } from '../../error-body.js';
-import { readJsonBody } from '../../json-body.js';
-import { requires } from '../../middleware/session-guard.js';
+import { errorBody } from '../../answers/error-body.js';
+import { readJsonBody } from '../../answers/json-body.js';
+import { requires } from '../../middleware/access/session-guard.js';
 import { CreateKeyRequest } from '../../schemas.js';
 import type { WireBody } from '../../wire-body.js';
 

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { WebuiEnv } from '../../app-env.js';
-import { requires } from '../../middleware/scope-guard.js';
+import { requires } from '../../middleware/access/scope-guard.js';
 import { banned, unauthenticated, type DocumentedOperation } from '../../openapi/documented-operation.js';
 import { ErrorBody } from '../../schemas.js';
 

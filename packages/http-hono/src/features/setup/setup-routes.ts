@@ -1,7 +1,7 @@
 import type { OperatorOperations } from '@webui/core';
 import { Hono } from 'hono';
 import type { WebuiEnv } from '../../app-env.js';
-import { apiActor } from '../../api-actor.js';
+import { apiActor } from '../../session/api-actor.js';
 import type { WireBody } from '../../wire-body.js';
 
 /** /setup/*: the first-setup flag the setup wizard follows; answers carry `is_first_setup` and a human `message` (docs/decisions/0015-setup-and-logout-answers.md). */

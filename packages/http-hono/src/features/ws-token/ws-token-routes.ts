@@ -1,9 +1,9 @@
 import type { AccessOperations } from '@webui/core';
 import { Hono } from 'hono';
 import type { WebuiEnv } from '../../app-env.js';
-import { ambiguousCredentials } from '../../middleware/session-guard.js';
-import { attemptClientOf, presentedCredentialsOf } from '../../request-session.js';
-import { tooManyAttempts } from '../../error-body.js';
+import { ambiguousCredentials } from '../../middleware/access/session-guard.js';
+import { attemptClientOf, presentedCredentialsOf } from '../../session/request-session.js';
+import { tooManyAttempts } from '../../answers/error-body.js';
 
 /** /ws-token: a one-time WebSocket ticket; without a session it answers 200 with success false, as the specification asks. */
 export function wsTokenRoutes(operations: Pick<AccessOperations, 'issueTicket'>) {

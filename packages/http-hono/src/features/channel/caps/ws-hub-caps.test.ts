@@ -1,0 +1,243 @@
+import type { WSContext, WSEvents } from 'hono/ws';
+import { describe, expect, it } from 'vitest';
+import { RecordingLogger } from '../../../testing/test-app.js';
+import { FakeClock, FakeLogs, FakeSocket, FakeUpstream, settle, tokenPrincipal } from '../../../testing/ws-doubles.js';
+import type { ServerEnvelope } from '../hub/envelopes.js';
+import { MAX_BUFFERED_BYTES, SEND_BUFFER_FULL_REASON } from './send-buffer.js';
+import { CLOSE_POLICY_VIOLATION, REQUEST_FLOOD_REASON } from './socket-caps.js';
+import { CLOSE_TOKEN_CHANGED, CLOSE_TRY_AGAIN_LATER, WsHub, type WsHubOptions } from '../hub/ws-hub.js';
+
+/**
+ * What one socket may cost (issue 42, item 2): the bytes it holds unsent and how fast it subscribes. The runtime's
+ * measure is the double's `bufferedAmount`, which a test sets as a client that does not read would make it grow.
+ */
+
+const RATE = { burst: 3, perSecond: 1, overdraft: 4 };
+
+function makeHub(options: Partial<WsHubOptions> & { withUpstream?: boolean } = {}) {
+  const { withUpstream = false, ...hubOptions } = options;
+  const logs = new FakeLogs();
+  const logger = new RecordingLogger();
+  const clock = new FakeClock();
+  const upstream = new FakeUpstream();
+  const time = { now: 1_700_000_000_000 };
+  let counter = 0;
+  const hub = new WsHub({
+    logs,
+    logger,
+    now: () => time.now,
+    newConnectionId: () => `conn-${++counter}`,
+    timers: clock,
+    caps: { subscribeRate: RATE },
+    ...(withUpstream ? { upstream: { upstream: upstream.options, openSocket: upstream.openSocket } } : {}),
+    ...hubOptions,
+  });
+  const open = (session = 'session-a') => {
+    const socket = new FakeSocket();
+    const events: WSEvents = hub.events(tokenPrincipal(session));
+    const ctx = socket as unknown as WSContext;
+    events.onOpen?.(new Event('open'), ctx);
+    socket.take();
+    const send = (message: unknown) => events.onMessage?.(new MessageEvent('message', { data: JSON.stringify(message) }), ctx);
+    return { socket, send };
+  };
+  return { hub, logs, logger, upstream, time, open };
+}
+
+const subscribeLogs = (id: number | string) => ({ op: 'subscribe', id, domain: 'logs', topic: 'main', data: { replay: 10 } });
+const responses = (sent: ServerEnvelope[]) => sent.filter((envelope) => envelope.op === 'response');
+/** The microtask the hub closes a socket in once a publish is over. */
+const afterPublish = () => new Promise<void>((resolve) => queueMicrotask(resolve));
+
+describe('WsHub: the send buffer cap', () => {
+  it('past MAX_BUFFERED_BYTES unsent, the next message is not sent and the socket closes with 1013 and why, counted', async () => {
+    const { hub, logs, logger, open } = makeHub();
+    const client = open();
+    client.send(subscribeLogs(1));
+    expect(client.socket.take()).toHaveLength(2);
+    client.socket.bufferedAmount = MAX_BUFFERED_BYTES;
+    logs.log('at the cap: still sent');
+    expect(client.socket.take()).toHaveLength(1);
+    client.socket.bufferedAmount = MAX_BUFFERED_BYTES + 1;
+    logs.log('past the cap');
+    logs.log('and one more');
+    expect(client.socket.take()).toEqual([]);
+    await afterPublish();
+    expect(client.socket.closed).toEqual({ code: CLOSE_TRY_AGAIN_LATER, reason: SEND_BUFFER_FULL_REASON });
+    expect(hub.size).toBe(0);
+    expect(logs.listenerCount).toBe(0);
+    expect(hub.capCounts()).toEqual({ sendBufferFull: 1, requestFlood: 0, rateLimited: 0 });
+    expect(logger.at('warn')).toEqual([
+      {
+        level: 'warn',
+        fields: { connection: 'conn-1', code: 1013, reason: SEND_BUFFER_FULL_REASON },
+        message: 'a WebSocket was closed at its cap',
+      },
+    ]);
+  });
+
+  it('the cap is a hub option; a message bigger than it still goes to a socket that holds nothing', () => {
+    const { logs, open } = makeHub({ caps: { maxBufferedBytes: 16 } });
+    logs.log('x'.repeat(1_000));
+    const client = open();
+    client.send(subscribeLogs(1));
+    expect(client.socket.take().map((envelope) => envelope.op)).toEqual(['response', 'event']);
+    expect(client.socket.closed).toBeNull();
+  });
+
+  it('a socket past the cap in the middle of a publish: the others still get it, and its subscription ends with it', async () => {
+    const { hub, logs, open } = makeHub();
+    const [slow, fast] = [open(), open()];
+    slow.send(subscribeLogs(1));
+    fast.send(subscribeLogs(1));
+    slow.socket.bufferedAmount = MAX_BUFFERED_BYTES + 1;
+    slow.socket.take();
+    fast.socket.take();
+    logs.log('to both');
+    await afterPublish();
+    expect(slow.socket.closed?.code).toBe(CLOSE_TRY_AGAIN_LATER);
+    expect(fast.socket.take()).toEqual([expect.objectContaining({ op: 'event', event: 'entry' })]);
+    expect(fast.socket.closed).toBeNull();
+    expect(hub.size).toBe(1);
+    expect(logs.listenerCount).toBe(1);
+  });
+
+  it('a socket capped while it subscribes keeps no subscription', async () => {
+    const { logs, open } = makeHub();
+    const client = open();
+    client.socket.bufferedAmount = MAX_BUFFERED_BYTES + 1;
+    client.send(subscribeLogs(1));
+    client.send(subscribeLogs(2));
+    await afterPublish();
+    expect(client.socket.closed?.code).toBe(CLOSE_TRY_AGAIN_LATER);
+    expect(logs.listenerCount).toBe(0);
+  });
+
+  it("the relay: the bot's events to a client that does not read close it with 1013, and its upstream socket with it", async () => {
+    const { hub, upstream, open } = makeHub({ withUpstream: true });
+    const client = open();
+    client.send({ op: 'subscribe', id: 'm', domain: 'maisaka_monitor', topic: 'main' });
+    await settle();
+    expect(responses(client.socket.take())).toEqual([expect.objectContaining({ id: 'm', ok: true })]);
+    upstream.broadcast('maisaka_monitor', 'main', 'message', { text: 'seen' });
+    expect(client.socket.take()).toHaveLength(1);
+    client.socket.bufferedAmount = MAX_BUFFERED_BYTES + 1;
+    for (let i = 0; i < 100; i++) upstream.broadcast('maisaka_monitor', 'main', 'message', { text: `unread ${i}` });
+    expect(client.socket.take()).toEqual([]);
+    await afterPublish();
+    expect(client.socket.closed).toEqual({ code: CLOSE_TRY_AGAIN_LATER, reason: SEND_BUFFER_FULL_REASON });
+    expect(upstream.live).toEqual([]);
+    expect(hub.capCounts().sendBufferFull).toBe(1);
+  });
+
+  it("the merged logs/main: the bot's lines and ours to a client that does not read close it, and nothing listens after", async () => {
+    const { logs, upstream, open } = makeHub({ withUpstream: true });
+    const client = open();
+    client.send(subscribeLogs('l'));
+    await settle();
+    expect(client.socket.take().map((envelope) => envelope.op)).toEqual(['response', 'event']);
+    client.socket.bufferedAmount = MAX_BUFFERED_BYTES + 1;
+    upstream.broadcast('logs', 'main', 'entry', { entry: { id: 'bot-1', timestamp: '2026-01-01 00:00:00', level: 'INFO', message: 'x' } });
+    await afterPublish();
+    expect(client.socket.closed?.code).toBe(CLOSE_TRY_AGAIN_LATER);
+    expect(logs.listenerCount).toBe(0);
+    expect(upstream.live).toEqual([]);
+  });
+
+  it('a measure that throws counts as an empty buffer: the message goes, nothing is thrown at the sender', () => {
+    const { logger, open } = makeHub({
+      caps: {
+        bufferedBytes: () => {
+          throw new Error('socket released');
+        },
+      },
+    });
+    const client = open();
+    client.send({ op: 'ping' });
+    expect(client.socket.take()).toEqual([{ op: 'pong', ts: expect.any(Number) }]);
+    expect(client.socket.closed).toBeNull();
+    expect(logger.at('warn')).toEqual([]);
+    expect(logger.at('error')).toEqual([]);
+  });
+
+  it('a runtime that cannot tell what a socket holds: said once at warn, and messages still go', () => {
+    const { logger, logs, open } = makeHub({ caps: { bufferedBytes: () => undefined } });
+    const [a, b] = [open(), open()];
+    a.send(subscribeLogs(1));
+    b.send(subscribeLogs(1));
+    logs.log('sent anyway');
+    expect(a.socket.sent.at(-1)).toMatchObject({ event: 'entry' });
+    expect(b.socket.sent.at(-1)).toMatchObject({ event: 'entry' });
+    expect(logger.at('warn').map((call) => call.message)).toEqual([
+      'this runtime does not tell how much a WebSocket holds unsent: the send buffer cap is off',
+    ]);
+  });
+});
+
+describe('WsHub: the subscribe rate', () => {
+  it('past the burst a subscribe or unsubscribe is answered rate_limited; far past it the socket is closed with 1008, counted', () => {
+    const { hub, logs, logger, open } = makeHub();
+    const client = open();
+    for (let id = 1; id <= RATE.burst; id++) client.send(subscribeLogs(id));
+    expect(responses(client.socket.take()).every((envelope) => envelope.ok)).toBe(true);
+    client.send({ op: 'unsubscribe', id: 'u', domain: 'logs', topic: 'main' });
+    client.send(subscribeLogs('s'));
+    expect(client.socket.take()).toEqual([
+      {
+        op: 'response',
+        id: 'u',
+        ok: false,
+        error: { code: 'rate_limited', message: expect.stringMatching(/at most 1 a second after the first 3/) },
+      },
+      { op: 'response', id: 's', ok: false, error: { code: 'rate_limited', message: expect.any(String) } },
+    ]);
+    // A ping is not counted, and the subscription still stands.
+    client.send({ op: 'ping' });
+    logs.log('still subscribed');
+    expect(client.socket.take().map((envelope) => envelope.op)).toEqual(['pong', 'event']);
+    client.send(subscribeLogs('s2'));
+    client.send(subscribeLogs('s3'));
+    expect(client.socket.closed).toEqual({ code: CLOSE_POLICY_VIOLATION, reason: REQUEST_FLOOD_REASON });
+    expect(hub.size).toBe(0);
+    expect(logs.listenerCount).toBe(0);
+    expect(hub.capCounts()).toEqual({ sendBufferFull: 0, requestFlood: 1, rateLimited: 3 });
+    expect(logger.at('warn')).toEqual([
+      expect.objectContaining({ fields: { connection: 'conn-1', code: 1008, reason: REQUEST_FLOOD_REASON } }),
+    ]);
+  });
+
+  it('what a socket sends after the hub closed it is not handled: nothing subscribes for it', () => {
+    const { hub, logs, open } = makeHub();
+    const client = open();
+    hub.revokeSession('session-a');
+    expect(client.socket.closed?.code).toBe(CLOSE_TOKEN_CHANGED);
+    // Its close frame is on its way; the runtime still hands over what came before it.
+    client.socket.readyState = 1;
+    client.send(subscribeLogs('late'));
+    expect(client.socket.take()).toEqual([]);
+    expect(logs.listenerCount).toBe(0);
+  });
+
+  it('a client that waits gets its requests back; each socket has its own bucket', () => {
+    const { time, open } = makeHub();
+    const [first, second] = [open(), open()];
+    for (let id = 1; id <= RATE.burst + 1; id++) first.send(subscribeLogs(id));
+    expect(responses(first.socket.take()).at(-1)).toMatchObject({ ok: false, error: { code: 'rate_limited' } });
+    second.send(subscribeLogs(1));
+    expect(responses(second.socket.take())).toEqual([expect.objectContaining({ ok: true })]);
+    time.now += 2_000;
+    first.send(subscribeLogs('again'));
+    expect(responses(first.socket.take())).toEqual([expect.objectContaining({ id: 'again', ok: true })]);
+  });
+
+  it('relayed subscribes count against the same rate, and a refused one never reaches the bot', async () => {
+    const { upstream, open } = makeHub({ withUpstream: true });
+    const client = open();
+    for (let id = 1; id <= RATE.burst + 1; id++) client.send({ op: 'subscribe', id, domain: 'maisaka_monitor', topic: 'main' });
+    await settle();
+    const answers = responses(client.socket.take());
+    expect(answers.filter((envelope) => envelope.ok)).toHaveLength(RATE.burst);
+    expect(answers.find((envelope) => envelope.id === RATE.burst + 1)).toMatchObject({ ok: false, error: { code: 'rate_limited' } });
+    expect(upstream.last.sentOf('subscribe', 'maisaka_monitor')).toHaveLength(RATE.burst);
+  });
+});

@@ -1,0 +1,45 @@
+import { permits, type Permission, type Principal } from '@webui/core';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { WebuiEnv } from '../../app-env.js';
+import { errorBody } from '../../answers/error-body.js';
+import { readsOnly } from '../state-change/safe-methods.js';
+
+/**
+ * What a request needs by its method alone: reading, or changing state (an OPTIONS too on a path `isForwarded` names:
+ * readsOnly). Routes that need more say so with `requires`.
+ */
+export function methodPermission(method: string, path = '', isForwarded?: (path: string) => boolean): Permission {
+  return readsOnly(method, path, isForwarded) ? 'read' : 'write';
+}
+
+/** The scope step, which the session guard runs right after the credentials: 403 when the principal's scope does not cover the method. */
+export function methodScopeRefusal(
+  c: Context<WebuiEnv>,
+  principal: Principal,
+  method: string = c.req.method,
+  isForwarded?: (path: string) => boolean,
+): Response | undefined {
+  return permissionRefusal(c, principal, methodPermission(method, c.req.path, isForwarded));
+}
+
+/** 403 insufficient_scope when the principal's scope does not cover `permission`, for a step that already holds the principal. */
+export function permissionRefusal(c: Context<WebuiEnv>, principal: Principal, permission: Permission): Response | undefined {
+  return permits(principal, permission) ? undefined : scopeRefusal(c, permission);
+}
+
+/** A route that needs more than its method does (managing keys, changing the token): mounted after the session guard. */
+export function requires(permission: Permission): MiddlewareHandler<WebuiEnv> {
+  return async (c, next) => permissionRefusal(c, c.get('principal'), permission) ?? next();
+}
+
+const SCOPE_REFUSAL_DETAIL: Record<Permission, string> = {
+  read: 'This credential may not read this endpoint.',
+  write:
+    'This API key has the read scope: it may call GET endpoints and open the WebSocket, not change anything. Create an admin key for this.',
+  manage_keys: 'Creating and revoking API keys needs the access token (log in, or send the token as the bearer), not an API key.',
+  change_token: 'Changing the access token needs the access token itself (log in, or send it as the bearer), not an API key.',
+};
+
+function scopeRefusal(c: Context<WebuiEnv>, permission: Permission): Response {
+  return errorBody(c, 403, 'insufficient_scope', SCOPE_REFUSAL_DETAIL[permission], { required: permission });
+}

@@ -1,0 +1,49 @@
+import type { Context } from 'hono';
+import type { AppLogger } from '../../app-env.js';
+import { errorBody } from '../../answers/error-body.js';
+
+/** How a forwarded request can fail before the upstream's answer has a head; each is an error body (docs/decisions/0001-error-bodies.md), never a 500. */
+export type UpstreamFailure = 'upstream_unavailable' | 'upstream_timeout' | 'upstream_refused';
+
+const FAILURE_STATUS = { upstream_unavailable: 502, upstream_timeout: 504, upstream_refused: 502 } as const;
+
+const FAILURE_LOG: Record<UpstreamFailure, string> = {
+  upstream_unavailable: "the bot's backend (webui.upstream.url) cannot be reached; forwarded requests get 502 upstream_unavailable",
+  upstream_timeout: "the bot's backend (webui.upstream.url) did not answer within webui.upstream.timeout; forwarded requests get 504",
+  upstream_refused:
+    "the bot's backend answered 401 to this server's own credential: set webui.upstream.headers to what it expects " +
+    '(e.g. Cookie = "maibot_session=${MAIBOT_TOKEN}"); forwarded requests get 502 upstream_refused',
+};
+
+// A backend that is down fails every request: one line a minute for each kind says as much as a thousand.
+const WARNING_INTERVAL_MS = 60_000;
+
+/** The caller's answer for `failure`, docs/decisions/0001-error-bodies.md, with a detail that names the setting to look at and no secret. */
+export function upstreamFailureAnswer(c: Context, failure: UpstreamFailure, timeoutMs: number): Response {
+  const detail = {
+    upstream_unavailable: "The bot's backend cannot be reached; try again shortly.",
+    upstream_timeout: `The bot's backend did not answer within ${timeoutMs / 1000} seconds (webui.upstream.timeout).`,
+    upstream_refused:
+      "The bot's backend refused this server's own credential (webui.upstream.headers); your login here is fine, " +
+      'the operator has to fix the gateway configuration.',
+  }[failure];
+  return errorBody(c, FAILURE_STATUS[failure], failure, detail);
+}
+
+/** Warns of each kind of upstream failure at most once a minute; `fields` never hold a secret (no header, no URL). */
+export class UpstreamWarnings {
+  private readonly warnedAt = new Map<UpstreamFailure, number>();
+
+  constructor(
+    private readonly logger: AppLogger,
+    private readonly now: () => number,
+  ) {}
+
+  warn(failure: UpstreamFailure, fields: object = {}): void {
+    const at = this.now();
+    const last = this.warnedAt.get(failure);
+    if (last !== undefined && at - last < WARNING_INTERVAL_MS) return;
+    this.warnedAt.set(failure, at);
+    this.logger.warn({ ...fields, code: failure }, FAILURE_LOG[failure]);
+  }
+}

@@ -1,0 +1,83 @@
+import { SESSION_COOKIE } from '../../session/session-cookie.js';
+import { CALLER_CLAIM_HEADERS, HOP_BY_HOP_HEADERS, isFieldName, isServerHeader } from './header-roles.js';
+
+/**
+ * Caller headers never passed on: hop-by-hop ones, its credential, Host (the upstream's comes from its URL), the claims an
+ * upstream could believe, and Expect: a caller's `Expect: 100-continue` (curl -T sends it) was this server's to meet, and
+ * the runtime did; passed on, undici refuses the request (502) and Bun's and Deno's fetch wait for an answer that never comes.
+ */
+const NOT_FORWARDED: ReadonlySet<string> = new Set([...HOP_BY_HOP_HEADERS, ...CALLER_CLAIM_HEADERS, 'authorization', 'host', 'expect']);
+
+/**
+ * Whether a caller's header (lower-case name) reaches the upstream: not one of NOT_FORWARDED, not this server's own
+ * (isServerHeader), and no name holding `_`, which CGI and WSGI upstreams read as the `-` spelling (nginx drops them too).
+ */
+function passesCallerHeader(name: string): boolean {
+  return !NOT_FORWARDED.has(name) && !name.includes('_') && !isServerHeader(name);
+}
+
+/** Where the caller came from, as the edge resolved it. */
+export interface CallerOrigin {
+  clientIp: string;
+  /** Whether the caller reached this server over HTTPS. */
+  secure: boolean;
+  /** The caller's Host header, when it sent one. */
+  host: string | undefined;
+}
+
+/**
+ * The headers an upstream request carries (docs/decisions/0028-gateway-forwarding-rules.md, Upstream request): the caller's that pass (passesCallerHeader) and that
+ * its Connection header does not name, its Cookie without the bot_session cookie; plus X-Forwarded-For/-Proto/-Host from
+ * `origin`; then `configured` (winning over the caller's); then `identity` (winning over all). One pass over the caller's.
+ */
+export function upstreamRequestHeaders(
+  caller: Headers,
+  origin: CallerOrigin,
+  configured: Readonly<Record<string, string>>,
+  identity: Readonly<Record<string, string>>,
+): Headers {
+  const connection = caller.get('connection');
+  const named = connection === null ? undefined : connectionListed(connection);
+  const headers = new Headers();
+  for (const [name, value] of caller) {
+    if (!passesCallerHeader(name) || named?.includes(name)) continue;
+    if (name !== 'cookie') headers.append(name, value);
+    else {
+      const others = withoutSessionCookie(value);
+      if (others !== '') headers.append(name, others);
+    }
+  }
+
+  // The answer passes through as it comes, coded or not; asking for none keeps its headers true whatever the transport.
+  headers.set('accept-encoding', 'identity');
+  headers.set('x-forwarded-for', origin.clientIp);
+  headers.set('x-forwarded-proto', origin.secure ? 'https' : 'http');
+  if (origin.host !== undefined) headers.set('x-forwarded-host', origin.host);
+  for (const [name, value] of Object.entries(configured)) headers.set(name, value);
+  for (const [name, value] of Object.entries(identity)) headers.set(name, value);
+  return headers;
+}
+
+/** The header names a Connection header lists (RFC 9110 §7.6.1: they are hop-by-hop too); tokens that are no header name are ignored. */
+export function connectionListed(connection: string | null): string[] {
+  if (connection === null) return [];
+  return connection
+    .split(',')
+    .map((token) => token.trim().toLowerCase())
+    .filter(isFieldName);
+}
+
+/** A Cookie header's pairs without this server's session cookie, in their order; empty when nothing else was there. */
+export function withoutSessionCookie(cookie: string): string {
+  return cookie
+    .split(';')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== '' && cookieName(pair) !== SESSION_COOKIE)
+    .join('; ');
+}
+
+/** The name of a `name=value` pair (a Cookie pair or the start of a Set-Cookie line). */
+export function cookieName(pair: string): string {
+  const equals = pair.indexOf('=');
+  return (equals === -1 ? pair : pair.slice(0, equals)).trim();
+}
