@@ -1,45 +1,65 @@
 import {
-  banPolicyFrom,
-  configuredStorage,
-  createLogger,
-  LogFeed,
+  composeWebui,
+  configuredStorageFactory,
   systemClock,
   systemRandom,
+  type ComposedWebui,
   type LoadedSettings,
   type LogDestination,
-  type Storage,
-  WebuiMetrics,
+  type StorageFactory,
 } from '@webui/assembly';
-import { createCore, type Clock, type RandomSource } from '@webui/core';
-import type { Logger } from 'pino';
+import type { Clock, RandomSource } from '@webui/core';
 import { container as rootContainer, instancePerContainerCachingFactory, type DependencyContainer } from 'tsyringe';
 import { WebSocketChannel } from './websocket-channel.js';
 
+/** What the container holds under each token. */
+interface Registry {
+  Settings: LoadedSettings;
+  Clock: Clock;
+  Random: RandomSource;
+  LogDestination: LogDestination;
+  /** How the storage is made; `configuredStorageFactory` (the data directory or Redis) by default. */
+  Storage: StorageFactory;
+  HeartbeatMs: number;
+  /** Everything `composeWebui` builds: the log, metrics, storage and core over the parts above. */
+  Webui: ComposedWebui;
+  Channel: WebSocketChannel;
+}
+
 /**
- * Injection tokens of the Node composition root. Ports and parts are registered with factories under
- * these tokens, never through decorator metadata: esbuild and vitest do not emit it, and the core
- * stays free of decorators.
+ * Injection tokens of the Node composition root. Ports and parts are registered with values and
+ * factories under these tokens, never through decorator metadata: esbuild and vitest do not emit it,
+ * and the core stays free of decorators.
  */
-export const TOKENS = {
+export const TOKENS: { readonly [K in keyof Registry]: symbol } = {
   Settings: Symbol('LoadedSettings'),
   Clock: Symbol('Clock'),
   Random: Symbol('RandomSource'),
-  Storage: Symbol('Storage'),
-  Core: Symbol('Core'),
-  LogFeed: Symbol('LogFeed'),
-  Logger: Symbol('Logger'),
   LogDestination: Symbol('LogDestination'),
-  Channel: Symbol('WebSocketChannel'),
+  Storage: Symbol('StorageFactory'),
   HeartbeatMs: Symbol('HeartbeatMs'),
-  Metrics: Symbol('WebuiMetrics'),
-} as const;
+  Webui: Symbol('ComposedWebui'),
+  Channel: Symbol('WebSocketChannel'),
+};
 
 const HEARTBEAT_INTERVAL_MS = 30_000;
 
+/** The one place anything is read from the container: a token's part, typed by the registry. */
+function part<K extends keyof Registry>(container: DependencyContainer, key: K): Registry[K] {
+  return container.resolve<Registry[K]>(TOKENS[key]);
+}
+
+/** What the Node server runs: the parts every runtime composes, and the Node WebSocket channel. */
+export interface NodeParts extends ComposedWebui {
+  channel: WebSocketChannel;
+}
+
 /**
- * The Node composition root: the core's ports (Clock, RandomSource, and the Store inside Storage), the log, the settings and
- * the Node WebSocket channel. A test swaps any of them by registering another in a child container;
- * singletons are made once per container that resolves them, so a child's replacement reaches them.
+ * The Node composition root: the runtime's parts (settings, Clock, RandomSource, the log's
+ * destination, how the storage is made, the channel's heartbeat) go into `composeWebui`, the same
+ * function Bun and Deno build through, and the Node WebSocket channel is made over its logger. A test
+ * swaps any runtime part by registering another in a child container; singletons are made once per
+ * container that resolves them, so a child's replacement reaches them.
  */
 export function createContainer(loaded: LoadedSettings): DependencyContainer {
   const c = rootContainer.createChildContainer();
@@ -49,47 +69,32 @@ export function createContainer(loaded: LoadedSettings): DependencyContainer {
   c.register(TOKENS.Clock, { useValue: systemClock });
   c.register(TOKENS.Random, { useValue: systemRandom });
   c.register(TOKENS.LogDestination, { useValue: process.stdout });
+  c.register(TOKENS.Storage, { useValue: configuredStorageFactory });
   c.register(TOKENS.HeartbeatMs, { useValue: HEARTBEAT_INTERVAL_MS });
   c.register(
-    TOKENS.Metrics,
-    single(() => new WebuiMetrics()),
-  );
-  c.register(
-    TOKENS.LogFeed,
-    single(() => new LogFeed()),
-  );
-  c.register(
-    TOKENS.Logger,
+    TOKENS.Webui,
     single((r) =>
-      createLogger(
-        loaded.settings.logLevel,
-        r.resolve<LogFeed>(TOKENS.LogFeed),
-        r.resolve<LogDestination>(TOKENS.LogDestination),
-        loaded.settings.logFormat,
-      ),
-    ),
-  );
-  // The store `[webui] store` names (data_dir/webui.json or a shared Redis), with the data directory's lock and audit trail.
-  c.register(
-    TOKENS.Storage,
-    single((r) =>
-      configuredStorage(loaded, r.resolve<Clock>(TOKENS.Clock), r.resolve<Logger>(TOKENS.Logger), r.resolve<WebuiMetrics>(TOKENS.Metrics)),
-    ),
-  );
-  c.register(
-    TOKENS.Core,
-    single((r) =>
-      createCore({
-        store: r.resolve<Storage>(TOKENS.Storage).store,
-        clock: r.resolve<Clock>(TOKENS.Clock),
-        random: r.resolve<RandomSource>(TOKENS.Random),
-        banPolicy: banPolicyFrom(loaded.settings),
+      composeWebui({
+        loaded: part(r, 'Settings'),
+        clock: part(r, 'Clock'),
+        random: part(r, 'Random'),
+        logDestination: part(r, 'LogDestination'),
+        storage: part(r, 'Storage'),
       }),
     ),
   );
   c.register(
     TOKENS.Channel,
-    single((r) => new WebSocketChannel(r.resolve<Logger>(TOKENS.Logger).child({ module: 'ws' }), r.resolve<number>(TOKENS.HeartbeatMs))),
+    single((r) => new WebSocketChannel(part(r, 'Webui').logger.child({ module: 'ws' }), part(r, 'HeartbeatMs'))),
   );
   return c;
 }
+
+/** The composed parts alone, without the channel: the CLI's way in. */
+export const composedParts = (container: DependencyContainer): ComposedWebui => part(container, 'Webui');
+
+/** Everything `serve` runs, from `container` (createContainer, or a test's child of it). */
+export const nodeParts = (container: DependencyContainer): NodeParts => ({
+  ...part(container, 'Webui'),
+  channel: part(container, 'Channel'),
+});

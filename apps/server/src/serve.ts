@@ -1,24 +1,11 @@
-import {
-  listenForMetrics,
-  startWebui,
-  type AssembledWebui,
-  type ExtensionsSource,
-  type LoadedSettings,
-  type LogFeed,
-  type StartedWebui,
-  type Storage,
-} from '@webui/assembly';
-import type { WebuiMetrics } from '@webui/assembly';
-import type { Core } from '@webui/core';
+import { listenForMetrics, startWebui, type AssembledWebui, type ExtensionsSource, type StartedWebui } from '@webui/assembly';
 import type { Logger } from 'pino';
 import type { Server } from 'node:http';
-import type { DependencyContainer } from 'tsyringe';
-import { TOKENS } from './container.js';
+import type { NodeParts } from './container.js';
 import { openControlSocket, type ControlSocket } from './control/control-socket.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
 import { nodeRuntimePort } from './runtime/node-runtime-port.js';
 import { nodeUpstreamClient } from './runtime/node-upstream-client.js';
-import type { WebSocketChannel } from './websocket-channel.js';
 
 export interface RunningServer {
   listeners: BoundListener[];
@@ -35,18 +22,16 @@ export interface ServeOptions {
   extensions?: ExtensionsSource;
 }
 
-/** Runs the WebUI API on Node from what `container` (createContainer, or a test's child of it) resolves. */
-export async function serve(container: DependencyContainer, options: ServeOptions = {}): Promise<RunningServer> {
-  const loaded = container.resolve<LoadedSettings>(TOKENS.Settings);
-  const logger = container.resolve<Logger>(TOKENS.Logger);
-  const channel = container.resolve<WebSocketChannel>(TOKENS.Channel);
+/** Runs the WebUI API on Node from its composed parts (`nodeParts` of the container). */
+export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): Promise<RunningServer> {
+  const { loaded, logger, channel } = nodeParts;
   const parts = {
     loaded,
-    storage: container.resolve<Storage>(TOKENS.Storage),
-    core: container.resolve<Core>(TOKENS.Core),
+    storage: nodeParts.storage,
+    core: nodeParts.core,
     logger,
-    feed: container.resolve<LogFeed>(TOKENS.LogFeed),
-    metrics: container.resolve<WebuiMetrics>(TOKENS.Metrics),
+    feed: nodeParts.feed,
+    metrics: nodeParts.metrics,
     runtime: { ...nodeRuntimePort, upgrade: channel.upgrade, upstreamClient: nodeUpstreamClient },
     ...(options.extensions ? { extensions: options.extensions } : {}),
   };

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
-import { loadSettings, memoryStorage, type Storage } from '@webui/assembly';
-import type { Clock } from '@webui/core';
+import { loadSettings, memoryStorage, type StorageFactory } from '@webui/assembly';
 import { FakeClock, SeededRandom } from '@webui/core/testing';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +7,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createContainer, TOKENS } from '../src/container.js';
+import { createContainer, nodeParts, TOKENS } from '../src/container.js';
 import { serve, type RunningServer } from '../src/serve.js';
 import { HttpClient } from './harness/http-client.js';
 
@@ -35,7 +34,7 @@ async function serveWith(
   const container = createContainer(loaded).createChildContainer();
   container.register(TOKENS.LogDestination, { useValue: new Discard() });
   swap(container, dataDir);
-  const running = await serve(container, { banner: new Discard() });
+  const running = await serve(nodeParts(container), { banner: new Discard() });
   cleanups.push(() => running.close());
   return { running, client: new HttpClient(`http://127.0.0.1:${running.listeners[0]!.port}`), dataDir };
 }
@@ -67,7 +66,7 @@ describe('the Node composition root: a child container swaps a port and the whol
   it('a memory Storage: the server runs and writes nothing into the data directory', async () => {
     const { client, dataDir } = await serveWith((c) => {
       c.register(TOKENS.Storage, {
-        useFactory: (r) => memoryStorage(r.resolve<Clock>(TOKENS.Clock), pino({ enabled: false })) satisfies Storage,
+        useValue: (({ clock }) => memoryStorage(clock, pino({ enabled: false }))) satisfies StorageFactory,
       });
       c.register(TOKENS.Random, { useValue: new SeededRandom(7) });
     });

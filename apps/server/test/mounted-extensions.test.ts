@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createContainer, TOKENS } from '../src/container.js';
+import { createContainer, nodeParts, TOKENS } from '../src/container.js';
 import { serve, type RunningServer } from '../src/serve.js';
 import { HttpClient } from './harness/http-client.js';
 import { WsClient } from './harness/ws-client.js';
@@ -31,7 +31,7 @@ async function serveWith(extensions: ExtensionsSource): Promise<{ running: Runni
   const loaded = loadSettings({ argv: ['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], env: {}, cwd });
   const container = createContainer(loaded).createChildContainer();
   container.register(TOKENS.LogDestination, { useValue: new Discard() });
-  const running = await serve(container, { banner: new Discard(), extensions });
+  const running = await serve(nodeParts(container), { banner: new Discard(), extensions });
   cleanups.push(() => running.close());
   const token = (JSON.parse(readFileSync(join(dataDir, 'webui.json'), 'utf8')) as { access_token: string }).access_token;
   return { running, port: running.listeners[0]!.port, token, dataDir };

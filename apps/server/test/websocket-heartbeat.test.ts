@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { type ClientOptions } from 'ws';
 import { loadSettings } from '@webui/assembly';
-import { createContainer, TOKENS } from '../src/container.js';
+import { createContainer, nodeParts, TOKENS } from '../src/container.js';
 import { serve, type RunningServer } from '../src/serve.js';
 import { HttpClient } from './harness/http-client.js';
 import { eventually } from './harness/server-process.js';
@@ -58,7 +58,7 @@ async function start(config = ''): Promise<Started> {
   const container = createContainer(loaded).createChildContainer();
   container.register(TOKENS.HeartbeatMs, { useValue: HEARTBEAT_MS });
   container.register(TOKENS.LogDestination, { useValue: log });
-  const running = await serve(container, { banner: new Sink() });
+  const running = await serve(nodeParts(container), { banner: new Sink() });
   let closed = false;
   cleanups.push(async () => {
     if (!closed) await running.close();

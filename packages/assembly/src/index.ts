@@ -21,6 +21,14 @@ export { unixSocketPath } from './config/listen-host.js';
 export { startWebui, type StartedWebui } from './start-webui.js';
 export { stopOnSignals, type ProcessControl, type StoppableServer } from './stop-on-signals.js';
 export { runPortableServer, type PortableRuntime } from './portable-server.js';
+export {
+  composeWebui,
+  configuredStorageFactory,
+  memoryStorageFactory,
+  type ComposedWebui,
+  type RuntimeParts,
+  type StorageFactory,
+} from './compose-webui.js';
 export type { ExtensionContext, ExtensionsSource, WebuiExtensions } from './webui-extensions.js';
 export { StartupError } from './startup-error.js';
 export { WebuiMetrics, type MetricsScrape, type MetricsSources } from './metrics/webui-metrics.js';

@@ -1,18 +1,12 @@
-import { createCore } from '@webui/core';
-import { banPolicyFrom } from './ban-settings.js';
 import type { WebuiRuntime } from './assemble-webui.js';
+import { composeWebui, configuredStorageFactory, memoryStorageFactory } from './compose-webui.js';
 import { ConfigError, loadSettings, parseConfigFlags, type LoadedSettings } from './config/index.js';
 import { unixSocketPath } from './config/listen-host.js';
 import { listenOnHosts, type Bound, type HostBinder } from './listen-on-hosts.js';
-import { createLogger } from './logging/create-logger.js';
-import { LogFeed } from './logging/log-feed.js';
 import { StartupError } from './startup-error.js';
 import { stopOnSignals, type ProcessControl } from './stop-on-signals.js';
 import { startWebui, type StartedWebui } from './start-webui.js';
 import type { ExtensionsSource } from './webui-extensions.js';
-import { configuredStorage } from './configured-storage.js';
-import { memoryStorage } from './storage.js';
-import { WebuiMetrics } from './metrics/webui-metrics.js';
 import { listenForMetrics, type ListenWith } from './metrics/metrics-port.js';
 import { systemClock, systemRandom } from './system-ports.js';
 
@@ -70,11 +64,13 @@ export async function runPortableServer<Server>(
     );
 
   const hand = stopOnSignals(runtime);
-  const feed = new LogFeed();
-  const logger = createLogger(loaded.settings.logLevel, feed, process.stdout, loaded.settings.logFormat);
-  const metrics = new WebuiMetrics();
-  const storage = memory ? memoryStorage(systemClock, logger) : configuredStorage(loaded, systemClock, logger, metrics);
-  const core = createCore({ store: storage.store, clock: systemClock, random: systemRandom, banPolicy: banPolicyFrom(loaded.settings) });
+  const { feed, logger, metrics, storage, core } = composeWebui({
+    loaded,
+    clock: systemClock,
+    random: systemRandom,
+    logDestination: process.stdout,
+    storage: memory ? memoryStorageFactory : configuredStorageFactory,
+  });
   try {
     const listen: ListenWith<Server> = (hosts, port, fetch) =>
       listenOnHosts(

@@ -1,6 +1,6 @@
-import { secretKeyFingerprint, type LoadedSettings, type Storage } from '@webui/assembly';
+import { secretKeyFingerprint, type LoadedSettings } from '@webui/assembly';
 import type { Core, Store } from '@webui/core';
-import { createContainer, TOKENS } from '../container.js';
+import { composedParts, createContainer, TOKENS } from '../container.js';
 
 export interface DataDirServices {
   /** The durable record, read as it is now. */
@@ -12,18 +12,17 @@ export interface DataDirServices {
 }
 
 /**
- * The core over the configured store (the data directory's webui.json, or the shared Redis), resolved
- * from the server's container, for the CLI when no server runs on this data directory (a running one is
+ * The core over the configured store (the data directory's webui.json, or the shared Redis), composed
+ * by the server's container, for the CLI when no server runs on this data directory (a running one is
  * asked through its control socket). No instance lock is taken: a server started meanwhile adopts the
  * write as a hand edit (docs/decisions/0012-token-file.md), servers on a shared store hear of it at once. The store's notices go to stderr, never into stdout.
  */
 export async function openDataDir(loaded: LoadedSettings, options: { createIfMissing: boolean }): Promise<DataDirServices | null> {
   const container = createContainer(loaded);
   container.register(TOKENS.LogDestination, { useValue: process.stderr });
-  const storage = container.resolve<Storage>(TOKENS.Storage);
+  const { storage, core } = composedParts(container);
   await storage.openStore();
   const store = storage.store.record;
-  const core = container.resolve<Core>(TOKENS.Core);
   const { tokens, setup } = core;
   if (!(await store.readRecord())) {
     if (!options.createIfMissing) {

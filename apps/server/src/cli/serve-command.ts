@@ -1,5 +1,5 @@
 import { StartupError, stopOnSignals, type LoadedSettings } from '@webui/assembly';
-import { createContainer } from '../container.js';
+import { createContainer, nodeParts } from '../container.js';
 import { serve, type RunningServer } from '../serve.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_OK, EXIT_REFUSED } from './exit-codes.js';
@@ -18,7 +18,7 @@ export async function serveCommand(loaded: LoadedSettings, io: CliIo): Promise<n
   });
   let running: RunningServer;
   try {
-    running = await serve(createContainer(loaded));
+    running = await serve(nodeParts(createContainer(loaded)));
   } catch (error) {
     if (error instanceof StartupError) {
       io.stderr(`webui: cannot start: ${error.message}\n`);

@@ -1,13 +1,12 @@
 import 'reflect-metadata';
-import { loadSettings, memoryStorage, type Storage } from '@webui/assembly';
-import type { Clock } from '@webui/core';
+import { loadSettings, memoryStorage, type StorageFactory } from '@webui/assembly';
 import { FakeClock, SeededRandom } from '@webui/core/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { createContainer, TOKENS } from '../../src/container.js';
+import { createContainer, nodeParts, TOKENS } from '../../src/container.js';
 import { serve, type RunningServer } from '../../src/serve.js';
 
 /** Swallows the log and the banner. */
@@ -41,9 +40,9 @@ export async function startInProcessServer(seed = 7): Promise<InProcessServer> {
   container.register(TOKENS.Clock, { useValue: clock });
   container.register(TOKENS.Random, { useValue: new SeededRandom(seed) });
   container.register(TOKENS.Storage, {
-    useFactory: (r) => memoryStorage(r.resolve<Clock>(TOKENS.Clock), pino({ enabled: false })) satisfies Storage,
+    useValue: (({ clock }) => memoryStorage(clock, pino({ enabled: false }))) satisfies StorageFactory,
   });
-  const running = await serve(container, { banner: new Discard() });
+  const running = await serve(nodeParts(container), { banner: new Discard() });
   return {
     running,
     port: running.listeners[0]!.port,
