@@ -23,7 +23,10 @@ export class FeatureSet {
       prefixes.length === 0
         ? (path) => exact.has(path)
         : prefixes.length === 1
-          ? ((prefix) => (path: string) => exact.has(path) || path.startsWith(prefix))(prefixes[0]!)
+          ? (
+              (prefix) => (path: string) =>
+                exact.has(path) || path.startsWith(prefix)
+            )(prefixes[0]!)
           : (path) => exact.has(path) || prefixes.some((prefix) => path.startsWith(prefix));
     this.groups = features.flatMap((feature) => feature.groups ?? []);
     this.domains = channelDomains(features);

@@ -34,9 +34,6 @@ export interface Feature<S extends Schema = BlankSchema> {
 export type FeatureSchema<F> = F extends Feature<infer S> ? S : never;
 
 /** A bot's route groups and channel domains as one feature: what `routeGroups` and a hub's `domains` become. */
-export function extensionFeature(
-  name: string,
-  parts: { groups?: readonly RouteGroup[]; domains?: readonly ChannelDomainPort[] },
-): Feature {
+export function extensionFeature(name: string, parts: { groups?: readonly RouteGroup[]; domains?: readonly ChannelDomainPort[] }): Feature {
   return { name, ...(parts.groups ? { groups: parts.groups } : {}), ...(parts.domains ? { domains: parts.domains } : {}) };
 }

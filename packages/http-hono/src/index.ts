@@ -22,9 +22,20 @@ export {
 } from './features/channel/hub/ws-hub.js';
 export { MAX_BUFFERED_BYTES, SEND_BUFFER_FULL_REASON, webBufferedBytes, type BufferedBytes } from './features/channel/caps/send-buffer.js';
 export { SUBSCRIBE_RATE, type RequestRateLimits } from './features/channel/caps/request-rate.js';
-export { CLOSE_POLICY_VIOLATION, REQUEST_FLOOD_REASON, type SocketCapCounts, type SocketCapOptions } from './features/channel/caps/socket-caps.js';
+export {
+  CLOSE_POLICY_VIOLATION,
+  REQUEST_FLOOD_REASON,
+  type SocketCapCounts,
+  type SocketCapOptions,
+} from './features/channel/caps/socket-caps.js';
 export { IDLE_PROGRESS, PluginProgressBoard, type PluginProgress } from './features/channel/domains/plugin-progress-board.js';
-export { ChannelDomain, channelCall, type ChannelCall, type ChannelCallContext, type ChannelDomainOptions } from './features/channel/domains/channel-domain.js';
+export {
+  ChannelDomain,
+  channelCall,
+  type ChannelCall,
+  type ChannelCallContext,
+  type ChannelDomainOptions,
+} from './features/channel/domains/channel-domain.js';
 export { ChannelCallError } from './features/channel/domains/channel-call-error.js';
 export type { ChannelScope } from './features/channel/domains/channel-scope.js';
 export type {

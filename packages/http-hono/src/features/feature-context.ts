@@ -13,6 +13,3 @@ export interface FeatureContext {
   /** The OpenAPI document, written once every feature is mounted (before the first request). */
   readonly openApi: () => object;
 }
-
-/** Operations of OPERATIONS by path, in their documented order. */
-export { operationsAt } from './operations-at.js';

@@ -7,6 +7,7 @@ import type { RouteGroup } from '../mount/route-group.js';
 import { API_PREFIX, createWebuiApp } from '../app.js';
 import type { RuntimePort } from '../runtime-port.js';
 import type { UpstreamOptions } from '../upstream/upstream-options.js';
+import type { Feature } from '../feature.js';
 import type { MetricsScrape } from '../features/metrics/metrics-routes.js';
 import { testPolicy, type TestPolicyOptions } from './test-policy.js';
 
@@ -94,6 +95,7 @@ export async function createTestApp(
   options: {
     policy?: TestPolicyOptions;
     routeGroups?: readonly RouteGroup[];
+    features?: readonly Feature[];
     logger?: RecordingLogger;
     banPolicy?: Partial<BanPolicyOptions>;
     storeAvailable?: () => boolean;
@@ -116,6 +118,7 @@ export async function createTestApp(
     now: () => harness.clock.now(),
     audit,
     ...(options.routeGroups ? { routeGroups: options.routeGroups } : {}),
+    ...(options.features ? { features: options.features } : {}),
     ...(options.storeAvailable ? { storeAvailable: options.storeAvailable } : {}),
     ...(options.upstream ? { upstream: options.upstream } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),

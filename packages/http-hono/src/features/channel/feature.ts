@@ -1,6 +1,7 @@
 import type { Feature } from '../../feature.js';
 import { WS_ROUTE, wsRoutes } from './ws-routes.js';
-import { operationsAt, type FeatureContext } from '../feature-context.js';
+import type { FeatureContext } from '../feature-context.js';
+import { CHANNEL_OPERATIONS } from './channel-operations.js';
 
 /**
  * The WebSocket channel's handshake at /ws (docs/decisions/0013-websocket-channel.md): public, the ticket is the credential;
@@ -18,6 +19,6 @@ export const channelFeature = ({ options, operations, refusals }: FeatureContext
         }
       : {}),
     publicPaths: [WS_ROUTE],
-    operations: operationsAt(WS_ROUTE),
+    operations: CHANNEL_OPERATIONS,
   };
 };

@@ -1,6 +1,7 @@
 import type { Feature } from '../../feature.js';
 import { healthRoutes } from './health-routes.js';
-import { operationsAt, type FeatureContext } from '../feature-context.js';
+import type { FeatureContext } from '../feature-context.js';
+import { HEALTH_OPERATIONS } from './health-operations.js';
 
 /** GET /health: public, for a balancer; degraded while the shared store is lost. */
 export const healthFeature = ({ options }: FeatureContext) =>
@@ -8,5 +9,5 @@ export const healthFeature = ({ options }: FeatureContext) =>
     name: 'health',
     routes: healthRoutes(options.policy.serviceName, options.storeAvailable),
     publicPaths: ['/health'],
-    operations: operationsAt('/health'),
+    operations: HEALTH_OPERATIONS,
   }) satisfies Feature<any>;

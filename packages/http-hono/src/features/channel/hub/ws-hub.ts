@@ -24,7 +24,13 @@ import { HUB_DOMAINS } from '../relay/relay-messages.js';
 import { SYSTEM_TIMERS, type RelayTimers } from '../relay/relay-timers.js';
 import { openUpstreamLink } from '../relay/upstream-link.js';
 import { SEND_BUFFER_FULL_REASON } from '../caps/send-buffer.js';
-import { CLOSE_POLICY_VIOLATION, REQUEST_FLOOD_REASON, SocketCaps, type SocketCapCounts, type SocketCapOptions } from '../caps/socket-caps.js';
+import {
+  CLOSE_POLICY_VIOLATION,
+  REQUEST_FLOOD_REASON,
+  SocketCaps,
+  type SocketCapCounts,
+  type SocketCapOptions,
+} from '../caps/socket-caps.js';
 
 export {
   CLOSE_GOING_AWAY,

@@ -1,0 +1,84 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import type { WebuiEnv } from './app-env.js';
+import { extensionFeature, type Feature } from './feature.js';
+import { channelDomains, FeatureSet } from './feature-set.js';
+import { RouteGroup } from './mount/route-group.js';
+import { OPERATIONS } from './openapi/operations.js';
+import { PIPELINE } from './pipeline.js';
+import { createTestApp, expectErrorBody, json } from './testing/test-app.js';
+import { ChannelDomain } from './features/channel/domains/channel-domain.js';
+
+const statusFeature: Feature = {
+  name: 'status',
+  routes: new Hono<WebuiEnv>().get('/status/public', (c) => c.json({ open: true })).get('/status/private', (c) => c.json({ open: false })),
+  publicPaths: ['/status/public'],
+  operations: [
+    {
+      method: 'get',
+      path: '/status/public',
+      summary: 'Open status',
+      description: 'Answers without a login.',
+      access: 'public',
+      responses: { 200: { description: 'The status.', schema: v.object({ open: v.boolean() }) } },
+    },
+  ],
+};
+
+describe('a feature registered through the Feature interface', () => {
+  it('is public on the paths it names, and behind the login everywhere else', async () => {
+    const t = await createTestApp({ features: [statusFeature] });
+    const open = await t.request('/status/public');
+    expect(open.status).toBe(200);
+    expect(await json(open)).toEqual({ open: true });
+    await expectErrorBody(await t.request('/status/private'), 401, 'not_authenticated');
+    const cookie = await t.login();
+    expect((await t.request('/status/private', { cookie })).status).toBe(200);
+  });
+
+  it('is documented after the built-in features, in the order given', async () => {
+    const t = await createTestApp({ features: [statusFeature] });
+    const paths = Object.keys((await json(await t.request('/openapi.json'))).paths as object);
+    expect(paths.at(-1)).toBe('/api/webui/status/public');
+    expect(paths.slice(0, -1)).toEqual([...new Set(OPERATIONS.map((operation) => `/api/webui${operation.path}`))]);
+  });
+
+  it('owns its paths: a route group cannot be mounted on them', async () => {
+    await expect(
+      createTestApp({ features: [statusFeature], routeGroups: [new RouteGroup('/api/webui/status').get('/', (c) => c.text('x'))] }),
+    ).rejects.toThrow(/cannot mount/);
+  });
+});
+
+describe('FeatureSet', () => {
+  it('computes the public paths once: exact ones, and everything below a /* prefix', () => {
+    const set = new FeatureSet([
+      { name: 'a', publicPaths: ['/a', '/docs/*'] },
+      { name: 'b', publicPaths: ['/b'] },
+    ]);
+    expect(['/a', '/b', '/docs/x', '/docs/x/y'].map(set.isPublicPath)).toEqual([true, true, true, true]);
+    expect(['/a/', '/ab', '/docs', '/c'].map(set.isPublicPath)).toEqual([false, false, false, false]);
+  });
+
+  it('lists own paths, operations, groups and domains in the features order', () => {
+    const group = new RouteGroup('/api/webui/config');
+    const domain = new ChannelDomain('chat', {});
+    const set = new FeatureSet([
+      statusFeature,
+      { name: 'x', ownPaths: ['/x'] },
+      extensionFeature('bot', { groups: [group], domains: [domain] }),
+    ]);
+    expect(set.ownPaths()).toEqual(['/status/public', '/status/public', '/status/private', '/x']);
+    expect(set.operations().map((operation) => operation.path)).toEqual(['/status/public']);
+    expect(set.groups).toEqual([group]);
+    expect(set.domains).toEqual([domain]);
+    expect(channelDomains(set.features)).toEqual([domain]);
+  });
+});
+
+describe('the pipeline', () => {
+  it('lists its steps once, in order, with the fused ones named', () => {
+    expect(PIPELINE.map((step) => step.step)).toEqual(['audit-hold', 'edge', 'log', 'cors', 'csrf+body-limit', 'session+scope']);
+  });
+});
