@@ -1,4 +1,4 @@
-import { WsHub, type LogEntry, type LogSource, type UpstreamSocket } from '@webui/http-hono';
+import { upstreamChannelRelay, WsHub, type LogEntry, type LogSource, type UpstreamSocket } from '@webui/http-hono';
 import type { WSContext, WSEvents } from 'hono/ws';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -71,19 +71,22 @@ function makeHub() {
     logger: quiet,
     now: () => Date.now(),
     newConnectionId: () => 'conn',
-    // Long enough that the bot's snapshot always makes it on a loaded machine: the test is about content, not the wait.
-    upstreamLogsWaitMs: 20_000,
-    upstream: {
-      upstream: {
-        origin: upstream.url,
-        paths: ['/api/webui'],
-        publicPaths: [],
-        headers: { Cookie: `maibot_session=${TOKEN}` },
-        timeoutMs: 10_000,
-        transport: (request) => fetch(request),
+    relay: upstreamChannelRelay({
+      logger: quiet,
+      // Long enough that the bot's snapshot always makes it on a loaded machine: the test is about content, not the wait.
+      waitMs: 20_000,
+      channel: {
+        upstream: {
+          origin: upstream.url,
+          paths: ['/api/webui'],
+          publicPaths: [],
+          headers: { Cookie: `maibot_session=${TOKEN}` },
+          timeoutMs: 10_000,
+          transport: (request) => fetch(request),
+        },
+        openSocket: (url, headers) => new WebSocket(url, { headers }) as unknown as UpstreamSocket,
       },
-      openSocket: (url, headers) => new WebSocket(url, { headers }) as unknown as UpstreamSocket,
-    },
+    }),
   });
   const open = (session = 'session-a') => {
     const socket = new ClientSocket();

@@ -18,6 +18,7 @@ import {
   type SessionCheckShortcut,
   type WebuiApp,
   type WsUpgrade,
+  upstreamChannelRelay,
 } from '@webui/http-hono';
 import type { Logger } from 'pino';
 import { createApiDocs } from './api-docs.js';
@@ -145,18 +146,19 @@ export async function assembleWebui({
       ...(extensions.domains ? { domains: extensions.domains } : {}),
     }),
   ];
+  const wsLogger = logger.child({ module: 'ws' });
   try {
     hub = new WsHub({
       logs: feed,
       // With an upstream, plugin_progress is the bot's: relayed like every domain the hub does not serve itself.
       domains: channelDomains(features),
-      logger: logger.child({ module: 'ws' }),
+      logger: wsLogger,
       now: () => Date.now(),
       newConnectionId: () => crypto.randomUUID(),
       maxMessageBytes: MAX_MESSAGE_BYTES,
       ...(runtime.bufferedBytes ? { caps: { bufferedBytes: runtime.bufferedBytes } } : {}),
       // With an upstream, every domain the hub does not serve itself is relayed to the bot's own channel.
-      ...(gateway ? { upstream: gateway.channel } : {}),
+      ...(gateway ? { relay: upstreamChannelRelay({ channel: gateway.channel, logger: wsLogger }) } : {}),
     });
     app = createWebuiApp({
       services: core,

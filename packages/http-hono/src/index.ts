@@ -20,6 +20,9 @@ export {
   CLOSE_TRY_AGAIN_LATER,
   type WsHubOptions,
 } from './features/channel/hub/ws-hub.js';
+export type { ChannelRelay, RelayEnds, RelayLink, RelayedMessage } from './features/channel/hub/channel-relay.js';
+export { upstreamChannelRelay, type UpstreamChannelRelayOptions } from './features/channel/relay/upstream-link.js';
+export type { RelayTimers } from './features/channel/relay/relay-timers.js';
 export { MAX_BUFFERED_BYTES, SEND_BUFFER_FULL_REASON, webBufferedBytes, type BufferedBytes } from './features/channel/caps/send-buffer.js';
 export { SUBSCRIBE_RATE, type RequestRateLimits } from './features/channel/caps/request-rate.js';
 export {

@@ -6,6 +6,7 @@ import type { ServerEnvelope } from '../hub/envelopes.js';
 import { MAX_BUFFERED_BYTES, SEND_BUFFER_FULL_REASON } from './send-buffer.js';
 import { CLOSE_POLICY_VIOLATION, REQUEST_FLOOD_REASON } from './socket-caps.js';
 import { CLOSE_TOKEN_CHANGED, CLOSE_TRY_AGAIN_LATER, WsHub, type WsHubOptions } from '../hub/ws-hub.js';
+import { upstreamChannelRelay } from '../relay/upstream-link.js';
 
 /**
  * What one socket may cost (issue 42, item 2): the bytes it holds unsent and how fast it subscribes. The runtime's
@@ -27,9 +28,10 @@ function makeHub(options: Partial<WsHubOptions> & { withUpstream?: boolean } = {
     logger,
     now: () => time.now,
     newConnectionId: () => `conn-${++counter}`,
-    timers: clock,
     caps: { subscribeRate: RATE },
-    ...(withUpstream ? { upstream: { upstream: upstream.options, openSocket: upstream.openSocket } } : {}),
+    ...(withUpstream
+      ? { relay: upstreamChannelRelay({ channel: { upstream: upstream.options, openSocket: upstream.openSocket }, logger, timers: clock }) }
+      : {}),
     ...hubOptions,
   });
   const open = (session = 'session-a') => {

@@ -13,6 +13,7 @@ import { PluginProgressDomain } from './plugin-progress-domain.js';
 import { SecurityDomain } from './security-domain.js';
 import { SecurityFeed } from './security-feed.js';
 import { WsHub, type WsHubOptions } from '../hub/ws-hub.js';
+import { upstreamChannelRelay } from '../relay/upstream-link.js';
 
 const NOW = 1_700_000_123_456;
 
@@ -384,8 +385,11 @@ describe('domains beside an upstream', () => {
     const upstream = new FakeUpstream();
     const chat = new ChannelDomain('chat', { calls: { open: () => ({ here: true }) } });
     const { open } = makeHub([chat], {
-      upstream: { upstream: upstream.options, openSocket: upstream.openSocket },
-      timers: new FakeClock(),
+      relay: upstreamChannelRelay({
+        channel: { upstream: upstream.options, openSocket: upstream.openSocket },
+        logger: new RecordingLogger(),
+        timers: new FakeClock(),
+      }),
     });
     const client = open();
     client.send(subscribe('1', 'chat'));

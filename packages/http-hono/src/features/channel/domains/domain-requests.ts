@@ -4,7 +4,7 @@ import type { ChannelDomainPort, ChannelEventOptions, ChannelRefusal, ChannelSub
 import { coversScope, insufficientScope } from './channel-scope.js';
 import type { ClientMessage, ServerEnvelope } from '../hub/envelopes.js';
 import { LOGS_MAIN, type Connection } from '../hub/hub-connection.js';
-import { HUB_DOMAINS } from '../relay/relay-messages.js';
+import { HUB_DOMAINS } from '../hub/channel-relay.js';
 
 /** How the hub answers on one connection; `isOpen` is false once it was closed, refused or dropped. */
 export interface HubReplies {
@@ -58,7 +58,7 @@ export class DomainRequests {
 
   unsubscribe(connection: Connection, message: Extract<ClientMessage, { op: 'unsubscribe' }>): void {
     const key = `${message.domain}/${message.topic}`;
-    if (key === LOGS_MAIN) connection.upstream?.logs.unsubscribe();
+    if (key === LOGS_MAIN) connection.upstream?.unsubscribeLogs();
     connection.subscriptions.get(key)?.();
     connection.subscriptions.delete(key);
     this.replies.send(connection, { op: 'response', id: message.id, ok: true, data: { domain: message.domain, topic: message.topic } });
@@ -102,7 +102,7 @@ export class DomainRequests {
         const name = key.slice(0, key.indexOf('/'));
         counts[name] = (counts[name] ?? 0) + 1;
       }
-      if (connection.upstream?.logs.subscribed) counts['logs'] = (counts['logs'] ?? 0) + 1;
+      if (connection.upstream?.logsSubscribed) counts['logs'] = (counts['logs'] ?? 0) + 1;
     }
     return counts;
   }

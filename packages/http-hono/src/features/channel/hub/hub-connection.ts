@@ -1,8 +1,7 @@
 import type { Principal } from '@webui/core';
 import type { WSContext } from 'hono/ws';
-import type { MergedLogView } from '../relay/merged-log-view.js';
 import type { RequestRate } from '../caps/request-rate.js';
-import type { UpstreamRelay } from '../relay/upstream-relay.js';
+import type { RelayLink } from './channel-relay.js';
 
 /** One client socket of the hub, with what it subscribed to and its link to the upstream. */
 export interface Connection {
@@ -12,18 +11,12 @@ export interface Connection {
   socket: WSContext;
   /** Unsubscribe functions by "domain/topic". */
   subscriptions: Map<string, () => void>;
-  /** With an upstream, made on first need: the link to its channel and the merged logs/main. */
-  upstream?: UpstreamLink;
+  /** With a relay, made on first need: the link to the bot's channel and the merged logs/main. */
+  upstream?: RelayLink;
   /** Its subscribes and unsubscribes, against SUBSCRIBE_RATE. */
   requests: RequestRate;
   /** A cap closes it: nothing more is sent or handled while the close waits for the publish under way to end. */
   capped: boolean;
-}
-
-/** A connection's link to the upstream's channel and its merged logs/main. */
-export interface UpstreamLink {
-  relay: UpstreamRelay;
-  logs: MergedLogView;
 }
 
 export const LOGS_MAIN = 'logs/main';

@@ -2,7 +2,6 @@ import type { Principal } from '@webui/core';
 import { errorMessage } from '@webui/core/adapter';
 import type { WSEvents, WSContext } from 'hono/ws';
 import type { AppLogger } from '../../../app-env.js';
-import type { UpstreamChannelOptions } from '../../../upstream/upstream-options.js';
 import { parseClientFrame } from './client-frame.js';
 import {
   CLOSE_MESSAGE_TOO_BIG,
@@ -20,9 +19,7 @@ import type { ClientMessage, ServerEnvelope } from './envelopes.js';
 import type { Connection } from './hub-connection.js';
 import type { LogSource } from './log-source.js';
 import { LogsDomain, replayOf } from '../domains/logs-domain.js';
-import { HUB_DOMAINS } from '../relay/relay-messages.js';
-import { SYSTEM_TIMERS, type RelayTimers } from '../relay/relay-timers.js';
-import { openUpstreamLink } from '../relay/upstream-link.js';
+import { HUB_DOMAINS, type ChannelRelay } from './channel-relay.js';
 import { SEND_BUFFER_FULL_REASON } from '../caps/send-buffer.js';
 import {
   CLOSE_POLICY_VIOLATION,
@@ -56,12 +53,8 @@ export interface WsHubOptions {
   maxPerSession?: number;
   maxTotal?: number;
   maxMessageBytes?: number;
-  /** The bot's own backend (issue 33): its domains are relayed to its channel, and its log lines join ours. */
-  upstream?: UpstreamChannelOptions;
-  /** What the relay's back-off and the merged log view wait with; tests pass a fake clock. */
-  timers?: RelayTimers;
-  /** How long a logs/main snapshot waits for the bot's entries before it goes out with ours only (2 s). */
-  upstreamLogsWaitMs?: number;
+  /** The bot's own backend's channel (issue 33), from the gateway: its domains are relayed there, and its log lines join ours. */
+  relay?: ChannelRelay;
   /** What one socket may hold unsent and how fast it may subscribe (issue 42); the runtime brings its measure here. */
   caps?: SocketCapOptions;
 }
@@ -89,7 +82,7 @@ export class WsHub {
         send: (connection, envelope) => this.send(connection, envelope),
         fail: (connection, id, code, message) => this.fail(connection, id, code, message),
         isOpen: (connection) => this.connections.has(connection),
-        ...(options.upstream ? { subscribeMergedLogs: (connection, id, data) => this.subscribeMergedLogs(connection, id, data) } : {}),
+        ...(options.relay ? { subscribeMergedLogs: (connection, id, data) => this.subscribeMergedLogs(connection, id, data) } : {}),
       },
       options.logger,
     );
@@ -198,7 +191,7 @@ export class WsHub {
 
   /** Whether a domain is the upstream's: with one, every domain but logs, security, system and the registered ones. */
   private relays(domain: string): boolean {
-    return this.options.upstream !== undefined && !HUB_DOMAINS.has(domain) && !this.domains.has(domain);
+    return this.options.relay !== undefined && !HUB_DOMAINS.has(domain) && !this.domains.has(domain);
   }
 
   /** A relayed domain is held to a mounted one's scope rule; refused, nothing reaches the upstream (no socket is even opened). */
@@ -210,21 +203,17 @@ export class WsHub {
       return this.requests.refuse(connection, message.id, insufficientScope(what, scope));
     }
     // The client's own text goes upstream: the relay changes nothing in it.
-    this.upstreamOf(connection)?.relay.forward(message, text);
+    this.upstreamOf(connection)?.forward(message, text);
   }
 
   /** The connection's link to the upstream, made on first need; none for a socket already dropped (no socket may leak). */
   private upstreamOf(connection: Connection): Connection['upstream'] {
-    const channel = this.options.upstream;
-    if (!channel || !this.connections.has(connection)) return undefined;
-    connection.upstream ??= openUpstreamLink({
-      channel,
+    const relay = this.options.relay;
+    if (!relay || !this.connections.has(connection)) return undefined;
+    connection.upstream ??= relay.open({
       principal: connection.principal,
-      logger: this.options.logger,
-      timers: this.options.timers ?? SYSTEM_TIMERS,
       logs: this.options.logs,
       now: this.options.now,
-      ...(this.options.upstreamLogsWaitMs === undefined ? {} : { waitMs: this.options.upstreamLogsWaitMs }),
       pass: (text) => this.sendText(connection, text),
       send: (envelope) => this.send(connection, envelope),
       fail: (id, code, message) => this.fail(connection, id, code, message),
@@ -236,7 +225,7 @@ export class WsHub {
     const replay = replayOf(data);
     if (!replay.ok) return this.requests.refuse(connection, id, replay);
     this.send(connection, { op: 'response', id, ok: true, data: { domain: 'logs', topic: 'main' } });
-    this.upstreamOf(connection)?.logs.subscribe(replay.replay);
+    this.upstreamOf(connection)?.subscribeLogs(replay.replay);
   }
 
   private fail(connection: Connection, id: string | number | null, code: string, message: string): void {
@@ -293,8 +282,7 @@ export class WsHub {
     for (const unsubscribe of connection.subscriptions.values()) unsubscribe();
     connection.subscriptions.clear();
     // A closed, failed or revoked (4001) client socket takes its upstream socket with it.
-    connection.upstream?.logs.close();
-    connection.upstream?.relay.close();
+    connection.upstream?.close();
     this.connections.delete(connection);
   }
 }

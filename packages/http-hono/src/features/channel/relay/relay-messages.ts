@@ -1,9 +1,7 @@
 import type { UpstreamFailure } from './upstream-ticket.js';
 
-export type RequestId = string | number;
-
-/** The domains the hub serves itself when it has an upstream; every other one is the upstream's. */
-export const HUB_DOMAINS: ReadonlySet<string> = new Set(['logs', 'security', 'system']);
+export { HUB_DOMAINS, type RelayedMessage, type RequestId } from '../hub/channel-relay.js';
+import type { RequestId } from '../hub/channel-relay.js';
 
 export type RelayFailure = UpstreamFailure | 'upstream_busy';
 
@@ -12,10 +10,6 @@ export const RELAY_FAILURE_MESSAGES: Readonly<Record<RelayFailure, string>> = {
   upstream_refused: "The bot's backend refused this server's credential (webui.upstream.headers).",
   upstream_busy: "Too many messages are waiting for the bot's backend; try again.",
 };
-
-/** A client message the hub relays, as it parsed it; the relay sends the client's own text. */
-export type RelayedMessage =
-  { op: 'subscribe' | 'unsubscribe'; id: RequestId; domain: string; topic: string } | { op: 'call'; id: RequestId; domain: string };
 
 /** How the relay reaches its client socket. */
 export interface RelayHooks {

@@ -1,50 +1,56 @@
-import type { Principal } from '@webui/core';
 import type { AppLogger } from '../../../app-env.js';
 import { callerIdentity, type UpstreamChannelOptions } from '../../../upstream/upstream-options.js';
-import type { ServerEnvelope } from '../hub/envelopes.js';
-import type { UpstreamLink } from '../hub/hub-connection.js';
-import type { LogSource } from '../hub/log-source.js';
+import type { ChannelRelay, RelayEnds, RelayLink } from '../hub/channel-relay.js';
 import { MergedLogView } from './merged-log-view.js';
-import type { RelayTimers } from './relay-timers.js';
+import { SYSTEM_TIMERS, type RelayTimers } from './relay-timers.js';
 import { UpstreamRelay } from './upstream-relay.js';
 
-export interface UpstreamLinkOptions {
+export interface UpstreamChannelRelayOptions {
   channel: UpstreamChannelOptions;
-  /** Whose socket this is: the identity the relay presents to the bot. */
-  principal: Principal;
   logger: AppLogger;
-  timers: RelayTimers;
-  /** This server's own log lines, merged with the bot's on logs/main. */
-  logs: LogSource;
-  now: () => number;
-  /** How long a logs/main snapshot waits for the bot's entries (the view's default when absent). */
+  /** What the relay's back-off and the merged log view wait with; tests pass a fake clock. */
+  timers?: RelayTimers;
+  /** How long a logs/main snapshot waits for the bot's entries before it goes out with ours only (the view's 2 s when absent). */
   waitMs?: number;
-  /** Sends the bot's own text, unchanged, to the client. */
-  pass(text: string): void;
-  send(envelope: ServerEnvelope): void;
-  fail(id: string | number | null, code: string, message: string): void;
+}
+
+/** The hub's relay to the bot's own channel (issue 33): each client socket's link relays its domains and merges logs/main. */
+export function upstreamChannelRelay(options: UpstreamChannelRelayOptions): ChannelRelay {
+  return { open: (ends) => openUpstreamLink(options, ends) };
 }
 
 /** One client socket's link to the upstream: the relay to the bot's channel and the logs/main that merges its lines. */
-export function openUpstreamLink(options: UpstreamLinkOptions): UpstreamLink {
+function openUpstreamLink(options: UpstreamChannelRelayOptions, ends: RelayEnds): RelayLink {
+  const timers = options.timers ?? SYSTEM_TIMERS;
   const relay: UpstreamRelay = new UpstreamRelay({
     channel: options.channel,
-    identity: callerIdentity(options.principal),
+    identity: callerIdentity(ends.principal),
     logger: options.logger,
-    timers: options.timers,
+    timers,
     hooks: {
-      pass: options.pass,
-      refuse: options.fail,
+      pass: ends.pass,
+      refuse: ends.fail,
       logsEvent: (event, data) => logs.upstreamEvent(event, data),
     },
   });
   const logs: MergedLogView = new MergedLogView({
-    logs: options.logs,
+    logs: ends.logs,
     relay,
-    send: options.send,
-    timers: options.timers,
-    now: options.now,
+    send: ends.send,
+    timers,
+    now: ends.now,
     ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
   });
-  return { relay, logs };
+  return {
+    forward: (message, text) => relay.forward(message, text),
+    subscribeLogs: (replay) => logs.subscribe(replay),
+    unsubscribeLogs: () => logs.unsubscribe(),
+    get logsSubscribed() {
+      return logs.subscribed;
+    },
+    close() {
+      logs.close();
+      relay.close();
+    },
+  };
 }

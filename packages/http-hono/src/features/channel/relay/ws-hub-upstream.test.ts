@@ -8,12 +8,13 @@ import type { MergedLogEntry } from './merged-log-entry.js';
 import { PluginProgressBoard } from '../domains/plugin-progress-board.js';
 import { PluginProgressDomain } from '../domains/plugin-progress-domain.js';
 import { CLOSE_TOKEN_CHANGED, WsHub, type WsHubOptions } from '../hub/ws-hub.js';
+import { upstreamChannelRelay } from './upstream-link.js';
 
 const NOW = 1_700_000_123_456;
 
 /** A hub with the fake bot behind it (or none), a fake clock for its waits, and sockets opened as the runtime would. */
-function makeHub(options: Partial<WsHubOptions> & { withUpstream?: boolean } = {}) {
-  const { withUpstream = true, ...hubOptions } = options;
+function makeHub(options: Partial<WsHubOptions> & { withUpstream?: boolean; upstreamLogsWaitMs?: number } = {}) {
+  const { withUpstream = true, upstreamLogsWaitMs, ...hubOptions } = options;
   const logs = new FakeLogs();
   const progress = new PluginProgressBoard();
   const logger = new RecordingLogger();
@@ -27,8 +28,16 @@ function makeHub(options: Partial<WsHubOptions> & { withUpstream?: boolean } = {
     logger,
     now: () => NOW,
     newConnectionId: () => `conn-${++counter}`,
-    timers: clock,
-    ...(withUpstream ? { upstream: { upstream: upstream.options, openSocket: upstream.openSocket } } : {}),
+    ...(withUpstream
+      ? {
+          relay: upstreamChannelRelay({
+            channel: { upstream: upstream.options, openSocket: upstream.openSocket },
+            logger,
+            timers: clock,
+            ...(upstreamLogsWaitMs === undefined ? {} : { waitMs: upstreamLogsWaitMs }),
+          }),
+        }
+      : {}),
     ...hubOptions,
   });
 
