@@ -19,6 +19,7 @@ import {
   type WebuiApp,
   type WsUpgrade,
   upstreamChannelRelay,
+  upstreamFeature,
 } from '@webui/http-hono';
 import type { Logger } from 'pino';
 import { createApiDocs } from './api-docs.js';
@@ -141,6 +142,8 @@ export async function assembleWebui({
     // With an upstream, plugin_progress is the bot's: relayed like every domain the hub does not serve itself.
     ...(gateway ? [] : [extensionFeature('plugin_progress', { domains: [new PluginProgressDomain(progress)] })]),
     extensionFeature('security', { domains: [new SecurityDomain(security)] }),
+    // With an upstream, the gateway: the paths this server does not answer go to the bot's backend.
+    ...(gateway ? [upstreamFeature(gateway.http)] : []),
     extensionFeature('extensions', {
       ...(extensions.routes ? { groups: extensions.routes } : {}),
       ...(extensions.domains ? { domains: extensions.domains } : {}),
@@ -171,7 +174,6 @@ export async function assembleWebui({
       docs: createApiDocs(),
       storeAvailable: () => storage.available(),
       ...(metrics ? { metrics: () => metrics.scrape() } : {}),
-      ...(gateway ? { upstream: gateway.http } : {}),
       features,
     });
   } catch (error) {

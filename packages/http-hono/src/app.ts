@@ -20,8 +20,7 @@ import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { mountRouteGroups } from './mount/mount-route-groups.js';
 import type { RouteGroup } from './mount/route-group.js';
 import { mountedOperations } from './openapi/mounted-operations.js';
-import { forwardToUpstream } from './upstream/forwarding/forward-to-upstream.js';
-import { ForwardedPaths, ownEndpoints } from './upstream/forwarding/forwarded-paths.js';
+import { upstreamFeature } from './upstream/upstream-feature.js';
 import type { UpstreamOptions } from './upstream/upstream-options.js';
 
 export const API_PREFIX = '/api/webui';
@@ -72,10 +71,14 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const operations = createWebuiOperations(services, { sink: new EventRecorder(audit, logger, now), pause });
   // Written once every feature is mounted below, before the app serves a request: a bot's groups are documented too.
   let openApi: ReturnType<typeof buildOpenApiDocument> = {};
-  const context: FeatureContext = { options, operations, cookie: new SessionCookie(policy, logger), refusals, openApi: () => openApi };
+  // The features given, and the upstream's forwarding as one more: forward-auth signs with its assertion signer.
+  const given = [...(options.features ?? []), ...(options.upstream ? [upstreamFeature(options.upstream)] : [])];
+  const assertion = given.find((feature) => feature.forwarding)?.forwarding?.assertion;
+  const cookie = new SessionCookie(policy, logger);
+  const context: FeatureContext = { options, operations, cookie, refusals, openApi: () => openApi, assertion };
   const builtins = builtinFeatures(context);
   const extensions = options.routeGroups?.length ? [extensionFeature('routes', { groups: options.routeGroups })] : [];
-  const features = new FeatureSet([...builtins, ...extensions, ...(options.features ?? [])]);
+  const features = new FeatureSet([...builtins, ...extensions, ...given]);
 
   // The features' routes (each Hono app's routes join the one router: no compose level per feature).
   const api = new Hono<WebuiEnv>();
@@ -93,8 +96,8 @@ export function createWebuiApp(options: WebuiAppOptions) {
   // Without a public mounted route, the guard's public test is exactly the one it had before route groups.
   const mountedPublic = mounted.isPublic;
   const isPublic = mountedPublic ? (path: string, method: string) => isOwnPublic(path) || mountedPublic(path, method) : isOwnPublic;
-  // With an upstream, what this server does not answer under its paths goes there (issue 33); its own endpoints never do.
-  const forwarded = options.upstream ? new ForwardedPaths(options.upstream, ownEndpoints([...own, ...mounted.ownPaths])) : undefined;
+  // With a forwarding feature (the gateway), what this server does not answer under its paths goes there (issue 33).
+  const forwarded = features.forwarding?.paths({ ownPaths: [...own, ...mounted.ownPaths], logger, audit, now });
 
   const pipeline = new Hono<WebuiEnv>();
   usePipeline(pipeline, {
@@ -116,8 +119,8 @@ export function createWebuiApp(options: WebuiAppOptions) {
   // The routes, typed by the built-in features' schemas so the app's type carries them for hc.
   const app = pipeline.route(API_PREFIX, api as Hono<WebuiEnv, FeatureSchema<(typeof builtins)[number]>>);
   // Last of the handlers: a forwarded path is one no route above answered.
-  if (forwarded && options.upstream) {
-    const forward = forwardToUpstream({ upstream: options.upstream, logger, audit, now });
+  if (forwarded) {
+    const forward = forwarded.forward;
     app.all('/*', (c, next) => (forwarded.isForwarded(c.req.path) ? forward(c) : next()));
   }
   const site = options.site;

@@ -51,6 +51,32 @@ describe('a feature registered through the Feature interface', () => {
   });
 });
 
+describe("a feature's forwarded paths", () => {
+  const forwarding: Feature = {
+    name: 'elsewhere',
+    forwarding: {
+      paths: ({ ownPaths }) => ({
+        guardedPatterns: (prefix) => [`${prefix}/*`, '/bot/*'],
+        isForwarded: (path) => path.startsWith('/bot/') && !ownPaths.includes(path),
+        isPublic: (path, method) => path === '/bot/open' && method === 'GET',
+        forward: (c) => c.json({ forwarded: c.req.path }),
+      }),
+    },
+  };
+
+  it('end the pipeline: a forwarded path gets the handler behind the login, unless the feature makes it public', async () => {
+    const t = await createTestApp({ features: [forwarding] });
+    expect(await json(await t.request('//bot/open'))).toEqual({ forwarded: '/bot/open' });
+    await expectErrorBody(await t.request('//bot/closed'), 401, 'not_authenticated');
+    const cookie = await t.login();
+    expect(await json(await t.request('//bot/closed', { cookie }))).toEqual({ forwarded: '/bot/closed' });
+  });
+
+  it('belong to one feature at most', () => {
+    expect(() => new FeatureSet([forwarding, { ...forwarding, name: 'twice' }])).toThrow(/another feature forwards paths/);
+  });
+});
+
 describe('FeatureSet', () => {
   it('computes the public paths once: exact ones, and everything below a /* prefix', () => {
     const set = new FeatureSet([

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { WebuiEnv } from './app-env.js';
-import type { Feature } from './feature.js';
+import type { Feature, Forwarding } from './feature.js';
+import { MountError } from './mount/mount-error.js';
 import type { DocumentedOperation } from './openapi/documented-operation.js';
 import type { RouteGroup } from './mount/route-group.js';
 import type { ChannelDomainPort } from './features/channel/domains/channel-domain-port.js';
@@ -14,6 +15,8 @@ export class FeatureSet {
   readonly isPublicPath: (path: string) => boolean;
   readonly groups: readonly RouteGroup[];
   readonly domains: readonly ChannelDomainPort[];
+  /** The one feature's forwarded paths, if a feature forwards any (the gateway). */
+  readonly forwarding: Forwarding | undefined;
 
   constructor(readonly features: readonly Feature[]) {
     const publicPaths = features.flatMap((feature) => feature.publicPaths ?? []);
@@ -30,6 +33,9 @@ export class FeatureSet {
           : (path) => exact.has(path) || prefixes.some((prefix) => path.startsWith(prefix));
     this.groups = features.flatMap((feature) => feature.groups ?? []);
     this.domains = channelDomains(features);
+    const forwarding = features.filter((feature) => feature.forwarding);
+    if (forwarding.length > 1) throw new MountError(`feature ${forwarding[1]!.name}`, 'another feature forwards paths already');
+    this.forwarding = forwarding[0]?.forwarding;
   }
 
   /**

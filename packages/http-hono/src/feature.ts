@@ -1,9 +1,11 @@
-import type { Hono } from 'hono';
+import type { SecurityEventSink } from '@webui/core';
+import type { Context, Hono } from 'hono';
 import type { BlankSchema, Schema } from 'hono/types';
-import type { WebuiEnv } from './app-env.js';
+import type { AppLogger, WebuiEnv } from './app-env.js';
 import type { RouteGroup } from './mount/route-group.js';
 import type { DocumentedOperation } from './openapi/documented-operation.js';
 import type { ChannelDomainPort } from './features/channel/domains/channel-domain-port.js';
+import type { AssertionSigner } from './upstream/upstream-options.js';
 
 /**
  * One feature of the API: what the server's own endpoints (features/*) and a bot's extensions register through alike,
@@ -28,6 +30,38 @@ export interface Feature<S extends Schema = BlankSchema> {
   readonly operations?: readonly DocumentedOperation[];
   /** The channel's domains this feature serves (the hub takes them through `channelDomains(features)`). */
   readonly domains?: readonly ChannelDomainPort[];
+  /** Paths outside this server's endpoints that go elsewhere (the gateway's, to the bot's backend); one feature at most. */
+  readonly forwarding?: Forwarding;
+}
+
+/** A feature's forwarded paths: what the app asks once every route is mounted, and the handler it ends with. */
+export interface Forwarding {
+  /** Signs who a request is for, for one method and path: what forward-auth (`/auth/forward`) answers with too. */
+  readonly assertion?: AssertionSigner;
+  /** The forwarded paths, given the server's own endpoints (full paths, the API's and the mounted groups'), never forwarded. */
+  paths(context: ForwardingContext): ForwardedPaths;
+}
+
+/** What the app hands a feature's forwarding once its routes are mounted. */
+export interface ForwardingContext {
+  /** Every path this server answers, with the prefix: never forwarded, whatever the method or a trailing slash. */
+  readonly ownPaths: readonly string[];
+  readonly logger: AppLogger;
+  readonly audit: SecurityEventSink;
+  /** Monotonic milliseconds. */
+  readonly now: () => number;
+}
+
+/** Which requests a feature forwards; the app's pipeline guards them like the API's own and ends with `forward`. */
+export interface ForwardedPaths {
+  /** The Hono patterns the API's steps run under: the prefix's, and one per outermost forwarded prefix (none inside another). */
+  guardedPatterns(apiPrefix: string): string[];
+  /** Whether a request for `path` is forwarded (there only GET and HEAD read, and the body streams unread). */
+  isForwarded(path: string): boolean;
+  /** Whether `method path`, a forwarded path, answers without a login. */
+  isPublic(path: string, method: string): boolean;
+  /** The last handler, for a forwarded path no route answered. */
+  forward(c: Context<WebuiEnv>): Response | Promise<Response>;
 }
 
 /** A feature's route schema, for the app's type. */

@@ -2,7 +2,15 @@ export { afterAuditWritten } from './answers/audit-written.js';
 export { createWebuiApp, API_PREFIX, MAX_BODY_BYTES, WS_PATH, type WebuiAppOptions, type WebuiApp } from './app.js';
 export type { AppLogger, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
 export type { RuntimePort } from './runtime-port.js';
-export { extensionFeature, type Feature, type FeatureSchema } from './feature.js';
+export {
+  extensionFeature,
+  type Feature,
+  type FeatureSchema,
+  type ForwardedPaths,
+  type Forwarding,
+  type ForwardingContext,
+} from './feature.js';
+export { upstreamFeature } from './upstream/upstream-feature.js';
 export { channelDomains } from './feature-set.js';
 export { PIPELINE } from './pipeline.js';
 export { resolveClient, UNIX_SOCKET_PEER, type ResolvedClient } from './edge/client-ip.js';

@@ -2,6 +2,7 @@ import type { createWebuiOperations } from '@webui/core';
 import type { WebuiAppOptions } from '../app.js';
 import type { RefusalAudit } from '../answers/refusal-audit.js';
 import type { SessionCookie } from '../session/session-cookie.js';
+import type { AssertionSigner } from '../upstream/upstream-options.js';
 
 /** What app.ts hands every built-in feature: the options it was built with and the parts it made of them. */
 export interface FeatureContext {
@@ -12,4 +13,6 @@ export interface FeatureContext {
   readonly refusals: RefusalAudit;
   /** The OpenAPI document, written once every feature is mounted (before the first request). */
   readonly openApi: () => object;
+  /** The forwarding feature's assertion signer, which forward-auth answers with too. */
+  readonly assertion: AssertionSigner | undefined;
 }

@@ -1,0 +1,26 @@
+import type { Feature } from '../feature.js';
+import { forwardToUpstream } from './forwarding/forward-to-upstream.js';
+import { ForwardedPaths, ownEndpoints } from './forwarding/forwarded-paths.js';
+import type { UpstreamOptions } from './upstream-options.js';
+
+/**
+ * The gateway's forwarding as one feature (issue 33): what this server does not answer under `upstream.paths` goes to the
+ * bot's backend, behind the whole pipeline; its own endpoints never do.
+ */
+export function upstreamFeature(upstream: UpstreamOptions): Feature {
+  return {
+    name: 'gateway',
+    forwarding: {
+      ...(upstream.assertion ? { assertion: upstream.assertion } : {}),
+      paths({ ownPaths, logger, audit, now }) {
+        const paths = new ForwardedPaths(upstream, ownEndpoints(ownPaths));
+        return {
+          guardedPatterns: (apiPrefix) => paths.guardedPatterns(apiPrefix),
+          isForwarded: (path) => paths.isForwarded(path),
+          isPublic: (path, method) => paths.isPublic(path, method),
+          forward: forwardToUpstream({ upstream, logger, audit, now }),
+        };
+      },
+    },
+  };
+}
