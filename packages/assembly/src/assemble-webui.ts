@@ -1,6 +1,7 @@
 import type { BootstrapOutcome, Core, SecurityEvent, SecurityEventSink } from '@webui/core';
 import {
   channelDomains,
+  channelRelay,
   CLOSE_GOING_AWAY,
   createSessionCheckShortcut,
   createWebuiApp,
@@ -18,7 +19,6 @@ import {
   type SessionCheckShortcut,
   type WebuiApp,
   type WsUpgrade,
-  upstreamChannelRelay,
   upstreamFeature,
 } from '@webui/http-hono';
 import type { Logger } from 'pino';
@@ -137,19 +137,19 @@ export async function assembleWebui({
     listening.filter(({ host }) => unixSocketPath(host) === null).map((address) => originOf(address.host, address.port));
   const policy = httpPolicyFrom(settings, origins);
   const httpLogger = logger.child({ module: 'http' });
+  const wsLogger = logger.child({ module: 'ws' });
   // The features beside the built-in endpoints, each registered the same way; the hub serves their channel domains.
   const features: Feature[] = [
     // With an upstream, plugin_progress is the bot's: relayed like every domain the hub does not serve itself.
     ...(gateway ? [] : [extensionFeature('plugin_progress', { domains: [new PluginProgressDomain(progress)] })]),
     extensionFeature('security', { domains: [new SecurityDomain(security)] }),
     // With an upstream, the gateway: the paths this server does not answer go to the bot's backend.
-    ...(gateway ? [upstreamFeature(gateway.http)] : []),
+    ...(gateway ? [upstreamFeature(gateway.http, { channel: gateway.channel, logger: wsLogger })] : []),
     extensionFeature('extensions', {
       ...(extensions.routes ? { groups: extensions.routes } : {}),
       ...(extensions.domains ? { domains: extensions.domains } : {}),
     }),
   ];
-  const wsLogger = logger.child({ module: 'ws' });
   try {
     hub = new WsHub({
       logs: feed,
@@ -161,7 +161,7 @@ export async function assembleWebui({
       maxMessageBytes: MAX_MESSAGE_BYTES,
       ...(runtime.bufferedBytes ? { caps: { bufferedBytes: runtime.bufferedBytes } } : {}),
       // With an upstream, every domain the hub does not serve itself is relayed to the bot's own channel.
-      ...(gateway ? { relay: upstreamChannelRelay({ channel: gateway.channel, logger: wsLogger }) } : {}),
+      relay: channelRelay(features),
     });
     app = createWebuiApp({
       services: core,

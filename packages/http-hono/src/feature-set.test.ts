@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import type { WebuiEnv } from './app-env.js';
 import { extensionFeature, type Feature } from './feature.js';
-import { channelDomains, FeatureSet } from './feature-set.js';
+import { channelDomains, channelRelay, FeatureSet } from './feature-set.js';
 import { RouteGroup } from './mount/route-group.js';
 import { OPERATIONS } from './openapi/operations.js';
 import { PIPELINE } from './pipeline.js';
@@ -74,6 +74,18 @@ describe("a feature's forwarded paths", () => {
 
   it('belong to one feature at most', () => {
     expect(() => new FeatureSet([forwarding, { ...forwarding, name: 'twice' }])).toThrow(/another feature forwards paths/);
+  });
+
+  it('and the channel relay: one feature at most', () => {
+    const relay = { open: () => ({ forward() {}, subscribeLogs() {}, unsubscribeLogs() {}, logsSubscribed: false, close() {} }) };
+    expect(channelRelay([{ name: 'none' }])).toBeUndefined();
+    expect(channelRelay([{ name: 'none' }, { name: 'gateway', relay }])).toBe(relay);
+    expect(() =>
+      channelRelay([
+        { name: 'gateway', relay },
+        { name: 'twice', relay },
+      ]),
+    ).toThrow(/another feature relays/);
   });
 });
 

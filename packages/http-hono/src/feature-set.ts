@@ -5,6 +5,7 @@ import { MountError } from './mount/mount-error.js';
 import type { DocumentedOperation } from './openapi/documented-operation.js';
 import type { RouteGroup } from './mount/route-group.js';
 import type { ChannelDomainPort } from './features/channel/domains/channel-domain-port.js';
+import type { ChannelRelay } from './features/channel/hub/channel-relay.js';
 
 /**
  * What the app needs to know of its features, each computed once here from the list, in the list's order: whether a path
@@ -54,6 +55,13 @@ export class FeatureSet {
   operations(mounted: readonly DocumentedOperation[] = []): DocumentedOperation[] {
     return [...this.features.flatMap((feature) => feature.operations ?? []), ...mounted];
   }
+}
+
+/** The one relay of a feature list (the gateway's), what a WsHub relays the domains it does not serve to; a MountError for two. */
+export function channelRelay(features: readonly Feature[]): ChannelRelay | undefined {
+  const relaying = features.filter((feature) => feature.relay);
+  if (relaying.length > 1) throw new MountError(`feature ${relaying[1]!.name}`, 'another feature relays the channel already');
+  return relaying[0]?.relay;
 }
 
 /** The channel's domains of a feature list, in order: what a WsHub serves besides `logs`. */

@@ -6,6 +6,7 @@ import type { RouteGroup } from './mount/route-group.js';
 import type { DocumentedOperation } from './openapi/documented-operation.js';
 import type { ChannelDomainPort } from './features/channel/domains/channel-domain-port.js';
 import type { AssertionSigner } from './upstream/upstream-options.js';
+import type { ChannelRelay } from './features/channel/hub/channel-relay.js';
 
 /**
  * One feature of the API: what the server's own endpoints (features/*) and a bot's extensions register through alike,
@@ -32,6 +33,8 @@ export interface Feature<S extends Schema = BlankSchema> {
   readonly domains?: readonly ChannelDomainPort[];
   /** Paths outside this server's endpoints that go elsewhere (the gateway's, to the bot's backend); one feature at most. */
   readonly forwarding?: Forwarding;
+  /** Where the hub relays the domains it does not serve (the gateway's, to the bot's channel); one feature at most. */
+  readonly relay?: ChannelRelay;
 }
 
 /** A feature's forwarded paths: what the app asks once every route is mounted, and the handler it ends with. */

@@ -11,7 +11,7 @@ export {
   type ForwardingContext,
 } from './feature.js';
 export { upstreamFeature } from './upstream/upstream-feature.js';
-export { channelDomains } from './feature-set.js';
+export { channelDomains, channelRelay } from './feature-set.js';
 export { PIPELINE } from './pipeline.js';
 export { resolveClient, UNIX_SOCKET_PEER, type ResolvedClient } from './edge/client-ip.js';
 export { isCanonicalHost, isDnsName, isWellFormedHost, namesLoopback, splitHost, type HostParts } from './host/host-header.js';

@@ -1,15 +1,19 @@
 import type { Feature } from '../feature.js';
 import { forwardToUpstream } from './forwarding/forward-to-upstream.js';
 import { ForwardedPaths, ownEndpoints } from './forwarding/forwarded-paths.js';
-import type { UpstreamOptions } from './upstream-options.js';
+import type { AppLogger } from '../app-env.js';
+import { upstreamChannelRelay } from '../features/channel/relay/upstream-link.js';
+import type { UpstreamChannelOptions, UpstreamOptions } from './upstream-options.js';
 
 /**
- * The gateway's forwarding as one feature (issue 33): what this server does not answer under `upstream.paths` goes to the
- * bot's backend, behind the whole pipeline; its own endpoints never do.
+ * The gateway as one feature (issue 33): what this server does not answer under `upstream.paths` goes to the bot's backend,
+ * behind the whole pipeline (its own endpoints never do); with `channel`, the hub relays the domains it does not serve to the
+ * bot's channel (`channelRelay(features)`).
  */
-export function upstreamFeature(upstream: UpstreamOptions): Feature {
+export function upstreamFeature(upstream: UpstreamOptions, channel?: { channel: UpstreamChannelOptions; logger: AppLogger }): Feature {
   return {
     name: 'gateway',
+    ...(channel ? { relay: upstreamChannelRelay(channel) } : {}),
     forwarding: {
       ...(upstream.assertion ? { assertion: upstream.assertion } : {}),
       paths({ ownPaths, logger, audit, now }) {
