@@ -1,4 +1,5 @@
-import { upstreamChannelRelay, WsHub, type LogEntry, type LogSource, type UpstreamSocket } from '@webui/http-hono';
+import { upstreamChannelRelay, type UpstreamSocket } from '@webui/gateway';
+import { WsHub, type LogEntry, type LogSource } from '@webui/http-hono';
 import type { WSContext, WSEvents } from 'hono/ws';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';

@@ -19,8 +19,8 @@ import {
   type SessionCheckShortcut,
   type WebuiApp,
   type WsUpgrade,
-  upstreamFeature,
 } from '@webui/http-hono';
+import { gatewayFeature } from '@webui/gateway';
 import type { Logger } from 'pino';
 import { createApiDocs } from './api-docs.js';
 import type { LoadedSettings } from './config/index.js';
@@ -144,7 +144,7 @@ export async function assembleWebui({
     ...(gateway ? [] : [extensionFeature('plugin_progress', { domains: [new PluginProgressDomain(progress)] })]),
     extensionFeature('security', { domains: [new SecurityDomain(security)] }),
     // With an upstream, the gateway: the paths this server does not answer go to the bot's backend.
-    ...(gateway ? [upstreamFeature(gateway.http, { channel: gateway.channel, logger: wsLogger })] : []),
+    ...(gateway ? [gatewayFeature(gateway.http, { channel: gateway.channel, logger: wsLogger })] : []),
     extensionFeature('extensions', {
       ...(extensions.routes ? { groups: extensions.routes } : {}),
       ...(extensions.domains ? { domains: extensions.domains } : {}),

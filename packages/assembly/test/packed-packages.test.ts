@@ -15,7 +15,7 @@ const EXAMPLE_BOT = join(ROOT, 'examples', 'bot');
 const BIN = join(ROOT, 'node_modules', '.bin');
 const require = createRequire(import.meta.url);
 /** The published packages, in dependency order (the order `build:packages` builds them in). */
-const PACKAGES = ['core', 'store-json', 'store-redis', 'http-hono', 'client', 'assembly'] as const;
+const PACKAGES = ['core', 'store-json', 'store-redis', 'http-hono', 'gateway', 'client', 'assembly'] as const;
 const LISTENING = 'WebUI API listening';
 // Building, packing and installing take seconds, more under a full parallel test run (six tsc builds beside two other test files).
 const SLOW_STEP_MS = 300_000;

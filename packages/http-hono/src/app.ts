@@ -20,8 +20,6 @@ import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { mountRouteGroups } from './mount/mount-route-groups.js';
 import type { RouteGroup } from './mount/route-group.js';
 import { mountedOperations } from './openapi/mounted-operations.js';
-import { upstreamFeature } from './upstream/upstream-feature.js';
-import type { UpstreamOptions } from './upstream/upstream-options.js';
 
 export const API_PREFIX = '/api/webui';
 /** The WebSocket channel's path: the one target a runtime hands to its upgrade. */
@@ -54,8 +52,6 @@ export interface WebuiAppOptions {
   routeGroups?: readonly RouteGroup[];
   /** More features after the built-in ones (features/*), registered the same way: a bot's extensions, the gateway's parts. */
   features?: readonly Feature[];
-  /** The bot's own backend: the paths under `upstream.paths` this server does not answer go there, behind the whole pipeline. */
-  upstream?: UpstreamOptions;
   /** GET /metrics in the Prometheus text format, for the token's session or an admin key; absent, no such route. */
   metrics?: MetricsScrape;
 }
@@ -71,8 +67,8 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const operations = createWebuiOperations(services, { sink: new EventRecorder(audit, logger, now), pause });
   // Written once every feature is mounted below, before the app serves a request: a bot's groups are documented too.
   let openApi: ReturnType<typeof buildOpenApiDocument> = {};
-  // The features given, and the upstream's forwarding as one more: forward-auth signs with its assertion signer.
-  const given = [...(options.features ?? []), ...(options.upstream ? [upstreamFeature(options.upstream)] : [])];
+  // The features given; a forwarding one's (the gateway's) assertion signer is forward-auth's too.
+  const given = options.features ?? [];
   const assertion = given.find((feature) => feature.forwarding)?.forwarding?.assertion;
   const cookie = new SessionCookie(policy, logger);
   const context: FeatureContext = { options, operations, cookie, refusals, openApi: () => openApi, assertion };

@@ -5,7 +5,7 @@ import type { AppLogger, WebuiEnv } from './app-env.js';
 import type { RouteGroup } from './mount/route-group.js';
 import type { DocumentedOperation } from './openapi/documented-operation.js';
 import type { ChannelDomainPort } from './features/channel/domains/channel-domain-port.js';
-import type { AssertionSigner } from './upstream/upstream-options.js';
+import type { AssertionSigner } from './features/auth/caller-identity.js';
 import type { ChannelRelay } from './features/channel/hub/channel-relay.js';
 
 /**

@@ -10,7 +10,6 @@ export {
   type Forwarding,
   type ForwardingContext,
 } from './feature.js';
-export { upstreamFeature } from './upstream/upstream-feature.js';
 export { channelDomains, channelRelay } from './feature-set.js';
 export { PIPELINE } from './pipeline.js';
 export { resolveClient, UNIX_SOCKET_PEER, type ResolvedClient } from './edge/client-ip.js';
@@ -28,9 +27,15 @@ export {
   CLOSE_TRY_AGAIN_LATER,
   type WsHubOptions,
 } from './features/channel/hub/ws-hub.js';
-export type { ChannelRelay, RelayEnds, RelayLink, RelayedMessage } from './features/channel/hub/channel-relay.js';
-export { upstreamChannelRelay, type UpstreamChannelRelayOptions } from './features/channel/relay/upstream-link.js';
-export type { RelayTimers } from './features/channel/relay/relay-timers.js';
+export {
+  HUB_DOMAINS,
+  type ChannelRelay,
+  type RelayEnds,
+  type RelayLink,
+  type RelayedMessage,
+  type RequestId,
+} from './features/channel/hub/channel-relay.js';
+export { logTimestampMs } from './features/channel/hub/log-timestamp.js';
 export { MAX_BUFFERED_BYTES, SEND_BUFFER_FULL_REASON, webBufferedBytes, type BufferedBytes } from './features/channel/caps/send-buffer.js';
 export { SUBSCRIBE_RATE, type RequestRateLimits } from './features/channel/caps/request-rate.js';
 export {
@@ -90,16 +95,7 @@ export type { PlainAnswer } from './answers/plain-answer.js';
 export { banEntryJson, type BanEntryJson } from './features/bans/ban-entry-body.js';
 export { apiKeyJson, KEY_REFUSAL_DETAIL, type ApiKeyJson } from './features/keys/api-key-body.js';
 export { SecurityFeed, type SecurityListener } from './features/channel/domains/security-feed.js';
-export {
-  callerIdentity,
-  type AssertedRequest,
-  type AssertionSigner,
-  type CallerIdentity,
-  type UpstreamChannelOptions,
-  type UpstreamOptions,
-  type UpstreamSocket,
-  type UpstreamAnswerParts,
-  type UpstreamRequestParts,
-  type UpstreamTransport,
-} from './upstream/upstream-options.js';
-export { HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isFieldName, isServerHeader } from './upstream/headers/header-roles.js';
+export { callerIdentity, type AssertedRequest, type AssertionSigner, type CallerIdentity } from './features/auth/caller-identity.js';
+// For the gateway (@webui/gateway), which builds on this package: the error bodies and which methods only read there.
+export { errorBody } from './answers/error-body.js';
+export { isForwardedRead } from './middleware/state-change/safe-methods.js';

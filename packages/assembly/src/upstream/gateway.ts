@@ -1,4 +1,4 @@
-import type { UpstreamChannelOptions, UpstreamOptions } from '@webui/http-hono';
+import type { UpstreamChannelOptions, UpstreamOptions } from '@webui/gateway';
 import type { UpstreamSettings } from '../config/settings.js';
 import { systemRandom } from '../system-ports.js';
 import { createAssertionSigner, ASSERTION_SECRET_BYTES } from './upstream-assertion.js';

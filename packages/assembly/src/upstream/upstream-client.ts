@@ -1,4 +1,4 @@
-import type { UpstreamChannelOptions, UpstreamOptions, UpstreamSocket, UpstreamTransport } from '@webui/http-hono';
+import type { UpstreamChannelOptions, UpstreamOptions, UpstreamSocket, UpstreamTransport } from '@webui/gateway';
 import { StartupError } from '../startup-error.js';
 
 /** Where the upstream is: its origin, and the Unix socket that carries it when `webui.upstream.url` names one. */

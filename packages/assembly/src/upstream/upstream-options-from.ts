@@ -1,4 +1,4 @@
-import type { UpstreamOptions } from '@webui/http-hono';
+import type { UpstreamOptions } from '@webui/gateway';
 import type { UpstreamSettings } from '../config/settings.js';
 
 /** The origin requests to a Unix socket upstream are addressed to: its transport dials the socket, the URL names no host of its own. */

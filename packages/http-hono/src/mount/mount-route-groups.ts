@@ -4,7 +4,7 @@ import { TrieRouter } from 'hono/router/trie-router';
 import type { WebuiEnv } from '../app-env.js';
 import { readJsonBody } from '../answers/json-body.js';
 import { permissionRefusal } from '../middleware/access/scope-guard.js';
-import { callerIdentity } from '../upstream/upstream-options.js';
+import { callerIdentity } from '../features/auth/caller-identity.js';
 import { MountError } from './mount-error.js';
 import { groupPathProblem, pathsOverlap, routePathProblem } from './mount-paths.js';
 import type { AuditDetails, DeclaredRoute, RouteGroup, RouteRequest } from './route-group.js';

@@ -3,7 +3,6 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import type { WebuiEnv } from '../app-env.js';
 import { createTestApp, expectErrorBody, json, type TestApp } from '../testing/test-app.js';
-import type { UpstreamTransport } from '../upstream/upstream-options.js';
 import { RouteGroup, type RouteRequest } from './route-group.js';
 
 /** A bot's config group whose handlers record every call, so a test can prove a refused caller never reached one. */
@@ -231,25 +230,5 @@ describe('a whole Hono app mounted as a group', () => {
     expect(await json(await t.request('/system/status', { bearer: reader }))).toEqual({ principal: 'key' });
     expect((await t.request('/system/restart', { method: 'POST', cookie })).status).toBe(200);
     expect(calls).toEqual(['status', 'restart']);
-  });
-});
-
-describe('with an upstream for the whole prefix', () => {
-  it("a group's paths, known or not, are this server's own and never forwarded; the rest still is", async () => {
-    const forwarded: string[] = [];
-    const transport: UpstreamTransport = async (request) => {
-      forwarded.push(new URL(request.url).pathname);
-      return new Response('{"from":"upstream"}', { headers: { 'content-type': 'application/json' } });
-    };
-    const { group, routes } = configGroup();
-    const upstream = { origin: 'http://127.0.0.1:8002', paths: ['/api/webui'], publicPaths: [], headers: {}, timeoutMs: 30_000, transport };
-    const { t, cookie } = await appWith(group, { upstream });
-    expect(await json(await t.request('/config', { cookie }))).toEqual({ route: 'read config', body: null });
-    await expectErrorBody(await t.request('/config/unknown', { cookie }), 404, 'not_found');
-    await expectErrorBody(await t.request('/config/unknown'), 401, 'not_authenticated');
-    expect((await t.request('/config/version')).status).toBe(200);
-    expect(await json(await t.request('/plugins/list', { cookie }))).toEqual({ from: 'upstream' });
-    expect(forwarded).toEqual(['/api/webui/plugins/list']);
-    expect(routes()).toEqual(['read config', 'version']);
   });
 });

@@ -6,7 +6,6 @@ import type { AppLogger, HttpPolicy } from '../app-env.js';
 import type { RouteGroup } from '../mount/route-group.js';
 import { API_PREFIX, createWebuiApp } from '../app.js';
 import type { RuntimePort } from '../runtime-port.js';
-import type { UpstreamOptions } from '../upstream/upstream-options.js';
 import type { Feature } from '../feature.js';
 import type { MetricsScrape } from '../features/metrics/metrics-routes.js';
 import { testPolicy, type TestPolicyOptions } from './test-policy.js';
@@ -100,7 +99,6 @@ export async function createTestApp(
     banPolicy?: Partial<BanPolicyOptions>;
     storeAvailable?: () => boolean;
     audit?: RecordingAudit;
-    upstream?: UpstreamOptions;
     metrics?: MetricsScrape;
   } = {},
 ) {
@@ -120,7 +118,6 @@ export async function createTestApp(
     ...(options.routeGroups ? { routeGroups: options.routeGroups } : {}),
     ...(options.features ? { features: options.features } : {}),
     ...(options.storeAvailable ? { storeAvailable: options.storeAvailable } : {}),
-    ...(options.upstream ? { upstream: options.upstream } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
 

@@ -7,7 +7,7 @@ import { documentedResponses } from '../../openapi/documented-responses.js';
 import { OPERATIONS } from '../../openapi/operations.js';
 import { identifyAndAdmitClient } from '../../middleware/identify-and-admit-client.js';
 import { createTestApp, expectErrorBody, LISTEN_ORIGIN, testPolicy, type TestRequest } from '../../testing/test-app.js';
-import type { AssertedRequest, AssertionSigner, CallerIdentity, UpstreamOptions } from '../../upstream/upstream-options.js';
+import type { AssertedRequest, AssertionSigner, CallerIdentity } from './caller-identity.js';
 import { authForwardRoutes } from './auth-forward-routes.js';
 
 const PROXY = '127.0.0.1';
@@ -226,33 +226,6 @@ describe('GET /auth/forward: the signed assertion', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('x-webui-assertion')).toBeNull();
     expect(signed).toEqual([]);
-  });
-});
-
-describe('GET /auth/forward with an upstream configured', () => {
-  it('is still answered here, never forwarded (even with paths = ["/"]), and carries the gateway’s assertion', async () => {
-    const forwarded: Request[] = [];
-    const upstream: UpstreamOptions = {
-      origin: 'http://127.0.0.1:8002',
-      paths: ['/'],
-      publicPaths: [],
-      headers: {},
-      timeoutMs: 1_000,
-      transport: async (request) => {
-        forwarded.push(request);
-        return new Response('from the upstream');
-      },
-      assertion: (identity, request) => `signed.${identity.principal.replace(':', '-')}.${identity.scope}.${request.method}${request.path}`,
-    };
-    const t = await createTestApp({ upstream, policy: { trustedProxies: [PROXY] } });
-    const allowed = await t.request(
-      '/auth/forward',
-      asked('203.0.113.2', { bearer: await t.createKey('ci', 'admin'), headers: { 'x-forwarded-uri': '/bot/page' } }),
-    );
-    expect(allowed.status).toBe(204);
-    expect(allowed.headers.get('x-webui-assertion')).toBe('signed.key-ci.admin.GET/bot/page');
-    await expectErrorBody(await t.request('/auth/forward'), 401, 'not_authenticated');
-    expect(forwarded).toEqual([]);
   });
 });
 

@@ -8,7 +8,7 @@ import { methodScopeRefusal } from '../../middleware/access/scope-guard.js';
 import { sessionRefusal } from '../../middleware/access/session-guard.js';
 import { authenticateRequest } from '../../session/request-session.js';
 import { requestHeader } from '../../runtime-port.js';
-import { callerIdentity, type AssertionSigner } from '../../upstream/upstream-options.js';
+import { callerIdentity, type AssertionSigner } from './caller-identity.js';
 
 export const FORWARD_AUTH_ROUTE = '/auth/forward';
 

@@ -1,12 +1,11 @@
 import type { WSContext, WSEvents } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
 import { RecordingLogger } from '../../../testing/test-app.js';
-import { FakeClock, FakeLogs, FakeSocket, FakeUpstream, settle, tokenPrincipal } from '../../../testing/ws-doubles.js';
+import { FakeLogs, FakeSocket, settle, tokenPrincipal } from '../../../testing/ws-doubles.js';
 import type { ServerEnvelope } from '../hub/envelopes.js';
 import { MAX_BUFFERED_BYTES, SEND_BUFFER_FULL_REASON } from './send-buffer.js';
 import { CLOSE_POLICY_VIOLATION, REQUEST_FLOOD_REASON } from './socket-caps.js';
 import { CLOSE_TOKEN_CHANGED, CLOSE_TRY_AGAIN_LATER, WsHub, type WsHubOptions } from '../hub/ws-hub.js';
-import { upstreamChannelRelay } from '../relay/upstream-link.js';
 
 /**
  * What one socket may cost (issue 42, item 2): the bytes it holds unsent and how fast it subscribes. The runtime's
@@ -15,12 +14,10 @@ import { upstreamChannelRelay } from '../relay/upstream-link.js';
 
 const RATE = { burst: 3, perSecond: 1, overdraft: 4 };
 
-function makeHub(options: Partial<WsHubOptions> & { withUpstream?: boolean } = {}) {
-  const { withUpstream = false, ...hubOptions } = options;
+function makeHub(options: Partial<WsHubOptions> = {}) {
+  const hubOptions = options;
   const logs = new FakeLogs();
   const logger = new RecordingLogger();
-  const clock = new FakeClock();
-  const upstream = new FakeUpstream();
   const time = { now: 1_700_000_000_000 };
   let counter = 0;
   const hub = new WsHub({
@@ -29,9 +26,6 @@ function makeHub(options: Partial<WsHubOptions> & { withUpstream?: boolean } = {
     now: () => time.now,
     newConnectionId: () => `conn-${++counter}`,
     caps: { subscribeRate: RATE },
-    ...(withUpstream
-      ? { relay: upstreamChannelRelay({ channel: { upstream: upstream.options, openSocket: upstream.openSocket }, logger, timers: clock }) }
-      : {}),
     ...hubOptions,
   });
   const open = (session = 'session-a') => {
@@ -43,7 +37,7 @@ function makeHub(options: Partial<WsHubOptions> & { withUpstream?: boolean } = {
     const send = (message: unknown) => events.onMessage?.(new MessageEvent('message', { data: JSON.stringify(message) }), ctx);
     return { socket, send };
   };
-  return { hub, logs, logger, upstream, time, open };
+  return { hub, logs, logger, time, open };
 }
 
 const subscribeLogs = (id: number | string) => ({ op: 'subscribe', id, domain: 'logs', topic: 'main', data: { replay: 10 } });
@@ -113,37 +107,6 @@ describe('WsHub: the send buffer cap', () => {
     await afterPublish();
     expect(client.socket.closed?.code).toBe(CLOSE_TRY_AGAIN_LATER);
     expect(logs.listenerCount).toBe(0);
-  });
-
-  it("the relay: the bot's events to a client that does not read close it with 1013, and its upstream socket with it", async () => {
-    const { hub, upstream, open } = makeHub({ withUpstream: true });
-    const client = open();
-    client.send({ op: 'subscribe', id: 'm', domain: 'maisaka_monitor', topic: 'main' });
-    await settle();
-    expect(responses(client.socket.take())).toEqual([expect.objectContaining({ id: 'm', ok: true })]);
-    upstream.broadcast('maisaka_monitor', 'main', 'message', { text: 'seen' });
-    expect(client.socket.take()).toHaveLength(1);
-    client.socket.bufferedAmount = MAX_BUFFERED_BYTES + 1;
-    for (let i = 0; i < 100; i++) upstream.broadcast('maisaka_monitor', 'main', 'message', { text: `unread ${i}` });
-    expect(client.socket.take()).toEqual([]);
-    await afterPublish();
-    expect(client.socket.closed).toEqual({ code: CLOSE_TRY_AGAIN_LATER, reason: SEND_BUFFER_FULL_REASON });
-    expect(upstream.live).toEqual([]);
-    expect(hub.capCounts().sendBufferFull).toBe(1);
-  });
-
-  it("the merged logs/main: the bot's lines and ours to a client that does not read close it, and nothing listens after", async () => {
-    const { logs, upstream, open } = makeHub({ withUpstream: true });
-    const client = open();
-    client.send(subscribeLogs('l'));
-    await settle();
-    expect(client.socket.take().map((envelope) => envelope.op)).toEqual(['response', 'event']);
-    client.socket.bufferedAmount = MAX_BUFFERED_BYTES + 1;
-    upstream.broadcast('logs', 'main', 'entry', { entry: { id: 'bot-1', timestamp: '2026-01-01 00:00:00', level: 'INFO', message: 'x' } });
-    await afterPublish();
-    expect(client.socket.closed?.code).toBe(CLOSE_TRY_AGAIN_LATER);
-    expect(logs.listenerCount).toBe(0);
-    expect(upstream.live).toEqual([]);
   });
 
   it('a measure that throws counts as an empty buffer: the message goes, nothing is thrown at the sender', () => {
@@ -230,16 +193,5 @@ describe('WsHub: the subscribe rate', () => {
     time.now += 2_000;
     first.send(subscribeLogs('again'));
     expect(responses(first.socket.take())).toEqual([expect.objectContaining({ id: 'again', ok: true })]);
-  });
-
-  it('relayed subscribes count against the same rate, and a refused one never reaches the bot', async () => {
-    const { upstream, open } = makeHub({ withUpstream: true });
-    const client = open();
-    for (let id = 1; id <= RATE.burst + 1; id++) client.send({ op: 'subscribe', id, domain: 'maisaka_monitor', topic: 'main' });
-    await settle();
-    const answers = responses(client.socket.take());
-    expect(answers.filter((envelope) => envelope.ok)).toHaveLength(RATE.burst);
-    expect(answers.find((envelope) => envelope.id === RATE.burst + 1)).toMatchObject({ ok: false, error: { code: 'rate_limited' } });
-    expect(upstream.last.sentOf('subscribe', 'maisaka_monitor')).toHaveLength(RATE.burst);
   });
 });

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
 import { MountError } from '../../../mount/mount-error.js';
 import { RecordingLogger } from '../../../testing/test-app.js';
-import { FakeClock, FakeLogs, FakeSocket, FakeUpstream, keyPrincipal, settle, tokenPrincipal } from '../../../testing/ws-doubles.js';
+import { FakeLogs, FakeSocket, keyPrincipal, settle, tokenPrincipal } from '../../../testing/ws-doubles.js';
 import { ChannelCallError } from './channel-call-error.js';
 import { ChannelDomain, channelCall } from './channel-domain.js';
 import type { ChannelDomainPort } from './channel-domain-port.js';
@@ -13,7 +13,6 @@ import { PluginProgressDomain } from './plugin-progress-domain.js';
 import { SecurityDomain } from './security-domain.js';
 import { SecurityFeed } from './security-feed.js';
 import { WsHub, type WsHubOptions } from '../hub/ws-hub.js';
-import { upstreamChannelRelay } from '../relay/upstream-link.js';
 
 const NOW = 1_700_000_123_456;
 
@@ -377,27 +376,6 @@ describe('registering domains (mount errors at construction)', () => {
     );
     expect(() => new ChannelDomain('chat', { calls: { send: { scope: 'root' as never, handle: () => 1 } } })).toThrow(MountError);
     expect(() => new ChannelDomain('chat', { topics: [''] })).toThrow(MountError);
-  });
-});
-
-describe('domains beside an upstream', () => {
-  it("a registered domain is this server's own: served here, never relayed to the bot's channel", async () => {
-    const upstream = new FakeUpstream();
-    const chat = new ChannelDomain('chat', { calls: { open: () => ({ here: true }) } });
-    const { open } = makeHub([chat], {
-      relay: upstreamChannelRelay({
-        channel: { upstream: upstream.options, openSocket: upstream.openSocket },
-        logger: new RecordingLogger(),
-        timers: new FakeClock(),
-      }),
-    });
-    const client = open();
-    client.send(subscribe('1', 'chat'));
-    client.send(call('2', 'chat', 'open'));
-    await settle();
-    expect(client.socket.take()).toEqual([ack('1', 'chat'), { op: 'response', id: '2', ok: true, data: { here: true } }]);
-    expect(upstream.sockets).toEqual([]);
-    expect(upstream.ticketRequests).toEqual([]);
   });
 });
 

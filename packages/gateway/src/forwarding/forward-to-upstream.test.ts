@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, DEFAULT_PEER, expectErrorBody, json, RecordingLogger } from '../../testing/test-app.js';
+import { createTestApp, DEFAULT_PEER, expectErrorBody, json, RecordingLogger } from '../testing/gateway-test-app.js';
 import type { UpstreamOptions, UpstreamTransport } from '../upstream-options.js';
 
 const UPSTREAM_ORIGIN = 'http://127.0.0.1:8002';

@@ -1,8 +1,8 @@
 import type { SecurityEventSink } from '@webui/core';
 import type { Context } from 'hono';
-import type { AppLogger, WebuiEnv } from '../../app-env.js';
-import { errorBody } from '../../answers/error-body.js';
-import { isForwardedRead } from '../../middleware/state-change/safe-methods.js';
+import type { AppLogger, WebuiEnv } from '@webui/http-hono';
+import { errorBody } from '@webui/http-hono';
+import { isForwardedRead } from '@webui/http-hono';
 import { mayResolveElsewhere } from './forwarded-paths.js';
 import { upstreamAnswerHeaders } from '../headers/upstream-answer-headers.js';
 import { upstreamFailureAnswer, UpstreamWarnings } from './upstream-failure.js';

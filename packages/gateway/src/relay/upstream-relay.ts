@@ -1,6 +1,6 @@
-import type { AppLogger } from '../../../app-env.js';
-import type { CallerIdentity, UpstreamChannelOptions, UpstreamSocket } from '../../../upstream/upstream-options.js';
-import { MAX_BUFFERED_BYTES } from '../caps/send-buffer.js';
+import type { AppLogger } from '@webui/http-hono';
+import type { CallerIdentity, UpstreamChannelOptions, UpstreamSocket } from '../upstream-options.js';
+import { MAX_BUFFERED_BYTES } from '@webui/http-hono';
 import { isOwnId, RelayLedger } from './relay-ledger.js';
 import { HUB_DOMAINS, RELAY_FAILURE_MESSAGES, type RelayFailure, type RelayHooks, type RelayedMessage } from './relay-messages.js';
 import { retryDelayMs, type RelayTimers } from './relay-timers.js';

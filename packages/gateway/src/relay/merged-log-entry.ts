@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import type { LogEntry, LogLevel } from '../hub/log-source.js';
-import { logTimestampMs } from '../hub/log-timestamp.js';
+import type { LogEntry, LogLevel } from '@webui/http-hono';
+import { logTimestampMs } from '@webui/http-hono';
 
 /** A line of the merged log view (issue 33): ours or the bot's, with the bot's optional display hints. */
 export interface MergedLogEntry extends LogEntry {

@@ -1,13 +1,14 @@
 import type { WSContext, WSEvents } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
-import { RecordingLogger } from '../../../testing/test-app.js';
+import { RecordingLogger } from '@webui/http-hono/testing';
 import type { Principal } from '@webui/core';
-import { FakeClock, FakeLogs, FakeSocket, FakeUpstream, keyPrincipal, settle, tokenPrincipal } from '../../../testing/ws-doubles.js';
-import type { ServerEnvelope } from '../hub/envelopes.js';
+import { FakeClock, FakeLogs, FakeSocket, keyPrincipal, settle, tokenPrincipal } from '@webui/http-hono/testing';
+import { FakeUpstream } from '../testing/fake-upstream.js';
+import type { ServerEnvelope } from '@webui/http-hono';
 import type { MergedLogEntry } from './merged-log-entry.js';
-import { PluginProgressBoard } from '../domains/plugin-progress-board.js';
-import { PluginProgressDomain } from '../domains/plugin-progress-domain.js';
-import { CLOSE_TOKEN_CHANGED, WsHub, type WsHubOptions } from '../hub/ws-hub.js';
+import { PluginProgressBoard } from '@webui/http-hono';
+import { PluginProgressDomain } from '@webui/http-hono';
+import { CLOSE_TOKEN_CHANGED, WsHub, type WsHubOptions } from '@webui/http-hono';
 import { upstreamChannelRelay } from './upstream-link.js';
 
 const NOW = 1_700_000_123_456;

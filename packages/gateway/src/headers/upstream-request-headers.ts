@@ -1,4 +1,4 @@
-import { SESSION_COOKIE } from '../../session/session-cookie.js';
+import { SESSION_COOKIE } from '@webui/http-hono';
 import { CALLER_CLAIM_HEADERS, HOP_BY_HOP_HEADERS, isFieldName, isServerHeader } from './header-roles.js';
 
 /**

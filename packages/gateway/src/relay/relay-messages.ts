@@ -1,7 +1,7 @@
 import type { UpstreamFailure } from './upstream-ticket.js';
 
-export { HUB_DOMAINS, type RelayedMessage, type RequestId } from '../hub/channel-relay.js';
-import type { RequestId } from '../hub/channel-relay.js';
+export { HUB_DOMAINS, type RelayedMessage, type RequestId } from '@webui/http-hono';
+import type { RequestId } from '@webui/http-hono';
 
 export type RelayFailure = UpstreamFailure | 'upstream_busy';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { logTimestampMs } from '../hub/log-timestamp.js';
+import { logTimestampMs } from '@webui/http-hono';
 import { botEntriesOf, botEntryOf, dashboardLevelOf, mergeByTime, ownEntryOf, type MergedLogEntry } from './merged-log-entry.js';
 
 describe('dashboardLevelOf', () => {

@@ -1,5 +1,5 @@
 import { TrieRouter } from 'hono/router/trie-router';
-import { isForwardedRead } from '../../middleware/state-change/safe-methods.js';
+import { isForwardedRead } from '@webui/http-hono';
 import { isUnderPrefix, outermostPrefixes } from './path-prefix.js';
 import type { UpstreamOptions } from '../upstream-options.js';
 

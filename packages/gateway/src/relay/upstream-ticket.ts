@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { identityHeaders } from '../../../upstream/headers/identity-headers.js';
-import type { CallerIdentity, UpstreamOptions } from '../../../upstream/upstream-options.js';
+import { identityHeaders } from '../headers/identity-headers.js';
+import type { CallerIdentity, UpstreamOptions } from '../upstream-options.js';
 
 /** Why the upstream's channel could not be used: unreachable (or answering nonsense), or refusing the gateway's credential. */
 export type UpstreamFailure = 'upstream_unavailable' | 'upstream_refused';

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, DEFAULT_HOST, DEFAULT_PEER, expectErrorBody, json, LISTEN_ORIGIN, type TestApp } from '../../testing/test-app.js';
+import {
+  createTestApp,
+  DEFAULT_HOST,
+  DEFAULT_PEER,
+  expectErrorBody,
+  json,
+  LISTEN_ORIGIN,
+  type TestApp,
+} from '../testing/gateway-test-app.js';
 import type { UpstreamOptions } from '../upstream-options.js';
 
 /** What the upstream received: each request as it arrived, its body read. */

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, DEFAULT_HOST, DEFAULT_PEER } from '../../testing/test-app.js';
+import { createTestApp, DEFAULT_HOST, DEFAULT_PEER } from '../testing/gateway-test-app.js';
 
 const MiB = 1024 * 1024;
 const TOTAL = 50 * MiB;

@@ -1,4 +1,4 @@
-import { SESSION_COOKIE } from '../../session/session-cookie.js';
+import { SESSION_COOKIE } from '@webui/http-hono';
 import { HOP_BY_HOP_HEADERS } from './header-roles.js';
 import { connectionListed, cookieName } from './upstream-request-headers.js';
 

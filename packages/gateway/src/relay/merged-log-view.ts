@@ -1,5 +1,5 @@
-import type { ServerEnvelope } from '../hub/envelopes.js';
-import type { LogSource } from '../hub/log-source.js';
+import type { ServerEnvelope } from '@webui/http-hono';
+import type { LogSource } from '@webui/http-hono';
 import { botEntriesOf, botEntryOf, mergeByTime, ownEntryOf } from './merged-log-entry.js';
 import type { RelayTimers } from './relay-timers.js';
 import type { UpstreamRelay } from './upstream-relay.js';

@@ -1,6 +1,6 @@
-import type { AppLogger } from '../../../app-env.js';
-import { callerIdentity, type UpstreamChannelOptions } from '../../../upstream/upstream-options.js';
-import type { ChannelRelay, RelayEnds, RelayLink } from '../hub/channel-relay.js';
+import type { AppLogger } from '@webui/http-hono';
+import { callerIdentity, type UpstreamChannelOptions } from '../upstream-options.js';
+import type { ChannelRelay, RelayEnds, RelayLink } from '@webui/http-hono';
 import { MergedLogView } from './merged-log-view.js';
 import { SYSTEM_TIMERS, type RelayTimers } from './relay-timers.js';
 import { UpstreamRelay } from './upstream-relay.js';

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
-import type { AppLogger } from '../../app-env.js';
-import { errorBody } from '../../answers/error-body.js';
+import type { AppLogger } from '@webui/http-hono';
+import { errorBody } from '@webui/http-hono';
 
 /** How a forwarded request can fail before the upstream's answer has a head; each is an error body (docs/decisions/0001-error-bodies.md), never a 500. */
 export type UpstreamFailure = 'upstream_unavailable' | 'upstream_timeout' | 'upstream_refused';

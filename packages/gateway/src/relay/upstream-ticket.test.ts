@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CallerIdentity, UpstreamOptions } from '../../../upstream/upstream-options.js';
+import type { CallerIdentity, UpstreamOptions } from '../upstream-options.js';
 import { fetchUpstreamTicket, relayRequestHeaders, upstreamChannelUrl } from './upstream-ticket.js';
 
 function upstreamAnswering(answer: (request: Request) => Promise<Response>): UpstreamOptions & { requests: Request[] } {

@@ -1,8 +1,8 @@
-import type { Feature } from '../feature.js';
+import type { Feature } from '@webui/http-hono';
 import { forwardToUpstream } from './forwarding/forward-to-upstream.js';
 import { ForwardedPaths, ownEndpoints } from './forwarding/forwarded-paths.js';
-import type { AppLogger } from '../app-env.js';
-import { upstreamChannelRelay } from '../features/channel/relay/upstream-link.js';
+import type { AppLogger } from '@webui/http-hono';
+import { upstreamChannelRelay } from './relay/upstream-link.js';
 import type { UpstreamChannelOptions, UpstreamOptions } from './upstream-options.js';
 
 /**
@@ -10,7 +10,7 @@ import type { UpstreamChannelOptions, UpstreamOptions } from './upstream-options
  * behind the whole pipeline (its own endpoints never do); with `channel`, the hub relays the domains it does not serve to the
  * bot's channel (`channelRelay(features)`).
  */
-export function upstreamFeature(upstream: UpstreamOptions, channel?: { channel: UpstreamChannelOptions; logger: AppLogger }): Feature {
+export function gatewayFeature(upstream: UpstreamOptions, channel?: { channel: UpstreamChannelOptions; logger: AppLogger }): Feature {
   return {
     name: 'gateway',
     ...(channel ? { relay: upstreamChannelRelay(channel) } : {}),

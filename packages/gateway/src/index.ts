@@ -1,0 +1,16 @@
+export { gatewayFeature } from './gateway-feature.js';
+export {
+  callerIdentity,
+  type AssertedRequest,
+  type AssertionSigner,
+  type CallerIdentity,
+  type UpstreamAnswerParts,
+  type UpstreamChannelOptions,
+  type UpstreamOptions,
+  type UpstreamRequestParts,
+  type UpstreamSocket,
+  type UpstreamTransport,
+} from './upstream-options.js';
+export { HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isFieldName, isServerHeader } from './headers/header-roles.js';
+export { upstreamChannelRelay, type UpstreamChannelRelayOptions } from './relay/upstream-link.js';
+export type { RelayTimers } from './relay/relay-timers.js';
