@@ -5,7 +5,7 @@ import type { NodeParts } from './container.js';
 import { openControlSocket, type ControlSocket } from './control/control-socket.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
 import { nodeRuntimePort } from './runtime/node-runtime-port.js';
-import { nodeUpstreamClient } from './runtime/node-upstream-client.js';
+import { nodeUpstreamClient } from '@webui/gateway/node';
 
 export interface RunningServer {
   listeners: BoundListener[];

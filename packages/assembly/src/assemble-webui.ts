@@ -38,7 +38,7 @@ import { auditBootstrap, reactToRecordChanges } from './record-change-reaction.j
 import { warnOfWeakTokenChanges } from './weak-token-warning.js';
 import { openGateway, type Gateway } from './upstream/gateway.js';
 import type { WebuiMetrics } from './metrics/webui-metrics.js';
-import type { UpstreamClientFactory } from './upstream/upstream-client.js';
+import type { UpstreamClientFactory } from '@webui/gateway';
 import { extensionsFrom, type ExtensionsSource } from './webui-extensions.js';
 
 const SWEEP_INTERVAL_MS = 30_000;

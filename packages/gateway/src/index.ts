@@ -14,3 +14,11 @@ export {
 export { HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isFieldName, isServerHeader } from './headers/header-roles.js';
 export { upstreamChannelRelay, type UpstreamChannelRelayOptions } from './relay/upstream-link.js';
 export type { RelayTimers } from './relay/relay-timers.js';
+export {
+  UpstreamTargetError,
+  webUpstreamClient,
+  type UpstreamClient,
+  type UpstreamClientFactory,
+  type UpstreamTarget,
+} from './client/upstream-client.js';
+export { countedUpstreamClient, UpstreamCounts } from './client/counted-upstream.js';

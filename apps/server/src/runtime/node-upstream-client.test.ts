@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { bundleChildScript } from '../../test/harness/child-script.js';
-import { nodeUpstreamClient } from './node-upstream-client.js';
+import { nodeUpstreamClient } from '@webui/gateway/node';
 
 const MiB = 1024 * 1024;
 
@@ -59,7 +59,7 @@ async function uploadInChild(total: number): Promise<{ answered: string; held: n
     `
       import { once } from 'node:events';
       import { createServer } from 'node:http';
-      import { nodeUpstreamClient } from './src/runtime/node-upstream-client.ts';
+      import { nodeUpstreamClient } from '@webui/gateway/node';
       const total = Number(process.argv[2]);
       // Twice: a collection frees dead ArrayBuffers on a background sweeper, which the next one waits for (once, 10 to 46 MB
       // of the upload still counted in 3 of 8 runs of a fresh process).

@@ -1,8 +1,7 @@
 import type { BanPolicy, BudgetState, Store } from '@webui/core';
 import type { SocketCapCounts } from '@webui/http-hono';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { webUpstreamClient, type UpstreamClientFactory } from '../upstream/upstream-client.js';
-import { countedUpstreamClient, UpstreamCounts } from './counted-upstream.js';
+import { countedUpstreamClient, UpstreamCounts, webUpstreamClient, type UpstreamClientFactory } from '@webui/gateway';
 import { observedStore } from './observed-store.js';
 import { CREDENTIAL_HOWS, LOGIN_OUTCOMES, SecurityEventCounts } from './security-event-counts.js';
 

@@ -1,9 +1,15 @@
-import type { UpstreamChannelOptions, UpstreamOptions } from '@webui/gateway';
+import {
+  UpstreamTargetError,
+  webUpstreamClient,
+  type UpstreamChannelOptions,
+  type UpstreamClientFactory,
+  type UpstreamOptions,
+} from '@webui/gateway';
 import type { UpstreamSettings } from '../config/settings.js';
+import { StartupError } from '../startup-error.js';
 import { systemRandom } from '../system-ports.js';
 import { createAssertionSigner, ASSERTION_SECRET_BYTES } from './upstream-assertion.js';
 import { loadAssertionKey } from './upstream-assertion-key.js';
-import { webUpstreamClient, type UpstreamClientFactory } from './upstream-client.js';
 import { UNIX_SOCKET_ORIGIN, upstreamOptionsFrom } from './upstream-options-from.js';
 
 /** The gateway to the bot's backend, ready for the app (HTTP forwarding) and the hub (the channel relay). */
@@ -23,7 +29,8 @@ export async function openGateway(
   clientFor: UpstreamClientFactory = webUpstreamClient,
 ): Promise<Gateway | undefined> {
   if (settings === undefined) return undefined;
-  const client = clientFor(
+  const client = clientOf(
+    clientFor,
     settings.socketPath === undefined ? { origin: settings.url } : { origin: UNIX_SOCKET_ORIGIN, socketPath: settings.socketPath },
   );
   const secret = dataDir === null ? systemRandom.bytes(ASSERTION_SECRET_BYTES) : await loadAssertionKey(dataDir);
@@ -33,4 +40,13 @@ export async function openGateway(
     assertion: createAssertionSigner(secret),
   });
   return { http, channel: { upstream: http, openSocket: client.openSocket }, close: () => void client.close?.() };
+}
+
+/** The runtime's client for the upstream; one it cannot reach (a Unix socket on Bun or Deno) is a StartupError. */
+function clientOf(clientFor: UpstreamClientFactory, target: Parameters<UpstreamClientFactory>[0]) {
+  try {
+    return clientFor(target);
+  } catch (error) {
+    throw error instanceof UpstreamTargetError ? new StartupError(error.message) : error;
+  }
 }

@@ -2,5 +2,5 @@
 export { ASSERTION_KEY_FILE, loadAssertionKey } from './upstream-assertion-key.js';
 export { ASSERTION_LIFETIME_SECONDS, ASSERTION_SECRET_BYTES, createAssertionSigner } from './upstream-assertion.js';
 export { UNIX_SOCKET_ORIGIN, upstreamOptionsFrom, type UpstreamRuntimeParts } from './upstream-options-from.js';
-export { webUpstreamClient, type UpstreamClient, type UpstreamClientFactory, type UpstreamTarget } from './upstream-client.js';
+export { webUpstreamClient, type UpstreamClient, type UpstreamClientFactory, type UpstreamTarget } from '@webui/gateway';
 export { openGateway, type Gateway } from './gateway.js';

@@ -1,4 +1,4 @@
-import type { UpstreamClientFactory } from '../upstream/upstream-client.js';
+import type { UpstreamClientFactory } from './upstream-client.js';
 
 /** The highest status an HTTP answer can carry, and the index counting the forwards that got none. */
 const NO_ANSWER = 600;

@@ -1,5 +1,7 @@
-import type { UpstreamChannelOptions, UpstreamOptions, UpstreamSocket, UpstreamTransport } from '@webui/gateway';
-import { StartupError } from '../startup-error.js';
+import type { UpstreamChannelOptions, UpstreamOptions, UpstreamSocket, UpstreamTransport } from '../upstream-options.js';
+
+/** An upstream this runtime's client cannot reach, a reason the server cannot start (the assembly says so in one line). */
+export class UpstreamTargetError extends Error {}
 
 /** Where the upstream is: its origin, and the Unix socket that carries it when `webui.upstream.url` names one. */
 export interface UpstreamTarget {
@@ -30,7 +32,7 @@ type HeaderSendingWebSocket = new (url: string, options: { headers: Record<strin
  */
 export const webUpstreamClient: UpstreamClientFactory = (target) => {
   if (target.socketPath !== undefined)
-    throw new StartupError(
+    throw new UpstreamTargetError(
       `webui.upstream.url unix:${target.socketPath}: a Unix socket upstream is supported on the Node server (apps/server)`,
     );
   return {

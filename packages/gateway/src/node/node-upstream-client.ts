@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import type { UpstreamClient, UpstreamTarget } from '@webui/assembly';
-import type { UpstreamAnswerParts, UpstreamRequestParts, UpstreamSocket } from '@webui/gateway';
+import type { UpstreamClient, UpstreamTarget } from '../client/upstream-client.js';
+import type { UpstreamAnswerParts, UpstreamRequestParts, UpstreamSocket } from '../upstream-options.js';
 import { Agent, type Dispatcher } from 'undici';
 import WebSocket from 'ws';
 

@@ -1,0 +1,2 @@
+// @webui/gateway/node: the Node server's upstream client (undici for HTTP, with Unix sockets; ws for the channel).
+export { nodeUpstreamClient } from './node-upstream-client.js';
