@@ -1,5 +1,11 @@
 export { gatewayFeature } from './gateway-feature.js';
 export {
+  ASSERTION_LIFETIME_SECONDS,
+  ASSERTION_SECRET_BYTES,
+  createAssertionSigner,
+  type AssertionIdSource,
+} from './assertion/upstream-assertion.js';
+export {
   callerIdentity,
   type AssertedRequest,
   type AssertionSigner,

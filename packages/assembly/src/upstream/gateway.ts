@@ -1,4 +1,6 @@
 import {
+  ASSERTION_SECRET_BYTES,
+  createAssertionSigner,
   UpstreamTargetError,
   webUpstreamClient,
   type UpstreamChannelOptions,
@@ -8,7 +10,6 @@ import {
 import type { UpstreamSettings } from '../config/settings.js';
 import { StartupError } from '../startup-error.js';
 import { systemRandom } from '../system-ports.js';
-import { createAssertionSigner, ASSERTION_SECRET_BYTES } from './upstream-assertion.js';
 import { loadAssertionKey } from './upstream-assertion-key.js';
 import { UNIX_SOCKET_ORIGIN, upstreamOptionsFrom } from './upstream-options-from.js';
 

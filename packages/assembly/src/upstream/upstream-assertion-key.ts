@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { errorCode, errorMessage } from '@webui/core/adapter';
 import { StartupError } from '../startup-error.js';
 import { systemRandom } from '../system-ports.js';
-import { ASSERTION_SECRET_BYTES } from './upstream-assertion.js';
+import { ASSERTION_SECRET_BYTES } from '@webui/gateway';
 
 /** In the data directory: the secret X-WebUI-Assertion is signed with, for an upstream that verifies it to read. */
 export const ASSERTION_KEY_FILE = 'upstream-assertion.key';

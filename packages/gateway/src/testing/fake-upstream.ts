@@ -160,4 +160,3 @@ export class FakeUpstream {
     return Response.json({ success: true, token: `ticket ${++this.issued}/+=`, expires_in: 60 });
   }
 }
-

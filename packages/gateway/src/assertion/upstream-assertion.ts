@@ -2,7 +2,8 @@ import type { Clock } from '@webui/core';
 import type { AssertionSigner } from '@webui/http-hono';
 import { Buffer } from 'node:buffer';
 import { createHmac } from 'node:crypto';
-import { systemClock } from '../system-ports.js';
+
+const systemClock: Clock = { now: () => Date.now() };
 
 /** How long an assertion is good for: long enough for one request to reach the upstream, too short to be worth stealing. */
 export const ASSERTION_LIFETIME_SECONDS = 60;
