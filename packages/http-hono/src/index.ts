@@ -36,8 +36,8 @@ export {
   type RequestId,
 } from './features/channel/hub/channel-relay.js';
 export { logTimestampMs } from './features/channel/hub/log-timestamp.js';
-export { MAX_BUFFERED_BYTES, SEND_BUFFER_FULL_REASON, webBufferedBytes, type BufferedBytes } from './features/channel/caps/send-buffer.js';
-export { SUBSCRIBE_RATE, type RequestRateLimits } from './features/channel/caps/request-rate.js';
+export { MAX_BUFFERED_BYTES, SEND_BUFFER_FULL_REASON, type BufferedBytes } from './features/channel/caps/send-buffer.js';
+export type { RequestRateLimits } from './features/channel/caps/request-rate.js';
 export {
   CLOSE_POLICY_VIOLATION,
   REQUEST_FLOOD_REASON,

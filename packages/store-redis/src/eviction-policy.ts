@@ -1,5 +1,4 @@
-import type { Cluster, Redis } from 'ioredis';
-import type { RedisClient } from './redis-client.js';
+import { nodesOf, type RedisClient } from './redis-client.js';
 
 /**
  * The maxmemory-policy of every master that does not say `noeviction`, as `host:port policy`: under any other policy a full
@@ -7,7 +6,7 @@ import type { RedisClient } from './redis-client.js';
  * that forbids it): this is a warning, never a refusal to start.
  */
 export async function evictingMasters(client: RedisClient): Promise<string[]> {
-  const masters: Redis[] = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis];
+  const masters = nodesOf(client, 'master');
   const found = await Promise.all(
     masters.map(async (node) => {
       const info = await node.info('memory').catch(() => '');

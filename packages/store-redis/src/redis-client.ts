@@ -53,9 +53,9 @@ export async function createRedisClient(url: RedisUrl, connectTimeoutMs: number)
   });
 }
 
-/** The connection to each node: on a cluster every one it routes to (its masters), else the one. */
-export function nodesOf(client: RedisClient): Redis[] {
-  return client.isCluster ? (client as Cluster).nodes('all') : [client as Redis];
+/** The connection to each node: on a cluster every one of `role` (all: replicas too, whose clock counts once promoted), else the one. */
+export function nodesOf(client: RedisClient, role: 'all' | 'master' = 'all'): Redis[] {
+  return client.isCluster ? (client as Cluster).nodes(role) : [client as Redis];
 }
 
 /** Whether every client reaches 'ready' within `timeoutMs`. */

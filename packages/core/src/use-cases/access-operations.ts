@@ -122,8 +122,8 @@ export function createAccessOperations(
       if (!ticket) return done({ kind: 'missing' }, events);
       // A ticket is a credential like any other: a banned address's is not even looked at, nor spent (issue 43, item 6).
       // Its ban only: a ticket is 256 random bits, nothing to guess, so it neither spends nor waits on the global budget.
-      const ban = await core.bans.status(client.ip);
-      if (ban.banned) return done({ kind: 'refused', retryAfterSeconds: ban.retryAfterSeconds, scope: 'address' }, events);
+      const ban = await attempts.banned(client);
+      if (ban) return done({ kind: 'refused', ...ban }, events);
       const redeemed = await core.tickets.redeem(ticket);
       if (!redeemed.ok) return done({ kind: 'rejected', reason: redeemed.error }, events);
       return done({ kind: 'redeemed', sessionToken: redeemed.value.sessionToken, principal: redeemed.value.principal }, events);

@@ -25,9 +25,15 @@ export interface PresentedValue {
  */
 export class Attempts {
   constructor(
-    private readonly bans: Pick<BanPolicy, 'admit' | 'recordFailure' | 'recordSuccess'>,
+    private readonly bans: Pick<BanPolicy, 'admit' | 'status' | 'recordFailure' | 'recordSuccess'>,
     private readonly pause: Pause,
   ) {}
+
+  /** The address's ban alone, as a refusal: for a credential with nothing to guess (a ticket), which no budget meters. */
+  async banned(client: AttemptClient): Promise<AttemptRefusal | null> {
+    const ban = await this.bans.status(client.ip);
+    return ban.banned ? { retryAfterSeconds: ban.retryAfterSeconds, scope: 'address' } : null;
+  }
 
   /**
    * Admits an attempt, waiting out a budget delay; a refusal is answered without comparing anything.

@@ -21,7 +21,7 @@ export const HOP_BY_HOP_HEADERS: readonly string[] = [
  * What only this server tells the upstream about where the caller came from (it sets X-Forwarded-For, -Proto and -Host from
  * the client it resolved): the whole X-Forwarded-* family (-Port, -Prefix, -Server, -Ssl...) and Forwarded.
  */
-export const FORWARDING_HEADER_PREFIX = 'x-forwarded-';
+const FORWARDING_HEADER_PREFIX = 'x-forwarded-';
 
 /** Names this server's identity headers start with (X-WebUI-Principal, -Scope, -Assertion). */
 export const IDENTITY_HEADER_PREFIX = 'x-webui-';

@@ -1,4 +1,4 @@
-import type { RequestId } from './relay-messages.js';
+import type { RequestId } from '@webui/http-hono';
 
 /** Client messages awaiting the upstream's answer; beyond it the oldest are forgotten (their answer still passes). */
 const MAX_IN_FLIGHT = 256;

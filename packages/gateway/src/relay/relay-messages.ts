@@ -1,6 +1,5 @@
 import type { UpstreamFailure } from './upstream-ticket.js';
 
-export { HUB_DOMAINS, type RelayedMessage, type RequestId } from '@webui/http-hono';
 import type { RequestId } from '@webui/http-hono';
 
 export type RelayFailure = UpstreamFailure | 'upstream_busy';

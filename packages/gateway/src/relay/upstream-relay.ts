@@ -2,7 +2,8 @@ import type { AppLogger } from '@webui/http-hono';
 import type { CallerIdentity, UpstreamChannelOptions, UpstreamSocket } from '../upstream-options.js';
 import { MAX_BUFFERED_BYTES } from '@webui/http-hono';
 import { isOwnId, RelayLedger } from './relay-ledger.js';
-import { HUB_DOMAINS, RELAY_FAILURE_MESSAGES, type RelayFailure, type RelayHooks, type RelayedMessage } from './relay-messages.js';
+import { HUB_DOMAINS, type RelayedMessage } from '@webui/http-hono';
+import { RELAY_FAILURE_MESSAGES, type RelayFailure, type RelayHooks } from './relay-messages.js';
 import { retryDelayMs, type RelayTimers } from './relay-timers.js';
 import {
   fetchUpstreamTicket,
