@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createContainer, nodeParts, TOKENS } from '../src/container.js';
-import { serve, type RunningServer } from '../src/serve.js';
+import { createContainer, nodeParts, TOKENS } from '@webui/assembly/node';
+import { serve, type RunningServer } from '@webui/assembly/node';
 import { HttpClient } from './harness/http-client.js';
 
 /** The Node server in-process, built from a child of its tsyringe container with ports swapped, on a real port. */

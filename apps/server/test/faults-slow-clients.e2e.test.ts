@@ -5,7 +5,7 @@ import { cleanupServers, startServer, type ServerProcess } from './harness/serve
 
 afterAll(cleanupServers);
 
-// The timeouts are node:http's (apps/server/src/listeners.ts); Bun and Deno bring their own servers.
+// The timeouts are node:http's (packages/assembly/src/node/listeners.ts); Bun and Deno bring their own servers.
 const RUNTIME = process.env['WEBUI_E2E_RUNTIME'] ?? 'node';
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;

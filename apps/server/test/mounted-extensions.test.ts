@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createContainer, nodeParts, TOKENS } from '../src/container.js';
-import { serve, type RunningServer } from '../src/serve.js';
+import { createContainer, nodeParts, TOKENS } from '@webui/assembly/node';
+import { serve, type RunningServer } from '@webui/assembly/node';
 import { HttpClient } from './harness/http-client.js';
 import { WsClient } from './harness/ws-client.js';
 

@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { createContainer, nodeParts, TOKENS } from '../../src/container.js';
-import { serve, type RunningServer } from '../../src/serve.js';
+import type { DependencyContainer } from 'tsyringe';
+import { createContainer, nodeParts, TOKENS } from '@webui/assembly/node';
+import { serve, type RunningServer } from '@webui/assembly/node';
 
 /** Swallows the log and the banner. */
 export class Discard extends Writable {
@@ -31,7 +32,10 @@ export interface InProcessServer {
  * The Node server in-process on 127.0.0.1 and a free port, over memory storage, a FakeClock and a
  * SeededRandom: two of them started alike hold the same token and answer alike.
  */
-export async function startInProcessServer(seed = 7): Promise<InProcessServer> {
+export async function startInProcessServer(
+  seed = 7,
+  configure: (container: DependencyContainer) => void = () => undefined,
+): Promise<InProcessServer> {
   const cwd = mkdtempSync(join(tmpdir(), 'webui-in-process-'));
   const loaded = loadSettings({ argv: ['--port', '0', '--host', '127.0.0.1', '--data-dir', join(cwd, 'data')], env: {}, cwd });
   const clock = new FakeClock();
@@ -42,6 +46,7 @@ export async function startInProcessServer(seed = 7): Promise<InProcessServer> {
   container.register(TOKENS.Storage, {
     useValue: (({ clock }) => memoryStorage(clock, pino({ enabled: false }))) satisfies StorageFactory,
   });
+  configure(container);
   const running = await serve(nodeParts(container), { banner: new Discard() });
   return {
     running,

@@ -1,4 +1,4 @@
-import { StartupError } from '@webui/assembly';
+import { StartupError } from '../../index.js';
 import { lstat, unlink } from 'node:fs/promises';
 import { connect } from 'node:net';
 

@@ -1,4 +1,4 @@
-import { schemas } from '@webui/assembly';
+import { schemas } from '../../index.js';
 import * as v from 'valibot';
 import { BudgetBody } from './budget-body.js';
 import { ControlRefusal as Refusal } from './control-refusal.js';

@@ -1,4 +1,4 @@
-import { describeSettings, storeIsShared, weakTokenAdvice, type LoadedSettings } from '@webui/assembly';
+import { describeSettings, storeIsShared, weakTokenAdvice, type LoadedSettings } from '../../index.js';
 import { tokenWeakness } from '@webui/core';
 import { readRecordFile } from '@webui/store-json';
 import type { CliIo } from './cli-io.js';

@@ -1,3 +1,5 @@
+// tsyringe reads the Reflect metadata API as it loads: the polyfill first.
+import 'reflect-metadata';
 import {
   composeWebui,
   configuredStorageFactory,
@@ -7,9 +9,11 @@ import {
   type LoadedSettings,
   type LogDestination,
   type StorageFactory,
-} from '@webui/assembly';
+} from '../index.js';
 import type { Clock, RandomSource } from '@webui/core';
+import type { RuntimePort } from '@webui/http-hono';
 import { container as rootContainer, instancePerContainerCachingFactory, type DependencyContainer } from 'tsyringe';
+import { nodeRuntimePort } from './runtime/node-runtime-port.js';
 import { WebSocketChannel } from './websocket-channel.js';
 
 /** What the container holds under each token. */
@@ -21,6 +25,8 @@ interface Registry {
   /** How the storage is made; `configuredStorageFactory` (the data directory or Redis) by default. */
   Storage: StorageFactory;
   HeartbeatMs: number;
+  /** How the app reads Node's requests: `nodeRuntimePort`, with its speed-ups. */
+  RuntimePort: RuntimePort;
   /** Everything `composeWebui` builds: the log, metrics, storage and core over the parts above. */
   Webui: ComposedWebui;
   Channel: WebSocketChannel;
@@ -38,6 +44,7 @@ export const TOKENS: { readonly [K in keyof Registry]: symbol } = {
   LogDestination: Symbol('LogDestination'),
   Storage: Symbol('StorageFactory'),
   HeartbeatMs: Symbol('HeartbeatMs'),
+  RuntimePort: Symbol('RuntimePort'),
   Webui: Symbol('ComposedWebui'),
   Channel: Symbol('WebSocketChannel'),
 };
@@ -49,9 +56,10 @@ function part<K extends keyof Registry>(container: DependencyContainer, key: K):
   return container.resolve<Registry[K]>(TOKENS[key]);
 }
 
-/** What the Node server runs: the parts every runtime composes, and the Node WebSocket channel. */
+/** What the Node server runs: the parts every runtime composes, the Node WebSocket channel and runtime port. */
 export interface NodeParts extends ComposedWebui {
   channel: WebSocketChannel;
+  runtimePort: RuntimePort;
 }
 
 /**
@@ -71,6 +79,7 @@ export function createContainer(loaded: LoadedSettings): DependencyContainer {
   c.register(TOKENS.LogDestination, { useValue: process.stdout });
   c.register(TOKENS.Storage, { useValue: configuredStorageFactory });
   c.register(TOKENS.HeartbeatMs, { useValue: HEARTBEAT_INTERVAL_MS });
+  c.register(TOKENS.RuntimePort, { useValue: nodeRuntimePort });
   c.register(
     TOKENS.Webui,
     single((r) =>
@@ -97,4 +106,5 @@ export const composedParts = (container: DependencyContainer): ComposedWebui => 
 export const nodeParts = (container: DependencyContainer): NodeParts => ({
   ...part(container, 'Webui'),
   channel: part(container, 'Channel'),
+  runtimePort: part(container, 'RuntimePort'),
 });

@@ -1,8 +1,6 @@
 import * as v from 'valibot';
 import { AdminRequest, type AdminAnswer, type AdminRefusalCode } from './admin-protocol.js';
 
-export { ControlRefusal } from './control-refusal.js';
-
 /** One request per line, one answer per line; a longer line is refused before it is parsed. */
 export const MAX_REQUEST_LINE_BYTES = 16 * 1024;
 

@@ -1,11 +1,11 @@
-import { StartupError, stopOnSignals, type LoadedSettings } from '@webui/assembly';
+import { StartupError, stopOnSignals, type ExtensionsSource, type LoadedSettings } from '../../index.js';
 import { createContainer, nodeParts } from '../container.js';
 import { serve, type RunningServer } from '../serve.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_OK, EXIT_REFUSED } from './exit-codes.js';
 
 /** `webui serve`: runs until SIGTERM/SIGINT; resolves 'running' once it listens. */
-export async function serveCommand(loaded: LoadedSettings, io: CliIo): Promise<number | 'running'> {
+export async function serveCommand(loaded: LoadedSettings, io: CliIo, extensions?: ExtensionsSource): Promise<number | 'running'> {
   if (!loaded.settings.enabled) {
     io.stdout(`webui: webui.enabled is false in ${loaded.configPath}; the WebUI API is not started.\n`);
     return EXIT_OK;
@@ -18,7 +18,7 @@ export async function serveCommand(loaded: LoadedSettings, io: CliIo): Promise<n
   });
   let running: RunningServer;
   try {
-    running = await serve(nodeParts(createContainer(loaded)));
+    running = await serve(nodeParts(createContainer(loaded)), extensions ? { extensions } : {});
   } catch (error) {
     if (error instanceof StartupError) {
       io.stderr(`webui: cannot start: ${error.message}\n`);

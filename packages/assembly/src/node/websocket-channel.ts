@@ -1,5 +1,5 @@
 import { createNodeWebSocket } from '@hono/node-ws';
-import { MAX_MESSAGE_BYTES } from '@webui/assembly';
+import { MAX_MESSAGE_BYTES } from '../index.js';
 import { WS_PATH, type AppLogger, type WsUpgrade } from '@webui/http-hono';
 import { Hono } from 'hono';
 import type { IncomingMessage, Server } from 'node:http';

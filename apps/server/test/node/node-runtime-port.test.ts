@@ -3,8 +3,8 @@ import { Hono, type Context } from 'hono';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rawExchange } from '../../test/harness/raw-exchange.js';
-import { nodeRuntimePort } from './node-runtime-port.js';
+import { rawExchange } from '../harness/raw-exchange.js';
+import { nodeRuntimePort } from '@webui/assembly/node';
 
 let server: Server | undefined;
 

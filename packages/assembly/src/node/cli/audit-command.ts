@@ -1,4 +1,4 @@
-import type { LoadedSettings } from '@webui/assembly';
+import type { LoadedSettings } from '../../index.js';
 import { parseDuration, SECURITY_EVENT_NAMES } from '@webui/core';
 import { AUDIT_LOG_FILE_NAME, readAuditLog, type AuditLogFilter } from '@webui/store-json';
 import { auditText } from './audit-text.js';

@@ -1,4 +1,4 @@
-import type { ApiKeyJson } from '@webui/assembly';
+import type { ApiKeyJson } from '../../index.js';
 import { localTime } from './local-time.js';
 
 const HEADINGS = ['NAME', 'SCOPE', 'CREATED', 'EXPIRES', 'LAST USED'] as const;

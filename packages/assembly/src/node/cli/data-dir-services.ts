@@ -1,4 +1,4 @@
-import { secretKeyFingerprint, type LoadedSettings } from '@webui/assembly';
+import { secretKeyFingerprint, type LoadedSettings } from '../../index.js';
 import type { Core, Store } from '@webui/core';
 import { composedParts, createContainer, TOKENS } from '../container.js';
 

@@ -1,4 +1,4 @@
-import { ConfigError, loadSettings, parseConfigFlags } from '@webui/assembly';
+import { ConfigError, loadSettings, parseConfigFlags, type ExtensionsSource } from '../index.js';
 import { auditCommand } from './cli/audit-command.js';
 import { bansCommand } from './cli/bans-commands.js';
 import { configCheck } from './cli/config-check.js';
@@ -10,8 +10,17 @@ import { setupCommand } from './cli/setup-commands.js';
 import { tokenCommand } from './cli/token-commands.js';
 import { USAGE } from './cli/usage.js';
 
-/** `webui [command] [flags]` (see cli/usage.ts); returns the exit code, or 'running' while serving. */
-export async function runCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string, io: CliIo = processIo): Promise<number | 'running'> {
+/**
+ * `webui [command] [flags]` (see cli/usage.ts); returns the exit code, or 'running' while serving. `extensions`, a bot's
+ * route groups and channel domains, are mounted by `serve` only: the other commands act on the data directory alone.
+ */
+export async function runCli(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  io: CliIo = processIo,
+  extensions?: ExtensionsSource,
+): Promise<number | 'running'> {
   let rest: string[];
   try {
     rest = parseConfigFlags(argv).rest;
@@ -58,7 +67,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, cwd: string
       case 'audit':
         return auditCommand(args, loaded, io);
       default:
-        return await serveCommand(loaded, io);
+        return await serveCommand(loaded, io, extensions);
     }
   } catch (error) {
     // The data file could not be opened (a directory in its place, no permission): say so in one line.

@@ -1,4 +1,4 @@
-import type { BanEntryJson } from '@webui/assembly';
+import type { BanEntryJson } from '../../index.js';
 import type { BudgetJson } from '../control/budget-body.js';
 import { localTime } from './local-time.js';
 

@@ -1,10 +1,9 @@
-import { listenForMetrics, startWebui, type AssembledWebui, type ExtensionsSource, type StartedWebui } from '@webui/assembly';
+import { listenForMetrics, startWebui, type AssembledWebui, type ExtensionsSource, type StartedWebui } from '../index.js';
 import type { Logger } from 'pino';
 import type { Server } from 'node:http';
 import type { NodeParts } from './container.js';
 import { openControlSocket, type ControlSocket } from './control/control-socket.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
-import { nodeRuntimePort } from './runtime/node-runtime-port.js';
 import { nodeUpstreamClient } from '@webui/gateway/node';
 
 export interface RunningServer {
@@ -32,7 +31,7 @@ export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): P
     logger,
     feed: nodeParts.feed,
     metrics: nodeParts.metrics,
-    runtime: { ...nodeRuntimePort, upgrade: channel.upgrade, upstreamClient: nodeUpstreamClient },
+    runtime: { ...nodeParts.runtimePort, upgrade: channel.upgrade, upstreamClient: nodeUpstreamClient },
     ...(options.extensions ? { extensions: options.extensions } : {}),
   };
   const dataDir = parts.storage.dataDir;

@@ -1,5 +1,5 @@
 import { getRequestListener } from '@hono/node-server';
-import { listenOnHosts, unixSocketPath, type Bound } from '@webui/assembly';
+import { listenOnHosts, unixSocketPath, type Bound } from '../index.js';
 import type { SessionCheckShortcut } from '@webui/http-hono';
 import { chmod } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';

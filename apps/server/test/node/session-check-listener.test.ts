@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawExchange } from '../../test/harness/raw-exchange.js';
-import { withSessionCheckShortcut } from './session-check-listener.js';
+import { rawExchange } from '../harness/raw-exchange.js';
+import { withSessionCheckShortcut } from '@webui/assembly/node';
 
 const SHORTCUT_BODY = '{"by":"shortcut"}';
 

@@ -1,5 +1,5 @@
-import type { LoadedSettings } from '@webui/assembly';
-import type { BanEntryJson } from '@webui/assembly';
+import type { LoadedSettings } from '../../index.js';
+import type { BanEntryJson } from '../../index.js';
 import { runServerStateRequest } from './admin-request.js';
 import type { BudgetJson } from '../control/budget-body.js';
 import { banTable, budgetLine, liftedLine } from './ban-table.js';

@@ -1,4 +1,4 @@
-import { storeIsShared, type LoadedSettings } from '@webui/assembly';
+import { storeIsShared, type LoadedSettings } from '../../index.js';
 import { AuditLogFile } from '@webui/store-json';
 import * as v from 'valibot';
 import { performAdminOperation } from '../control/admin-operations.js';

@@ -1,4 +1,4 @@
-import type { LoadedSettings } from '@webui/assembly';
+import type { LoadedSettings } from '../../index.js';
 import { runAdminRequest } from './admin-request.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exit-codes.js';

@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { seenAnswer, startInProcessServer, type InProcessServer } from '../../test/harness/in-process-server.js';
-import { rawExchange } from '../../test/harness/raw-exchange.js';
+import { nodeRuntimePort, TOKENS } from '@webui/assembly/node';
+import type { RuntimePort } from '@webui/http-hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seenAnswer, startInProcessServer, type InProcessServer } from '../harness/in-process-server.js';
+import { rawExchange } from '../harness/raw-exchange.js';
 
 /**
  * The Node runtime port's speed-ups (headers read by incoming-header.ts, bodies by incoming-body.ts,
@@ -9,35 +11,15 @@ import { rawExchange } from '../../test/harness/raw-exchange.js';
  * get the same requests and must give the same answers, one for one.
  */
 
-const speedUps = vi.hoisted(() => ({ on: true }));
-vi.mock('../runtime/node-runtime-port.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../runtime/node-runtime-port.js')>();
-  const port = real.nodeRuntimePort;
-  // serve() spreads the port once at its start: the getters decide for that server.
-  const nodeRuntimePort = {
-    getConnInfo: port.getConnInfo,
-    isTls: port.isTls,
-    get readHeader() {
-      return speedUps.on ? port.readHeader : undefined;
-    },
-    get readBody() {
-      return speedUps.on ? port.readBody : undefined;
-    },
-    get presetAnswerHeader() {
-      return speedUps.on ? port.presetAnswerHeader : undefined;
-    },
-  };
-  return { ...real, nodeRuntimePort };
-});
+// serve() takes the runtime port from the container: this one has only getConnInfo and isTls, none of the speed-ups.
+const withoutSpeedUpsPort: RuntimePort = { getConnInfo: nodeRuntimePort.getConnInfo, isTls: nodeRuntimePort.isTls };
 
 let withSpeedUps: InProcessServer;
 let withoutSpeedUps: InProcessServer;
 
 beforeAll(async () => {
-  speedUps.on = true;
   withSpeedUps = await startInProcessServer();
-  speedUps.on = false;
-  withoutSpeedUps = await startInProcessServer();
+  withoutSpeedUps = await startInProcessServer(7, (container) => container.register(TOKENS.RuntimePort, { useValue: withoutSpeedUpsPort }));
 });
 afterAll(async () => {
   await withSpeedUps.close();

@@ -1,5 +1,5 @@
 import { createOperatorOperations, EventRecorder, DETAILS, type Actor, type Core, type Logger, type SecurityEventSink } from '@webui/core';
-import { apiKeyJson, banEntryJson } from '@webui/assembly';
+import { apiKeyJson, banEntryJson } from '../../index.js';
 import type { AdminAnswer, AdminRefusal, AdminRefusalCode, AdminRequest } from './admin-protocol.js';
 import { budgetJson } from './budget-body.js';
 
