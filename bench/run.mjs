@@ -17,7 +17,7 @@ import {
   removeTempDir,
   rssBytes,
   sleep,
-  spawnNode,
+  spawnClean,
   stopChild,
   waitHealthy,
 } from './lib/children.mjs';
@@ -32,9 +32,10 @@ import { runWsHandshakes } from './lib/ws-load.mjs';
 import { compareGateway, GATEWAY_CASE_ID, GATEWAY_PROXIES } from './lib/gateway.mjs';
 import { nginxMissing } from './lib/nginx-proxy.mjs';
 import { compareCluster } from './lib/redis-cluster.mjs';
+import { runtimeCommand } from './lib/runtimes.mjs';
+import { compareOriginalBackend, ORIGINAL_CASE_ID, originalBackendMissing } from './lib/original-backend.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SERVER_SCRIPT = join(ROOT, 'apps/server/dist/main.js');
 const BASELINE_SCRIPT = join(ROOT, 'bench/baseline-server.mjs');
 const PREFIX = '/api/webui';
 const HEALTH = `${PREFIX}/health`;
@@ -53,7 +54,7 @@ const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options
   --smoke           1 s, 1 round; targets not enforced, exit 1 if any request errors or is non-2xx
   --warmup S        unrecorded seconds per case and server before each round (default 2; 0 in --smoke)
   --cases IDS       only these cases, comma-separated: check-valid, check-none, check-query, verify, ws-token, health, ws-handshake,
-                    ${GATEWAY_CASE_ID} (the gateway comparison below)
+                    ${GATEWAY_CASE_ID} (the gateway comparison below), ${ORIGINAL_CASE_ID} (with --original-backend)
   --load NAME       the HTTP load generator: autocannon (default) or wrk (Debian's package; in C, so it
                     leaves more of a small machine to the server)
   --stores LIST     after the server/baseline comparison, the same server on each store, alternating:
@@ -61,10 +62,15 @@ const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options
                     cluster: then the server on a six-node Redis Cluster against one redis-server (target >= 0.8);
                     cases ${STORE_CASES.join(' and ')} only
   --gateway LIST    last, an authenticated GET forwarded to an upstream (the bench's node:http one) against the same
-                    upstream reached directly, alternating, and the memory while 50 MB stream through the server:
-                    server,nginx (default; nginx-light as a plain reverse proxy beside it) or server (nginx left out)
+                    upstream reached directly, alternating, and the memory while 50 MB stream through the server; LIST
+                    is the setups in front of the upstream, server and any of: nginx (nginx-light as a plain reverse
+                    proxy), bare (a 15-line node:http forwarder), fastify (@fastify/http-proxy), http-proxy-3, bun and
+                    deno (this server on apps/bun and apps/deno). Default: ${GATEWAY_PROXIES.join(',')}
   --upstream-cpu W  where that upstream runs: load (default: with the load generator, in every setup) or server
                     (on the servers' CPU, sharing it with the proxy measured)
+  --original-backend DIR   then the bot's original backend, started with DIR/start.sh (DIR: its tools directory, set up
+                    as its README says): its lightest route (${ORIGINAL_CASE_ID}) directly against the same through this
+                    server with [webui.upstream] pointing at it (target >= 0.95 x directly). Left out without this option
   --json FILE       also write every measurement to FILE
   --no-build        do not run apps/server/build.mjs first
   --baseline-server FILE   another build of the server (its dist/main.js) in the baseline's place:
@@ -109,6 +115,10 @@ async function main() {
   if (cluster) failures.push(...requestFailures(cluster.cases, cluster.summaries));
   const gateway = options.gateway.length > 0 ? await compareGateway({ startServer, pinning, options, log }) : null;
   if (gateway) failures.push(...gateway.failures);
+  const original = options.originalBackend
+    ? await compareOriginalBackend({ dir: options.originalBackend, startServer, pinning, options, log })
+    : null;
+  if (original) failures.push(...original.failures);
   machine.loadAverageAtEnd = loadavg()[0];
   warnIfBusy(log, 'at the end');
 
@@ -121,6 +131,7 @@ async function main() {
         ? { startup: main.startup, idle: main.idle, summaries: main.summaries, ratios: main.ratios, runs: main.raw, targets: main.verdicts }
         : {}),
       ...(gateway ? { gateway: { ...gateway, failures: undefined } } : {}),
+      ...(original ? { originalBackend: { ...original, failures: undefined } } : {}),
       ...(stores ? { stores: { redis: stores.redis, summaries: stores.summaries, ratios: stores.ratios, runs: stores.raw } } : {}),
       ...(cluster
         ? {
@@ -146,7 +157,7 @@ async function main() {
   log(
     options.smoke
       ? `bench smoke: OK (every case ran on every target${stores ? ', both stores' : ''}${cluster ? ', the cluster' : ''}` +
-          `${gateway ? ', every gateway setup' : ''} ` +
+          `${gateway ? ', every gateway setup' : ''}${original ? ', the original backend' : ''} ` +
           'without an error or a non-2xx answer)'
       : 'bench: done',
   );
@@ -311,6 +322,7 @@ function parseOptions() {
       stores: { type: 'string', default: STORES.join(',') },
       gateway: { type: 'string', default: GATEWAY_PROXIES.join(',') },
       'upstream-cpu': { type: 'string', default: 'load' },
+      'original-backend': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -328,7 +340,7 @@ function parseOptions() {
   };
   const nonNegative = (name, text) => (Number(text) === 0 ? 0 : positive(name, text));
   const smoke = values.smoke;
-  const knownCases = [...defineCases().map((c) => c.id), GATEWAY_CASE_ID];
+  const knownCases = [...defineCases().map((c) => c.id), GATEWAY_CASE_ID, ORIGINAL_CASE_ID];
   const cases = values.cases?.split(',').map((id) => id.trim());
   const unknownCase = cases?.find((id) => !knownCases.includes(id));
   if (unknownCase !== undefined) {
@@ -365,7 +377,10 @@ function parseOptions() {
   }
   const gateway = values.gateway.split(',').map((name) => name.trim());
   if (!gateway.includes('server') || gateway.some((name) => !GATEWAY_PROXIES.includes(name))) {
-    process.stderr.write(`bench: --gateway is server,nginx or server, got ${JSON.stringify(values.gateway)}\n${USAGE}\n`);
+    process.stderr.write(
+      `bench: --gateway is server and any of ${GATEWAY_PROXIES.filter((name) => name !== 'server').join(', ')}, ` +
+        `got ${JSON.stringify(values.gateway)}\n${USAGE}\n`,
+    );
     process.exit(2);
   }
   if (values['upstream-cpu'] !== 'load' && values['upstream-cpu'] !== 'server') {
@@ -376,7 +391,19 @@ function parseOptions() {
   const runGateway = cases === undefined || cases.includes(GATEWAY_CASE_ID);
   const noNginx = runGateway && gateway.includes('nginx') ? nginxMissing() : null;
   if (noNginx !== null) {
-    process.stderr.write(`bench: the gateway comparison's nginx: ${noNginx}; or leave it out with --gateway server\n`);
+    process.stderr.write(`bench: the gateway comparison's nginx: ${noNginx}; or leave it out of --gateway\n`);
+    process.exit(2);
+  }
+  // The original backend runs only when asked for, and then it must be there.
+  const originalDir = values['original-backend'] === undefined ? undefined : resolve(values['original-backend']);
+  if (cases?.includes(ORIGINAL_CASE_ID) && originalDir === undefined) {
+    process.stderr.write(`bench: --cases ${ORIGINAL_CASE_ID} needs --original-backend DIR\n${USAGE}\n`);
+    process.exit(2);
+  }
+  const runOriginal = originalDir !== undefined && (cases === undefined || cases.includes(ORIGINAL_CASE_ID));
+  const noOriginal = runOriginal ? originalBackendMissing(originalDir) : null;
+  if (noOriginal !== null) {
+    process.stderr.write(`bench: --original-backend: ${noOriginal}\n`);
     process.exit(2);
   }
   const missing = stores.includes('redis') ? redisServerMissing() : null;
@@ -390,6 +417,7 @@ function parseOptions() {
     stores,
     gateway: runGateway ? gateway : [],
     upstreamCpu: values['upstream-cpu'],
+    originalBackend: runOriginal ? originalDir : undefined,
     httpLoad: values.load === 'wrk' ? runWrkLoad : runHttpLoad,
     loadName: values.load,
     duration,
@@ -434,32 +462,36 @@ function describeMachine() {
  * Starts the real server (dist bundle) or the baseline in a fresh temp data dir.
  * The real server makes its own temporary token; the baseline gets one written in the same file format.
  * With `setup`, the real server reads `setup.config` as its config file (as an operator would: a Redis store, an
- * upstream) with `setup.env` added to its environment.
- * @param {{ config: string, env?: Record<string, string> }} [setup]
+ * upstream) with `setup.env` added to its environment, on `setup.runtime` (apps/bun or apps/deno; the Node bundle when absent).
+ * @param {{ config: string, env?: Record<string, string>, runtime?: 'bun' | 'deno' }} [setup]
  */
 async function startServer(kind, pinning, baselineServer, setup) {
   const home = makeTempDir(kind);
   const dataDir = join(home, 'data');
   const port = await freePort();
   const logFile = join(home, 'output.log');
-  let script = SERVER_SCRIPT;
-  let args = ['--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir];
+  const args = ['--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir];
+  let commandLine;
   if (kind === 'baseline' && baselineServer) {
-    script = baselineServer;
+    commandLine = [process.execPath, baselineServer, ...args];
   } else if (kind === 'baseline') {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const record = { access_token: randomBytes(32).toString('hex'), token_source: 'temporary', first_setup_completed: false };
     writeFileSync(join(dataDir, 'webui.json'), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-    script = BASELINE_SCRIPT;
-    args = ['--port', String(port), '--data-dir', dataDir];
-  } else if (setup) {
-    const configFile = join(home, 'webui.toml');
-    writeFileSync(configFile, setup.config);
-    args.push('--config', configFile);
+    commandLine = [process.execPath, BASELINE_SCRIPT, '--port', String(port), '--data-dir', dataDir];
+  } else {
+    const configFile = setup ? join(home, 'webui.toml') : undefined;
+    if (configFile) {
+      writeFileSync(configFile, setup.config);
+      args.push('--config', configFile);
+    }
+    const variables = Object.keys(setup?.env ?? {});
+    commandLine = runtimeCommand(setup?.runtime ?? 'node', { args, dataDir, configFile, variables });
   }
   const startedAt = performance.now();
-  const child = spawnNode(script, args, { cwd: home, port, logFile, env: setup?.env, prefix: pinning.prefix });
-  const startupMs = await waitHealthy(child, HEALTH, startedAt);
+  const child = spawnClean(commandLine, { cwd: home, port, logFile, env: setup?.env, prefix: pinning.prefix });
+  // Bun and Deno start from the TypeScript sources: slower on a busy machine than the Node bundle.
+  const startupMs = await waitHealthy(child, HEALTH, startedAt, setup?.runtime === undefined ? undefined : 60_000);
   // On Redis there is no webui.json.
   const tokenPath = join(dataDir, 'webui.json');
   const tokenFile = existsSync(tokenPath) ? readFileSync(tokenPath, 'utf8') : null;

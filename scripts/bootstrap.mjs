@@ -19,9 +19,11 @@ function run(command, args) {
 
 /** What an install depends on: the lockfile, the workspace file and every package.json of the workspace. */
 function installInputs() {
-  const manifests = ['packages', 'apps'].flatMap((dir) =>
+  const manifests = ['packages', 'apps', 'examples'].flatMap((dir) =>
     existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name, 'package.json')) : [],
   );
+  // The bench is one package of its own (its peers' proxies are its dev dependencies).
+  manifests.push(join('bench', 'package.json'));
   const hash = createHash('sha256').update(PNPM);
   for (const file of ['pnpm-lock.yaml', 'pnpm-workspace.yaml', 'package.json', ...manifests.sort()]) {
     if (existsSync(file)) hash.update(`${file}\0`).update(readFileSync(file)).update('\0');

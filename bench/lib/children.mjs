@@ -67,11 +67,20 @@ export function freePort() {
  * would steal CPU from the load generator). The child runs in `cwd`, so no stray config is read.
  * @returns {Child}
  */
-export function spawnNode(script, args, { cwd, port, logFile, env = {}, prefix = [] }) {
+export function spawnNode(script, args, options) {
+  return spawnClean([process.execPath, script, ...args], options);
+}
+
+/**
+ * Spawns `commandLine` (a server on Node, Bun or Deno) as spawnNode does: under `prefix`, in `cwd`, output to `logFile`,
+ * with the benchmark's environment less its WEBUI_* variables and NODE_OPTIONS, plus `env`.
+ * @returns {Child}
+ */
+export function spawnClean(commandLine, { cwd, port, logFile, env = {}, prefix = [] }) {
   const cleanEnv = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('WEBUI_') && name !== 'NODE_OPTIONS'),
   );
-  return spawnLogged([...prefix, process.execPath, script, ...args], { cwd, port, logFile, env: { ...cleanEnv, ...env } });
+  return spawnLogged([...prefix, ...commandLine], { cwd, port, logFile, env: { ...cleanEnv, ...env } });
 }
 
 /**

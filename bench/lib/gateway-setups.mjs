@@ -1,5 +1,6 @@
-// The three setups of the gateway comparison, started afresh for each round: the bench's upstream alone (direct),
-// the real server in front of it with [webui.upstream] (server), and nginx in front of it (nginx).
+// The setups of the gateway comparison, started afresh for each round: the bench's upstream alone (direct); nginx and
+// the Node proxies an operator would otherwise pick in front of it (peers/); this server in front of it with
+// [webui.upstream], on Node (server), Bun and Deno.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,34 +8,47 @@ import { freePort, httpPostJson, makeTempDir, removeTempDir, spawnNode, stopChil
 import { UPSTREAM_TOKEN_VARIABLE, VERSION_PATH } from './bench-upstream.mjs';
 import { startNginxProxy } from './nginx-proxy.mjs';
 
-const UPSTREAM_SCRIPT = fileURLToPath(new URL('./bench-upstream.mjs', import.meta.url));
+const script = (path) => fileURLToPath(new URL(path, import.meta.url));
+const UPSTREAM_SCRIPT = script('./bench-upstream.mjs');
+
+/** Every setup but direct, in the order of the table: the peers, then this server on each runtime. */
+export const GATEWAY_PROXIES = ['nginx', 'bare', 'fastify', 'http-proxy-3', 'server', 'bun', 'deno'];
+/** The Node peers: a script each, started with `--port N --upstream-port M`. */
+const PEER_SCRIPTS = {
+  bare: script('./peers/bare-forwarder.mjs'),
+  fastify: script('./peers/fastify-http-proxy.mjs'),
+  'http-proxy-3': script('./peers/http-proxy-3.mjs'),
+};
+
+/**
+ * A bench script (`node <file> --port N ...args`) on a free port in a temp dir, under `prefix` (taskset), once `VERSION_PATH`
+ * answers 200 on it.
+ * @returns {Promise<{ child: import('./children.mjs').Child, port: number, stop: () => Promise<void> }>}
+ */
+async function startScript(label, file, { args = [], env = {}, prefix }) {
+  const home = makeTempDir(label);
+  const port = await freePort();
+  const startedAt = performance.now();
+  const child = spawnNode(file, ['--port', String(port), ...args], { cwd: home, port, logFile: join(home, 'output.log'), env, prefix });
+  await waitHealthy(child, VERSION_PATH, startedAt);
+  return {
+    child,
+    port,
+    async stop() {
+      await stopChild(child);
+      removeTempDir(home);
+    },
+  };
+}
 
 /**
  * The bench's upstream on a free port, under `prefix` (taskset).
  * @returns {Promise<{ child: import('./children.mjs').Child, port: number, token: string, stop: () => Promise<void> }>}
  */
 export async function startBenchUpstream(prefix) {
-  const home = makeTempDir('upstream');
-  const port = await freePort();
   const token = randomBytes(24).toString('hex');
-  const startedAt = performance.now();
-  const child = spawnNode(UPSTREAM_SCRIPT, ['--port', String(port)], {
-    cwd: home,
-    port,
-    logFile: join(home, 'output.log'),
-    env: { [UPSTREAM_TOKEN_VARIABLE]: token },
-    prefix,
-  });
-  await waitHealthy(child, VERSION_PATH, startedAt);
-  return {
-    child,
-    port,
-    token,
-    async stop() {
-      await stopChild(child);
-      removeTempDir(home);
-    },
-  };
+  const started = await startScript('upstream', UPSTREAM_SCRIPT, { env: { [UPSTREAM_TOKEN_VARIABLE]: token }, prefix });
+  return { ...started, token };
 }
 
 /**
@@ -63,22 +77,35 @@ export async function loginCookie(server) {
 }
 
 /**
- * One round's targets: `direct` owns the upstream (its stop stops it); `server` and `nginx` reach it, and count its CPU
- * per request as their store's (`storePid`). Each target carries the headers its requests need.
- * @param {{ startServer: Function, pinning: import('./cpu-pinning.mjs').CpuPinning, withNginx: boolean }} how
+ * One round's targets: `direct` owns the upstream (its stop stops it); every one of `proxies` (GATEWAY_PROXIES) reaches
+ * it, and counts its CPU per request as its store's (`storePid`). Each target carries the headers its requests need:
+ * this server a login cookie of its own, nginx and the peers the upstream's cookie, which they pass on as it is.
+ * @param {{ startServer: Function, pinning: import('./cpu-pinning.mjs').CpuPinning, proxies: string[] }} how
  */
-export async function startGatewaySetups({ startServer, pinning, withNginx }) {
+export async function startGatewaySetups({ startServer, pinning, proxies }) {
   const upstream = await startBenchUpstream(pinning.upstreamPrefix);
   const upstreamCookie = `maibot_session=${upstream.token}`;
   const setups = {
     direct: { child: upstream.child, port: upstream.port, headers: { cookie: upstreamCookie }, stop: upstream.stop },
   };
-  const server = await startServer('server', pinning, undefined, gatewayConfig(upstream));
-  const serverCookie = await loginCookie(server);
-  setups.server = { ...server, headers: { cookie: serverCookie }, storePid: upstream.child.pid, storeLabel: 'upstream' };
-  if (withNginx) {
-    const nginx = await startNginxProxy({ upstreamPort: upstream.port, healthPath: VERSION_PATH, prefix: pinning.prefix });
-    setups.nginx = { ...nginx, headers: { cookie: upstreamCookie }, storePid: upstream.child.pid, storeLabel: 'upstream' };
+  const behind = { storePid: upstream.child.pid, storeLabel: 'upstream' };
+  try {
+    for (const kind of GATEWAY_PROXIES.filter((name) => proxies.includes(name))) {
+      if (kind === 'server' || kind === 'bun' || kind === 'deno') {
+        const runtime = kind === 'server' ? undefined : kind;
+        const server = await startServer('server', pinning, undefined, { ...gatewayConfig(upstream), runtime });
+        setups[kind] = { ...server, headers: { cookie: await loginCookie(server) }, ...behind };
+      } else {
+        const proxy =
+          kind === 'nginx'
+            ? await startNginxProxy({ upstreamPort: upstream.port, healthPath: VERSION_PATH, prefix: pinning.prefix })
+            : await startScript(kind, PEER_SCRIPTS[kind], { args: ['--upstream-port', String(upstream.port)], prefix: pinning.prefix });
+        setups[kind] = { ...proxy, headers: { cookie: upstreamCookie }, ...behind };
+      }
+    }
+  } catch (error) {
+    await Promise.all(Object.values(setups).map((setup) => setup.stop()));
+    throw error;
   }
   return setups;
 }

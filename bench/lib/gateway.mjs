@@ -1,15 +1,16 @@
 // The gateway comparison: an authenticated GET forwarded by the real server to an upstream, against the same upstream
-// reached directly and through nginx, in the same rounds; then the server's memory while 50 MB bodies stream through it.
+// reached directly, through nginx and through the Node proxies an operator would otherwise pick, and this server on Bun
+// and Deno, in the same rounds; then the server's memory while 50 MB bodies stream through it.
 import { httpGet } from './children.mjs';
 import { CONFIG_PATH } from './bench-upstream.mjs';
 import { measureStreamingMemory } from './gateway-memory.mjs';
-import { gatewayTable, gatewayTargets, memoryTable } from './gateway-report.mjs';
-import { startGatewaySetups } from './gateway-setups.mjs';
+import { gatewayTable, gatewayTargets, memoryTable, SETUP_LABELS } from './gateway-report.mjs';
+import { GATEWAY_PROXIES, startGatewaySetups } from './gateway-setups.mjs';
 import { pairedRatio, summarise } from './report.mjs';
 import { runRounds } from './rounds.mjs';
 
+export { GATEWAY_PROXIES };
 export const GATEWAY_CASE_ID = 'gateway';
-export const GATEWAY_PROXIES = ['server', 'nginx'];
 
 const GATEWAY_CASE = {
   id: GATEWAY_CASE_ID,
@@ -24,34 +25,38 @@ const GATEWAY_CASE = {
 };
 
 /**
- * Rounds on fresh processes of `direct` (the upstream alone), `server` (this server forwarding to it) and, unless
- * `options.gateway` leaves it out, `nginx`; the ratios to direct per round and their median; the memory check.
+ * Rounds on fresh processes of `direct` (the upstream alone) and of every setup of `options.gateway` in front of it; the
+ * ratios to direct per round and their median, this server's to each peer the same way (its targets); the memory check.
  * @param {{ startServer: Function, pinning: import('./cpu-pinning.mjs').CpuPinning, options: any, log: (line?: string) => void }} run
  */
 export async function compareGateway({ startServer, pinning, options, log }) {
-  const withNginx = options.gateway.includes('nginx');
+  const proxies = options.gateway;
   const placement = upstreamPlacement(pinning, options.upstreamCpu);
   log(
-    `Gateway: ${GATEWAY_CASE.label} on the bench's node:http upstream directly (direct), forwarded by this server with ` +
-      `[webui.upstream] and a cookie from a real login (server)${withNginx ? ', and through nginx with keep-alive to it (nginx)' : ''}`,
+    `Gateway: ${GATEWAY_CASE.label} on the bench's node:http upstream directly (direct), and through: ` +
+      `${proxies.map((kind) => `${SETUP_LABELS[kind]} (${kind})`).join(', ')}; this server with [webui.upstream] and a ` +
+      `cookie from a real login, the others passing the upstream's cookie`,
   );
-  log(`CPUs: the server${withNginx ? ' and nginx' : ''} as the servers above; the upstream ${placement.description}`);
+  log(`CPUs: every proxy where the servers above run; the upstream ${placement.description}`);
   const raw = await runRounds({
     cases: [GATEWAY_CASE],
     options,
     log,
-    startTargets: () => startGatewaySetups({ startServer, pinning: { ...pinning, upstreamPrefix: placement.prefix }, withNginx }),
+    startTargets: () => startGatewaySetups({ startServer, pinning: { ...pinning, upstreamPrefix: placement.prefix }, proxies }),
     onStarted: (targets) => requireSameConfig(targets, log),
   });
-  const kinds = Object.keys(raw[GATEWAY_CASE_ID]);
-  const summaries = Object.fromEntries(kinds.map((kind) => [kind, summarise(raw[GATEWAY_CASE_ID][kind])]));
-  const ratios = Object.fromEntries(
-    kinds.filter((kind) => kind !== 'direct').map((kind) => [kind, pairedRatio(raw[GATEWAY_CASE_ID][kind], raw[GATEWAY_CASE_ID].direct)]),
+  const runs = raw[GATEWAY_CASE_ID];
+  const kinds = Object.keys(runs);
+  const summaries = Object.fromEntries(kinds.map((kind) => [kind, summarise(runs[kind])]));
+  const ratios = Object.fromEntries(kinds.filter((kind) => kind !== 'direct').map((kind) => [kind, pairedRatio(runs[kind], runs.direct)]));
+  // This server against each peer, round by round: the targets.
+  const versus = Object.fromEntries(
+    ['fastify', 'bare'].filter((peer) => runs[peer] !== undefined).map((peer) => [peer, pairedRatio(runs.server, runs[peer])]),
   );
   log();
   log(
-    `Gateway (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; ratio = req/s ` +
-      `through the proxy / direct in each round, and its median)`,
+    `Gateway (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections; x direct = req/s ` +
+      `through the proxy / direct in each round, and its median; CPU per forward = the proxy process's CPU time / requests)`,
   );
   log();
   log(gatewayTable(summaries, ratios));
@@ -66,7 +71,7 @@ export async function compareGateway({ startServer, pinning, options, log }) {
   log();
   log(memoryTable(memory));
   log();
-  const verdicts = gatewayTargets({ ratios, memory });
+  const verdicts = gatewayTargets({ versus, memory });
   log(`Gateway targets${options.smoke ? ' (smoke: reported, not enforced)' : ' (reported; a FAIL does not change the exit code)'}`);
   for (const v of verdicts) log(`  ${v.pass ? 'PASS' : 'FAIL'}  ${v.target}: ${v.measured}`);
   log();
@@ -79,7 +84,7 @@ export async function compareGateway({ startServer, pinning, options, log }) {
     }),
     ...memory.filter((m) => m.error !== undefined).map((m) => `gateway ${m.direction} of ${m.bytes} bytes: ${m.error}`),
   ];
-  return { summaries, ratios, runs: raw, memory, targets: verdicts, upstreamCpus: placement.description, failures };
+  return { summaries, ratios, versus, runs: raw, memory, targets: verdicts, upstreamCpus: placement.description, failures };
 }
 
 /** Where the upstream runs: with the load generator (default), or on the servers' CPU with the proxy. */

@@ -77,7 +77,7 @@ async function runRound({ round, cases, targets, options, log, raw }) {
       (raw[c.id][kind] ??= []).push(entry);
       const { io, storeCpuUsPerRequest } = entry;
       log(
-        `round ${round + 1}/${options.rounds}  ${c.label.padEnd(34)} ${kind.padEnd(8)} ${entry.rps.toFixed(0).padStart(6)} req/s  ` +
+        `round ${round + 1}/${options.rounds}  ${c.label.padEnd(34)} ${kind.padEnd(12)} ${entry.rps.toFixed(0).padStart(6)} req/s  ` +
           `p50 ${entry.p50.toFixed(2).padStart(6)} ms  p99 ${entry.p99.toFixed(2).padStart(6)} ms  CPU ` +
           `${(io?.cpuUsPerRequest ?? NaN).toFixed(0).padStart(4)} us/req  RSS ${((entry.rss ?? NaN) / MB).toFixed(1)} MB` +
           (storeCpuUsPerRequest === undefined

@@ -1,0 +1,186 @@
+// The bot's original backend (the Python FastAPI app this API's gateway fronts), run by the scripts of its tools
+// directory (kept outside the repository; its README says how to set it up): its lightest route directly against the same
+// route through this server with [webui.upstream] pointing at it, in the same rounds. Only with `--original-backend DIR`;
+// the backend's code is never copied here, the scripts run it from their own checkout.
+import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, httpGet, makeTempDir, removeTempDir, rssBytes } from './children.mjs';
+import { CONFIG_PATH, VERSION_PATH } from './bench-upstream.mjs';
+import { gatewayConfig, loginCookie } from './gateway-setups.mjs';
+import { markdownTable, pairedRatio, summarise } from './report.mjs';
+import { runRounds } from './rounds.mjs';
+
+export const ORIGINAL_CASE_ID = 'original-backend';
+/** This server at least this share of the backend's req/s on its lightest route, median of the per-round ratios. */
+export const ORIGINAL_TARGET = 0.95;
+// A query parameter the route requires (1 to 64 characters); any version gives the same small JSON.
+const LIGHTEST = `${VERSION_PATH}?webui_version=1.0.0`;
+
+const ORIGINAL_CASE = {
+  id: ORIGINAL_CASE_ID,
+  label: `GET ${VERSION_PATH.replace('/api/webui', '')}`,
+  run: (target, o) =>
+    o.httpLoad({
+      url: `http://127.0.0.1:${target.port}${LIGHTEST}`,
+      headers: target.headers,
+      connections: o.connections,
+      duration: o.duration,
+    }),
+};
+
+/** Why the original backend cannot run from `dir`, or null when its start and stop scripts are there. */
+export function originalBackendMissing(dir) {
+  try {
+    for (const name of ['start.sh', 'stop.sh']) accessSync(join(dir, name), constants.X_OK);
+    return null;
+  } catch {
+    return `${dir} has no executable start.sh and stop.sh: it should be the original backend's tools directory (its README says how to set it up)`;
+  }
+}
+
+/**
+ * Starts the backend once under `prefix` (the load generator's CPUs, as the bench's upstream), with a token of the bench's
+ * and only its WebUI (MAIBOT_WEBUI_BARE=1). Its start script waits until it answers.
+ */
+function startOriginalBackend(dir, port, prefix) {
+  const home = makeTempDir('original');
+  const token = `Bench-Token_${randomBytes(12).toString('hex')}`;
+  const env = { ...process.env, MAIBOT_TOKEN: token, MAIBOT_WEBUI_BARE: '1', START_TIMEOUT: '180' };
+  const [command, ...args] = [...prefix, join(dir, 'start.sh'), String(port), join(home, 'root')];
+  const started = spawnSync(/** @type {string} */ (command), args, { env, encoding: 'utf8' });
+  const pid = Number(/^PID=(\d+)$/m.exec(started.stdout ?? '')?.[1]);
+  if (started.status !== 0 || !(pid > 0)) {
+    removeTempDir(home);
+    throw new Error(
+      `the original backend did not start (${join(dir, 'start.sh')}, exit ${started.status}); is it set up (its README)?\n` +
+        `${started.stdout ?? ''}${started.stderr ?? ''}`.trim().slice(-2000),
+    );
+  }
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    port,
+    token,
+    child: { pid, port, logFile: join(home, 'root', 'server.log'), exited: () => !alive() },
+    stop() {
+      spawnSync(join(dir, 'stop.sh'), [join(home, 'root')], { stdio: 'ignore' });
+      removeTempDir(home);
+    },
+  };
+}
+
+/**
+ * Rounds of the backend's lightest route directly (`direct`, the one backend for every round) and through a fresh server
+ * each round (`server`, with the backend's cookie in [webui.upstream.headers] and driven with a login of its own).
+ * @param {{ dir: string, startServer: Function, pinning: any, options: any, log: (line?: string) => void }} run
+ */
+export async function compareOriginalBackend({ dir, startServer, pinning, options, log }) {
+  const port = await freePort();
+  log(
+    `Original backend: ${dir}/start.sh on port ${port} (${pinning.upstreamDescription}); ${ORIGINAL_CASE.label} directly and through this server`,
+  );
+  const backend = startOriginalBackend(dir, port, pinning.upstreamPrefix);
+  try {
+    const raw = await runRounds({
+      cases: [ORIGINAL_CASE],
+      options,
+      log,
+      startTargets: async () => {
+        const server = await startServer('server', pinning, undefined, gatewayConfig(backend));
+        const cookie = await loginCookie(server).catch(async (error) => {
+          await server.stop();
+          throw error;
+        });
+        return {
+          direct: { child: backend.child, port, headers: { cookie: `maibot_session=${backend.token}` }, stop: async () => {} },
+          server: { ...server, headers: { cookie }, storePid: backend.child.pid, storeLabel: 'backend' },
+        };
+      },
+      onStarted: (targets) => requireForwardedLogin(targets, log),
+    });
+    const runs = raw[ORIGINAL_CASE_ID];
+    const summaries = { direct: summarise(runs.direct), server: summarise(runs.server) };
+    const ratio = pairedRatio(runs.server, runs.direct);
+    const verdict = {
+      target: `${ORIGINAL_CASE.label} of the original backend through this server >= ${ORIGINAL_TARGET} x directly`,
+      measured: `${ratio.median.toFixed(2)} x (per round ${ratio.perRound.map((x) => x.toFixed(2)).join(' ')})`,
+      pass: ratio.median >= ORIGINAL_TARGET,
+    };
+    log();
+    log(`Original backend (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections)`);
+    log();
+    log(originalTable(summaries, ratio, rssBytes(backend.child.pid)));
+    log();
+    log(`  ${verdict.pass ? 'PASS' : 'FAIL'}  ${verdict.target}: ${verdict.measured}`);
+    log();
+    const failures = Object.entries(summaries).flatMap(([kind, s]) =>
+      s.non2xx > 0 || s.errors > 0 || s.requests === 0
+        ? [`original backend ${ORIGINAL_CASE.label} ${kind}: ${s.requests} completed, ${s.non2xx} non-2xx, ${s.errors} errors`]
+        : [],
+    );
+    return { summaries, ratio, runs: raw, target: verdict, failures };
+  } finally {
+    backend.stop();
+  }
+}
+
+/**
+ * Both answer the lightest route alike, and the backend really checks its cookie on what the server forwards: its config
+ * route refuses a request without `maibot_session` and answers the server's forward, which adds it from
+ * [webui.upstream.headers].
+ */
+async function requireForwardedLogin({ direct, server }, log) {
+  const [a, b, refused, forwarded] = [
+    await httpGet(direct.port, LIGHTEST, direct.headers),
+    await httpGet(server.port, LIGHTEST, server.headers),
+    await httpGet(direct.port, CONFIG_PATH),
+    await httpGet(server.port, CONFIG_PATH, server.headers),
+  ];
+  const problems = [
+    ...(a.status !== 200 || a.body !== b.body
+      ? [`${LIGHTEST}: directly ${a.status} ${a.body}, through the server ${b.status} ${b.body}`]
+      : []),
+    ...(refused.status !== 401 ? [`${CONFIG_PATH} without the backend's cookie: ${refused.status}, expected 401`] : []),
+    ...(forwarded.status !== 200 ? [`${CONFIG_PATH} through the server: ${forwarded.status} ${forwarded.body.slice(0, 200)}`] : []),
+  ];
+  if (problems.length === 0) return;
+  for (const problem of problems) log(`PREFLIGHT FAIL ${problem}`);
+  throw new Error('the original backend and the server in front of it do not answer as expected; nothing was measured');
+}
+
+function originalTable(summaries, ratio, backendRss) {
+  const num = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
+  const header = ['Setup', 'req/s', 'x direct', 'x direct per round', 'p50 / p99 ms', 'CPU us/req server', 'CPU us/req backend', 'RSS MB'];
+  const { direct: d, server: s } = summaries;
+  const rows = [
+    [
+      'original backend, directly',
+      num(d.rps),
+      '1',
+      '',
+      `${num(d.p50, 2)} / ${num(d.p99, 2)}`,
+      '-',
+      num(d.cpuUsPerRequest),
+      num(backendRss / 1024 ** 2, 1),
+    ],
+    [
+      'through this server',
+      num(s.rps),
+      num(ratio.median, 2),
+      ratio.perRound.map((x) => num(x, 2)).join(' '),
+      `${num(s.p50, 2)} / ${num(s.p99, 2)}`,
+      num(s.cpuUsPerRequest),
+      num(s.storeCpuUsPerRequest),
+      num(s.rssMb, 1),
+    ],
+  ];
+  return markdownTable(header, rows, [false, true, true, true, true, true, true, true]);
+}
