@@ -20,7 +20,7 @@ import {
   type WebuiApp,
   type WsUpgrade,
 } from '@webui/http-hono';
-import { gatewayFeature } from '@webui/gateway';
+import { gatewayFeature, GatewayStartupError, openGateway, type Gateway, type UpstreamClientFactory } from '@webui/gateway';
 import type { Logger } from 'pino';
 import { createApiDocs } from './api-docs.js';
 import type { LoadedSettings } from './config/index.js';
@@ -32,13 +32,11 @@ import { createSetupSite } from './setup-site.js';
 import { StartupError } from './startup-error.js';
 import { bannerAddresses, logBootstrap, printBanner } from './startup-banner.js';
 import { settingWarnings } from './startup-warnings.js';
-import { machineAddresses } from './system-ports.js';
+import { machineAddresses, systemRandom } from './system-ports.js';
 import type { Storage } from './storage.js';
 import { auditBootstrap, reactToRecordChanges } from './record-change-reaction.js';
 import { warnOfWeakTokenChanges } from './weak-token-warning.js';
-import { openGateway, type Gateway } from './upstream/gateway.js';
 import type { WebuiMetrics } from './metrics/webui-metrics.js';
-import type { UpstreamClientFactory } from '@webui/gateway';
 import { extensionsFrom, type ExtensionsSource } from './webui-extensions.js';
 
 const SWEEP_INTERVAL_MS = 30_000;
@@ -120,11 +118,15 @@ export async function assembleWebui({
     written: () => storage.audit?.written() ?? null,
   };
   // The caller closes the storage if this fails (a key file it cannot make or trust).
+  // A runtime that cannot reach the upstream (a Unix socket on Bun or Deno), a key file it cannot make or trust: one line names it.
   const gateway: Gateway | undefined = await openGateway(
     settings.upstream,
     storage.dataDir,
+    systemRandom,
     metrics ? metrics.countUpstream(runtime.upstreamClient) : runtime.upstreamClient,
-  );
+  ).catch((error: unknown) => {
+    throw error instanceof GatewayStartupError ? new StartupError(error.message) : error;
+  });
   logBootstrap(bootstrap, logger);
   auditBootstrap(bootstrap, audit);
   storage.watch();

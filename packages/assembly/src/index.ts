@@ -38,20 +38,6 @@ export { systemClock, systemRandom } from './system-ports.js';
 export { secretKeyFingerprint } from './secret-key-fingerprint.js';
 export { originOf } from './http-policy.js';
 export { banPolicyFrom } from './ban-settings.js';
-export {
-  ASSERTION_KEY_FILE,
-  createAssertionSigner,
-  loadAssertionKey,
-  UNIX_SOCKET_ORIGIN,
-  openGateway,
-  upstreamOptionsFrom,
-  webUpstreamClient,
-  type Gateway,
-  type UpstreamClient,
-  type UpstreamClientFactory,
-  type UpstreamRuntimeParts,
-  type UpstreamTarget,
-} from './upstream/index.js';
 // What a bot mounts (issue 34), from the one package it imports: route groups, channel domains, plugin progress.
 export {
   ChannelCallError,

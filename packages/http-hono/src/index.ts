@@ -68,6 +68,7 @@ export { LogsDomain } from './features/channel/domains/logs-domain.js';
 export { PluginProgressDomain } from './features/channel/domains/plugin-progress-domain.js';
 export { SecurityDomain } from './features/channel/domains/security-domain.js';
 export type { LogEntry, LogLevel, LogSource } from './features/channel/hub/log-source.js';
+export { describeReceived, listSchema, type SettingNote, type SettingSource } from './settings/setting-kit.js';
 export { buildOpenApiDocument } from './openapi/openapi-document.js';
 export { MountError } from './mount/mount-error.js';
 export {

@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import * as v from 'valibot';
 import { errorCode } from '@webui/core/adapter';
+import { upstreamTableSchema, type UpstreamTable } from '@webui/gateway';
+import { describeReceived } from '@webui/http-hono';
 import {
   allowedHostListSchema,
   auditKeepSchema,
   auditMaxBytesSchema,
   booleanSchema,
   globalFailureBudgetSchema,
-  describeReceived,
   hostListSchema,
   logFormatSchema,
   logLevelSchema,
@@ -24,7 +25,6 @@ import {
   trustedProxyListSchema,
 } from './setting-schemas.js';
 import { ConfigError, type SettingName, type WebuiSettings } from './settings.js';
-import { upstreamTableSchema, type UpstreamTable } from './upstream-table.js';
 
 export type ConfigFile = { found: true; document: Record<string, unknown> } | { found: false };
 

@@ -1,8 +1,18 @@
+import {
+  resolveUpstream,
+  templateVariables,
+  upstreamFileKeys,
+  upstreamUrlSchema,
+  UpstreamSettingError,
+  type ResolvedUpstream,
+  type UpstreamLayers,
+  type UpstreamSettingName,
+  type UpstreamSettings,
+} from '@webui/gateway';
 import { redactStoreUrl } from '@webui/store-redis';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { readConfigFile, readWebuiTable, type FileSettings } from './config-file.js';
 import { parseConfigFlags, readTextSetting } from './config-flags.js';
-import { templateVariables } from './header-template.js';
 import { hostListSchema, logFormatSchema, portTextSchema, storeSchema } from './setting-schemas.js';
 import {
   ConfigError,
@@ -11,16 +21,11 @@ import {
   defaultSettings,
   settingFileKeys,
   settingNames,
-  upstreamFileKeys,
   type LoadedSettings,
   type SettingName,
   type SettingSource,
-  type UpstreamSettingName,
-  type UpstreamSettings,
   type WebuiSettings,
 } from './settings.js';
-import { resolveUpstream } from './upstream-settings.js';
-import { upstreamUrlSchema } from './upstream-url.js';
 
 export interface LoadSettingsInput {
   /** Arguments after the script; words that are not configuration flags are ignored here. */
@@ -86,7 +91,7 @@ export function loadSettings(input: LoadSettingsInput): LoadedSettings {
   const envUrl = readTextSetting(upstreamUrlSchema, env('WEBUI_UPSTREAM_URL'), 'WEBUI_UPSTREAM_URL');
   const fileSettings: FileSettings = file.found ? readWebuiTable(file.document, fileLabel) : {};
   const layers: Layer[] = [flagLayer, envLayer, ['file', fileSettings]];
-  const upstream = resolveUpstream({ flagUrl, envUrl, table: fileSettings.upstream, fileLabel, readEnv });
+  const upstream = upstreamOf({ flagUrl, envUrl, table: fileSettings.upstream, fileLabel, readEnv });
 
   const settings: WebuiSettings = { ...defaultSettings };
   // Completed for every setting by the loop just below.
@@ -98,6 +103,15 @@ export function loadSettings(input: LoadSettingsInput): LoadedSettings {
   }
 
   return { settings, dataDir: resolve(input.cwd, dataDir.value), configPath, configFileFound: file.found, sources };
+}
+
+/** The gateway's table resolved; its mistakes are configuration mistakes like any other. */
+function upstreamOf(layers: UpstreamLayers): ResolvedUpstream | undefined {
+  try {
+    return resolveUpstream(layers);
+  } catch (error) {
+    throw error instanceof UpstreamSettingError ? new ConfigError(error.message) : error;
+  }
 }
 
 function pickPath(flag: string | undefined, env: string | undefined, fallback: string): { value: string; source: SettingSource } {

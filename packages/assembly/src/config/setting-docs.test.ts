@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigFlags } from './config-flags.js';
 import { loadSettings, SETTING_VARIABLES } from './load-settings.js';
 import { SETTING_LOCATIONS, settingReference } from './setting-docs.js';
-import { settingFileKeys, upstreamFileKeys } from './settings.js';
+import { upstreamFileKeys } from '@webui/gateway';
+import { settingFileKeys } from './settings.js';
 
 // The notes name the variable and flag of each key; these tests hold them to what loadSettings really reads.
 const SAMPLES: Record<string, string> = {

@@ -1,18 +1,12 @@
 import type * as v from 'valibot';
+import { upstreamSettingNotes, upstreamTableDefaults, upstreamTableSchema } from '@webui/gateway';
+import type { SettingNote } from '@webui/http-hono';
 import { webuiTableSchema } from './config-file.js';
-import { defaultConfigPath, defaultDataDir, defaultSettings, settingFileKeys, upstreamDefaults, type SettingName } from './settings.js';
-import { upstreamTableSchema } from './upstream-table.js';
+import { defaultConfigPath, defaultDataDir, defaultSettings, settingFileKeys, type SettingName } from './settings.js';
 
-/**
- * What the configuration reference (docs/reference/configuration.md, written by `npm run docs`) says of each key beyond what its
- * schema and default give: the variable and flag that also set it, and one sentence. Type, range and default are read from the
- * schemas and defaults themselves; a test checks every variable and flag here against loadSettings.
- */
-interface SettingNote {
-  env?: string;
-  flag?: string;
-  description: string;
-}
+// What the configuration reference (docs/reference/configuration.md, written by `npm run docs`) says of each key beyond what its
+// schema and default give: the variable and flag that also set it, and one sentence. Type, range and default are read from the
+// schemas and defaults themselves; a test checks every variable and flag here against loadSettings.
 
 const WEBUI_NOTES: Record<(typeof settingFileKeys)[SettingName], SettingNote> = {
   enabled: { description: '`false`: the server says so and exits 0 without listening.' },
@@ -74,34 +68,6 @@ const WEBUI_NOTES: Record<(typeof settingFileKeys)[SettingName], SettingNote> = 
   },
 };
 
-const UPSTREAM_NOTES: Record<keyof typeof upstreamTableSchema.entries, SettingNote> = {
-  url: {
-    env: 'WEBUI_UPSTREAM_URL',
-    flag: '--upstream-url',
-    description:
-      'The bot’s own backend behind this server: `http://host:port`, `https://host[:port]` or `unix:/absolute/path`; no path, ' +
-      'query, user or password (its credential goes in `upstream.headers`). Given by variable or flag alone, it enables the ' +
-      'upstream with the defaults below.',
-  },
-  paths: { description: 'Path prefixes forwarded, by whole segments; `["/"]` forwards every path this server does not answer.' },
-  public_paths: {
-    description:
-      'Forwarded paths reachable without a credential, `GET` and `HEAD` only: an exact path, or a prefix ending in `/*`. ' +
-      'They reach the upstream with its configured credential: list only what the login page needs.',
-  },
-  headers: {
-    description:
-      'Headers added to every upstream request, e.g. `Cookie = "maibot_session=${MAIBOT_TOKEN}"`; `${NAME}` is read from the ' +
-      'environment at startup (unset or empty stops the start, naming the header and the variable; Deno reads only the variables ' +
-      'its `--allow-env` lists); no escape: every `${` starts a reference. `Host`, `Content-Length`, hop-by-hop headers, ' +
-      '`X-Forwarded-*`, `Forwarded` and `X-WebUI-*` are refused, in either spelling (`_` for `-`). Shown as `***`.',
-  },
-  timeout: {
-    description:
-      'Seconds to wait for the head of an upstream answer before `504 upstream_timeout`: above 0, at most 3600 (a streamed body may take longer).',
-  },
-};
-
 /** Where the configuration itself is read from: not keys of the file. */
 export const SETTING_LOCATIONS = [
   { name: 'config file', env: 'WEBUI_CONFIG', flag: '--config', default: defaultConfigPath, description: 'The TOML file; absent is fine.' },
@@ -139,16 +105,9 @@ export function settingReference(): SettingReference[] {
     if (name === undefined) throw new Error(`[webui] ${key} has no setting name`);
     rows.push(row(key, schema, defaultSettings[name], WEBUI_NOTES[key as keyof typeof WEBUI_NOTES]));
   }
-  const upstreamDefaultOf: Record<keyof typeof UPSTREAM_NOTES, unknown> = {
-    url: undefined,
-    paths: upstreamDefaults.paths,
-    public_paths: upstreamDefaults.publicPaths,
-    headers: {},
-    timeout: upstreamDefaults.timeoutSeconds,
-  };
   for (const [key, schema] of Object.entries(upstreamTableSchema.entries)) {
-    const upstreamKey = key as keyof typeof UPSTREAM_NOTES;
-    rows.push(row(`upstream.${key}`, schema, upstreamDefaultOf[upstreamKey], UPSTREAM_NOTES[upstreamKey]));
+    const upstreamKey = key as keyof typeof upstreamSettingNotes;
+    rows.push(row(`upstream.${key}`, schema, upstreamTableDefaults[upstreamKey], upstreamSettingNotes[upstreamKey]));
   }
   return rows;
 }

@@ -1,19 +1,8 @@
-import { parseCidr, parseIp, type Cidr } from '@webui/core/net';
-import { isDnsName, isWellFormedHost } from '@webui/http-hono';
+import { isAbsoluteSocketPath, parseCidr, parseIp, unixSocketPath, type Cidr } from '@webui/core/net';
+import { describeReceived, isDnsName, isWellFormedHost, listSchema } from '@webui/http-hono';
 import { parseRedisUrl } from '@webui/store-redis';
 import * as v from 'valibot';
-import { unixSocketPath } from './listen-host.js';
 import { isWiderThan, WIDEST_NETWORK_PREFIX } from './network-width.js';
-
-/** How a rejected value is shown after "got": strings quoted so blanks and commas stay visible. */
-export function describeReceived(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  if (Array.isArray(value)) return `[${value.map(describeReceived).join(', ')}]`;
-  if (value instanceof Date) return 'a date';
-  if (value === undefined || value === null) return 'nothing';
-  return 'a table';
-}
 
 const got = (issue: v.BaseIssue<unknown>): string => `got ${describeReceived(issue.input)}`;
 
@@ -49,19 +38,6 @@ function integerTextSchema(min: number, max: number) {
   );
 }
 
-const listMessage = (issue: v.BaseIssue<unknown>): string =>
-  `must be a list of strings or a comma-separated string, got ${describeReceived(issue.input)}`;
-
-/** A list written as a TOML array of strings or as one comma-separated string; entries trimmed, blanks dropped. */
-export function listSchema<TEntry>(entry: v.GenericSchema<string, TEntry>) {
-  return v.pipe(v.union([v.array(v.string()), v.string()], listMessage), v.transform(toEntries), v.array(entry));
-}
-
-function toEntries(value: string[] | string): string[] {
-  const parts = typeof value === 'string' ? value.split(',') : value;
-  return parts.map((part) => part.trim()).filter((part) => part !== '');
-}
-
 const rejectEntry = (entry: string, what: string): string => `entry ${JSON.stringify(entry)} is not ${what}`;
 
 /** An address to listen on, or a Unix socket; brackets are refused because listen() takes the bare IPv6 address. */
@@ -72,10 +48,6 @@ const hostEntrySchema = v.pipe(
     (issue) => rejectEntry(issue.input, 'an IP address, host name or unix:/absolute/path'),
   ),
 );
-
-// Absolute only: a relative path would depend on the directory the server happens to start in.
-export const isAbsoluteSocketPath = (path: string | null): boolean =>
-  path !== null && path.length > 1 && path.startsWith('/') && !path.includes('\0');
 
 const networkEntrySchema = v.pipe(
   v.string(),

@@ -1,3 +1,8 @@
+import type { UpstreamSettingName, UpstreamSettings } from '@webui/gateway';
+import type { SettingSource } from '@webui/http-hono';
+
+export type { SettingSource };
+
 /** The [webui] settings of the server, after defaults, file, environment and flags are merged. */
 export interface WebuiSettings {
   enabled: boolean;
@@ -33,39 +38,8 @@ export interface WebuiSettings {
   upstream: UpstreamSettings | undefined;
 }
 
-/** `[webui.upstream]` after validation, defaults and the expansion of `${NAME}` in header values. */
-export interface UpstreamSettings {
-  /** `http(s)://host[:port]` as an origin (lower case, no default port, no path), or `unix:/absolute/path`. */
-  url: string;
-  /** The Unix socket to dial when `url` is `unix:/absolute/path`. */
-  socketPath?: string;
-  /** Path prefixes forwarded, matched by whole segments; no trailing slash except `/` itself. */
-  paths: string[];
-  /** Forwarded paths reachable without a credential (GET and HEAD): exact, or a prefix when ending in `/*`. */
-  publicPaths: string[];
-  /** Added to every upstream request, `${NAME}` replaced by the environment's value: secrets, never printed. */
-  headers: Record<string, string>;
-  /** The same headers as written in the file, `${NAME}` kept, so what is shown names the variables only. */
-  headerTemplates: Record<string, string>;
-  /** How long the head of an upstream answer is waited for. */
-  timeoutSeconds: number;
-}
-
 /** The settings merged flag > env > file > default, one value each; the upstream is a table of its own. */
 export type SettingName = Exclude<keyof WebuiSettings, 'upstream'>;
-
-/** The keys of [webui.upstream], each with its source in LoadedSettings.sources when an upstream is configured. */
-export const upstreamFileKeys = {
-  upstreamUrl: 'upstream.url',
-  upstreamPaths: 'upstream.paths',
-  upstreamPublicPaths: 'upstream.public_paths',
-  upstreamHeaders: 'upstream.headers',
-  upstreamTimeout: 'upstream.timeout',
-} as const;
-
-export type UpstreamSettingName = keyof typeof upstreamFileKeys;
-
-export type SettingSource = 'flag' | 'env' | 'file' | 'default';
 
 export interface LoadedSettings {
   settings: WebuiSettings;
@@ -132,13 +106,6 @@ export const defaultSettings: Readonly<WebuiSettings> = Object.freeze({
   storePrefix: 'webui:',
   metricsPort: undefined,
   upstream: undefined,
-});
-
-/** What [webui.upstream] holds when a key is not given; the dashboard calls version-compatibility before login. */
-export const upstreamDefaults = Object.freeze({
-  paths: ['/api/webui'],
-  publicPaths: ['/api/webui/version-compatibility'],
-  timeoutSeconds: 30,
 });
 
 export const defaultConfigPath = 'config/bot_config.toml';

@@ -1,7 +1,5 @@
+import { GatewayStartupError } from '../gateway-startup-error.js';
 import type { UpstreamChannelOptions, UpstreamOptions, UpstreamSocket, UpstreamTransport } from '../upstream-options.js';
-
-/** An upstream this runtime's client cannot reach, a reason the server cannot start (the assembly says so in one line). */
-export class UpstreamTargetError extends Error {}
 
 /** Where the upstream is: its origin, and the Unix socket that carries it when `webui.upstream.url` names one. */
 export interface UpstreamTarget {
@@ -32,7 +30,7 @@ type HeaderSendingWebSocket = new (url: string, options: { headers: Record<strin
  */
 export const webUpstreamClient: UpstreamClientFactory = (target) => {
   if (target.socketPath !== undefined)
-    throw new UpstreamTargetError(
+    throw new GatewayStartupError(
       `webui.upstream.url unix:${target.socketPath}: a Unix socket upstream is supported on the Node server (apps/server)`,
     );
   return {

@@ -2,9 +2,8 @@ import type { RandomSource } from '@webui/core';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorCode, errorMessage } from '@webui/core/adapter';
-import { StartupError } from '../startup-error.js';
-import { systemRandom } from '../system-ports.js';
-import { ASSERTION_SECRET_BYTES } from '@webui/gateway';
+import { GatewayStartupError } from '../gateway-startup-error.js';
+import { ASSERTION_SECRET_BYTES } from './upstream-assertion.js';
 
 /** In the data directory: the secret X-WebUI-Assertion is signed with, for an upstream that verifies it to read. */
 export const ASSERTION_KEY_FILE = 'upstream-assertion.key';
@@ -15,9 +14,9 @@ const CHECKS_MODES = process.platform !== 'win32';
 
 /**
  * The assertion secret of `<dataDir>/upstream-assertion.key` (which must exist): made once with 32 random bytes, 0600, then
- * reused. A file of another size, or readable or writable by more than its owner, is a StartupError naming it.
+ * reused. A file of another size, or readable or writable by more than its owner, is a GatewayStartupError naming it.
  */
-export async function loadAssertionKey(dataDir: string, random: RandomSource = systemRandom): Promise<Uint8Array> {
+export async function loadAssertionKey(dataDir: string, random: RandomSource): Promise<Uint8Array> {
   const path = join(dataDir, ASSERTION_KEY_FILE);
   return (await makeKeyFile(path, random)) ?? (await readKeyFile(path));
 }
@@ -30,7 +29,7 @@ async function makeKeyFile(path: string, random: RandomSource): Promise<Uint8Arr
     file = await open(path, 'wx', KEY_MODE);
   } catch (error) {
     if (errorCode(error) === 'EEXIST') return undefined;
-    throw new StartupError(`cannot make ${path}: ${reasonOf(error)}`);
+    throw new GatewayStartupError(`cannot make ${path}: ${reasonOf(error)}`);
   }
   const secret = random.bytes(ASSERTION_SECRET_BYTES);
   try {
@@ -41,7 +40,7 @@ async function makeKeyFile(path: string, random: RandomSource): Promise<Uint8Arr
     // A short file would be refused at the next start: none is better.
     await file.close().catch(() => undefined);
     await rm(path, { force: true }).catch(() => undefined);
-    throw new StartupError(`cannot write ${path}: ${reasonOf(error)}`);
+    throw new GatewayStartupError(`cannot write ${path}: ${reasonOf(error)}`);
   }
   return secret;
 }
@@ -51,19 +50,19 @@ async function readKeyFile(path: string): Promise<Uint8Array> {
   try {
     file = await open(path, 'r');
   } catch (error) {
-    throw new StartupError(`cannot read ${path}: ${reasonOf(error)}`);
+    throw new GatewayStartupError(`cannot read ${path}: ${reasonOf(error)}`);
   }
   try {
     // The open file's own stats: what is read is what was checked.
     const stats = await file.stat();
-    if (!stats.isFile()) throw new StartupError(`${path} is not a file; move it away and a new upstream assertion key is made`);
+    if (!stats.isFile()) throw new GatewayStartupError(`${path} is not a file; move it away and a new upstream assertion key is made`);
     const mode = stats.mode & 0o777;
     if (CHECKS_MODES && (mode & ~KEY_MODE) !== 0)
-      throw new StartupError(
+      throw new GatewayStartupError(
         `${path} has mode 0${mode.toString(8)}: it holds the upstream assertion secret, so only its owner may read it (chmod 600 ${path})`,
       );
-    const wrongSize = (): StartupError =>
-      new StartupError(
+    const wrongSize = (): GatewayStartupError =>
+      new GatewayStartupError(
         `${path} holds ${stats.size} bytes, not the ${ASSERTION_SECRET_BYTES} of an upstream assertion key; ` +
           'remove it and a new one is made (an upstream that verifies the assertion then needs the new one)',
       );
@@ -73,7 +72,7 @@ async function readKeyFile(path: string): Promise<Uint8Array> {
     if (bytesRead !== ASSERTION_SECRET_BYTES) throw wrongSize();
     return secret;
   } catch (error) {
-    throw error instanceof StartupError ? error : new StartupError(`cannot read ${path}: ${reasonOf(error)}`);
+    throw error instanceof GatewayStartupError ? error : new GatewayStartupError(`cannot read ${path}: ${reasonOf(error)}`);
   } finally {
     await file.close();
   }

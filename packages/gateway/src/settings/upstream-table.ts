@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { isHeaderValueText, templateParts } from './header-template.js';
-import { describeReceived, listSchema } from './setting-schemas.js';
-import { isFieldName } from '@webui/gateway';
+import { describeReceived, listSchema } from '@webui/http-hono';
+import { isFieldName } from '../headers/header-roles.js';
 import { refusedHeaderReason } from './upstream-header-name.js';
 import { upstreamUrlSchema } from './upstream-url.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { UpstreamSettings } from '../config/settings.js';
+import type { UpstreamSettings } from './upstream-settings.js';
 import { UNIX_SOCKET_ORIGIN, upstreamOptionsFrom } from './upstream-options-from.js';
 
 const transport = async (): Promise<Response> => new Response(null, { status: 204 });

@@ -1,5 +1,5 @@
-import type { UpstreamOptions } from '@webui/gateway';
-import type { UpstreamSettings } from '../config/settings.js';
+import type { UpstreamOptions } from '../upstream-options.js';
+import type { UpstreamSettings } from './upstream-settings.js';
 
 /** The origin requests to a Unix socket upstream are addressed to: its transport dials the socket, the URL names no host of its own. */
 export const UNIX_SOCKET_ORIGIN = 'http://localhost';

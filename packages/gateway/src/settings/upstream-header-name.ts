@@ -1,4 +1,4 @@
-import { HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isServerHeader } from '@webui/gateway';
+import { HOP_BY_HOP_HEADERS, IDENTITY_HEADER_PREFIX, isServerHeader } from '../headers/header-roles.js';
 
 /** Why a header may not be configured for the upstream, or undefined when it may. */
 export function refusedHeaderReason(name: string): string | undefined {

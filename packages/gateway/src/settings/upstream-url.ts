@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { unixSocketPath } from './listen-host.js';
-import { describeReceived, isAbsoluteSocketPath } from './setting-schemas.js';
+import { isAbsoluteSocketPath, unixSocketPath } from '@webui/core/net';
+import { describeReceived } from '@webui/http-hono';
 
 /** Where the upstream is: an http(s) origin, or a Unix socket with its path. */
 export interface UpstreamAddress {

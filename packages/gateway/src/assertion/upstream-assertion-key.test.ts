@@ -3,10 +3,11 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StartupError } from '../startup-error.js';
+import { GatewayStartupError } from '../gateway-startup-error.js';
 import { ASSERTION_KEY_FILE, loadAssertionKey } from './upstream-assertion-key.js';
 
 const created: string[] = [];
+const random = new SeededRandom(3);
 afterEach(() => {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
@@ -22,8 +23,8 @@ async function startupErrorOf(run: Promise<unknown>): Promise<string> {
     () => undefined,
     (reason: unknown) => reason,
   );
-  expect(error).toBeInstanceOf(StartupError);
-  return (error as StartupError).message;
+  expect(error).toBeInstanceOf(GatewayStartupError);
+  return (error as GatewayStartupError).message;
 }
 
 describe('loadAssertionKey', () => {
@@ -41,22 +42,22 @@ describe('loadAssertionKey', () => {
   it('refuses a key file that others may read, naming it', async () => {
     const dir = dataDir();
     const path = join(dir, ASSERTION_KEY_FILE);
-    await loadAssertionKey(dir);
+    await loadAssertionKey(dir, random);
     chmodSync(path, 0o644);
-    expect(await startupErrorOf(loadAssertionKey(dir))).toBe(
+    expect(await startupErrorOf(loadAssertionKey(dir, random))).toBe(
       `${path} has mode 0644: it holds the upstream assertion secret, so only its owner may read it (chmod 600 ${path})`,
     );
     chmodSync(path, 0o640);
-    expect(await startupErrorOf(loadAssertionKey(dir))).toMatch(/has mode 0640/);
+    expect(await startupErrorOf(loadAssertionKey(dir, random))).toMatch(/has mode 0640/);
     chmodSync(path, 0o400);
-    expect(await loadAssertionKey(dir)).toHaveLength(32);
+    expect(await loadAssertionKey(dir, random)).toHaveLength(32);
   });
 
   it.each([0, 31, 33, 64])('refuses a key file of %i bytes, naming it, and leaves it as it is', async (size) => {
     const dir = dataDir();
     const path = join(dir, ASSERTION_KEY_FILE);
     writeFileSync(path, new Uint8Array(size).fill(1), { mode: 0o600 });
-    expect(await startupErrorOf(loadAssertionKey(dir))).toBe(
+    expect(await startupErrorOf(loadAssertionKey(dir, random))).toBe(
       `${path} holds ${size} bytes, not the 32 of an upstream assertion key; ` +
         'remove it and a new one is made (an upstream that verifies the assertion then needs the new one)',
     );
@@ -66,8 +67,8 @@ describe('loadAssertionKey', () => {
   it('refuses a directory in the place of the key file, and a data directory that does not exist', async () => {
     const dir = dataDir();
     mkdirSync(join(dir, ASSERTION_KEY_FILE), { mode: 0o700 });
-    expect(await startupErrorOf(loadAssertionKey(dir))).toMatch(/upstream-assertion\.key/);
-    expect(await startupErrorOf(loadAssertionKey(join(dir, 'missing')))).toMatch(
+    expect(await startupErrorOf(loadAssertionKey(dir, random))).toMatch(/upstream-assertion\.key/);
+    expect(await startupErrorOf(loadAssertionKey(join(dir, 'missing'), random))).toMatch(
       /^cannot make .*missing\/upstream-assertion\.key: ENOENT$/,
     );
   });

@@ -1,0 +1,16 @@
+/** `[webui.upstream]`: its valibot schema, its resolution from flag, variable and file, its reference notes, its gateway options. */
+export { templateVariables } from './header-template.js';
+export { upstreamTableSchema, type UpstreamTable } from './upstream-table.js';
+export { upstreamUrlSchema, type UpstreamAddress } from './upstream-url.js';
+export {
+  resolveUpstream,
+  upstreamDefaults,
+  upstreamFileKeys,
+  UpstreamSettingError,
+  type ResolvedUpstream,
+  type UpstreamLayers,
+  type UpstreamSettingName,
+  type UpstreamSettings,
+} from './upstream-settings.js';
+export { upstreamSettingNotes, upstreamTableDefaults } from './upstream-setting-docs.js';
+export { UNIX_SOCKET_ORIGIN, upstreamOptionsFrom, type UpstreamRuntimeParts } from './upstream-options-from.js';
