@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { RouteGroup, type RouteRequest } from '@webui/http-hono';
+import { extensionFeature, RouteGroup, type RouteRequest } from '@webui/http-hono';
 import { createTestApp, expectErrorBody, json, type TestRequest } from './testing/gateway-test-app.js';
 import type { UpstreamOptions, UpstreamTransport } from './upstream-options.js';
 
@@ -30,7 +30,7 @@ function configGroup() {
 }
 
 async function appWith(group: RouteGroup, options: Parameters<typeof createTestApp>[0] = {}) {
-  const t = await createTestApp({ ...options, routeGroups: [group] });
+  const t = await createTestApp({ ...options, features: [extensionFeature('routes', { groups: [group] }), ...(options.features ?? [])] });
   return { t, cookie: await t.login() };
 }
 

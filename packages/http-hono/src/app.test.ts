@@ -5,6 +5,7 @@ import type { WebuiEnv } from './app-env.js';
 import { MAX_BODY_BYTES } from './app.js';
 import { RouteGroup } from './mount/route-group.js';
 import { createTestApp, expectErrorBody, json, RecordingLogger, sessionCookieValue, type TestApp } from './testing/test-app.js';
+import { extensionFeature } from './feature.js';
 
 const KNOWN_TOKEN = 'Known;Secret,Token!42';
 
@@ -176,7 +177,7 @@ describe('createWebuiApp', () => {
       .get('/teapot', () => {
         throw new HTTPException(418, { message: 'short and stout' });
       });
-    const t = await createTestApp({ routeGroups: [new RouteGroup('/api/webui/system', failing)] });
+    const t = await createTestApp({ features: [extensionFeature('routes', { groups: [new RouteGroup('/api/webui/system', failing)] })] });
     const cookie = await t.login();
     const res = await t.request('/system/boom', { cookie });
     const body = await expectErrorBody(res, 500, 'internal_error');

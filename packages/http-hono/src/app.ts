@@ -3,8 +3,8 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppLogger, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
 import { errorBody, requestFailureAnswer } from './answers/error-body.js';
-import { extensionFeature, type Feature, type FeatureSchema } from './feature.js';
-import { FeatureSet } from './feature-set.js';
+import type { Feature, FeatureSchema } from './feature.js';
+import { featureForwarding, FeatureSet } from './feature-set.js';
 import { builtinFeatures } from './features/builtin-features.js';
 import type { FeatureContext } from './features/feature-context.js';
 import { MAX_BODY_BYTES } from './middleware/state-change/body-limit.js';
@@ -18,7 +18,6 @@ import type { WsHub } from './features/channel/hub/ws-hub.js';
 import { SessionCookie } from './session/session-cookie.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { mountRouteGroups } from './mount/mount-route-groups.js';
-import type { RouteGroup } from './mount/route-group.js';
 import { mountedOperations } from './openapi/mounted-operations.js';
 
 export const API_PREFIX = '/api/webui';
@@ -48,9 +47,10 @@ export interface WebuiAppOptions {
   audit?: SecurityEventSink;
   /** Whether the state store answers right now (a shared store can be lost); /health says degraded when not. */
   storeAvailable?: () => boolean;
-  /** A bot's route groups under the prefix (e.g. /api/webui/config), behind the whole pipeline; MountError when one cannot be mounted. */
-  routeGroups?: readonly RouteGroup[];
-  /** More features after the built-in ones (features/*), registered the same way: a bot's extensions, the gateway's parts. */
+  /**
+   * More features after the built-in ones (features/*), registered the same way: a bot's route groups and domains
+   * (`extensionFeature`; a group that cannot be mounted is a MountError), the gateway.
+   */
   features?: readonly Feature[];
   /** GET /metrics in the Prometheus text format, for the token's session or an admin key; absent, no such route. */
   metrics?: MetricsScrape;
@@ -69,12 +69,11 @@ export function createWebuiApp(options: WebuiAppOptions) {
   let openApi: ReturnType<typeof buildOpenApiDocument> = {};
   // The features given; a forwarding one's (the gateway's) assertion signer is forward-auth's too.
   const given = options.features ?? [];
-  const assertion = given.find((feature) => feature.forwarding)?.forwarding?.assertion;
+  const forwarding = featureForwarding(given);
   const cookie = new SessionCookie(policy, logger);
-  const context: FeatureContext = { options, operations, cookie, refusals, openApi: () => openApi, assertion };
+  const context: FeatureContext = { options, operations, cookie, refusals, openApi: () => openApi, assertion: forwarding?.assertion };
   const builtins = builtinFeatures(context);
-  const extensions = options.routeGroups?.length ? [extensionFeature('routes', { groups: options.routeGroups })] : [];
-  const features = new FeatureSet([...builtins, ...extensions, ...given]);
+  const features = new FeatureSet([...builtins, ...given]);
 
   // The features' routes (each Hono app's routes join the one router: no compose level per feature).
   const api = new Hono<WebuiEnv>();
@@ -93,7 +92,7 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const mountedPublic = mounted.isPublic;
   const isPublic = mountedPublic ? (path: string, method: string) => isOwnPublic(path) || mountedPublic(path, method) : isOwnPublic;
   // With a forwarding feature (the gateway), what this server does not answer under its paths goes there (issue 33).
-  const forwarded = features.forwarding?.paths({ ownPaths: [...own, ...mounted.ownPaths], logger, audit, now });
+  const forwarded = forwarding?.paths({ ownPaths: [...own, ...mounted.ownPaths], logger, audit, now });
 
   const pipeline = new Hono<WebuiEnv>();
   usePipeline(pipeline, {

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import type { WebuiEnv } from './app-env.js';
 import { extensionFeature, type Feature } from './feature.js';
-import { channelDomains, channelRelay, FeatureSet } from './feature-set.js';
+import { channelDomains, channelRelay, featureForwarding, FeatureSet } from './feature-set.js';
 import { RouteGroup } from './mount/route-group.js';
 import { OPERATIONS } from './openapi/operations.js';
 import { PIPELINE } from './pipeline.js';
@@ -46,7 +46,12 @@ describe('a feature registered through the Feature interface', () => {
 
   it('owns its paths: a route group cannot be mounted on them', async () => {
     await expect(
-      createTestApp({ features: [statusFeature], routeGroups: [new RouteGroup('/api/webui/status').get('/', (c) => c.text('x'))] }),
+      createTestApp({
+        features: [
+          statusFeature,
+          extensionFeature('routes', { groups: [new RouteGroup('/api/webui/status').get('/', (c) => c.text('x'))] }),
+        ],
+      }),
     ).rejects.toThrow(/cannot mount/);
   });
 });
@@ -72,8 +77,11 @@ describe("a feature's forwarded paths", () => {
     expect(await json(await t.request('//bot/closed', { cookie }))).toEqual({ forwarded: '/bot/closed' });
   });
 
-  it('belong to one feature at most', () => {
-    expect(() => new FeatureSet([forwarding, { ...forwarding, name: 'twice' }])).toThrow(/another feature forwards paths/);
+  it('belong to one feature at most', async () => {
+    expect(featureForwarding([{ name: 'none' }, forwarding])).toBe(forwarding.forwarding);
+    await expect(createTestApp({ features: [forwarding, { ...forwarding, name: 'twice' }] })).rejects.toThrow(
+      /another feature forwards paths/,
+    );
   });
 
   it('and the channel relay: one feature at most', () => {
@@ -99,18 +107,13 @@ describe('FeatureSet', () => {
     expect(['/a/', '/ab', '/docs', '/c'].map(set.isPublicPath)).toEqual([false, false, false, false]);
   });
 
-  it('lists own paths, operations, groups and domains in the features order', () => {
+  it('lists own paths, operations and groups in the features order; channelDomains the domains', () => {
     const group = new RouteGroup('/api/webui/config');
     const domain = new ChannelDomain('chat', {});
-    const set = new FeatureSet([
-      statusFeature,
-      { name: 'x', ownPaths: ['/x'] },
-      extensionFeature('bot', { groups: [group], domains: [domain] }),
-    ]);
-    expect(set.ownPaths()).toEqual(['/status/public', '/status/public', '/status/private', '/x']);
+    const set = new FeatureSet([statusFeature, extensionFeature('bot', { groups: [group], domains: [domain] })]);
+    expect(set.ownPaths()).toEqual(['/status/public', '/status/public', '/status/private']);
     expect(set.operations().map((operation) => operation.path)).toEqual(['/status/public']);
     expect(set.groups).toEqual([group]);
-    expect(set.domains).toEqual([domain]);
     expect(channelDomains(set.features)).toEqual([domain]);
   });
 });

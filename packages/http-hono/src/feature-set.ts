@@ -9,15 +9,13 @@ import type { ChannelRelay } from './features/channel/hub/channel-relay.js';
 
 /**
  * What the app needs to know of its features, each computed once here from the list, in the list's order: whether a path
- * is public, which paths are the server's own, the OpenAPI operations, the route groups and the channel's domains.
+ * is public, which paths are the server's own, the OpenAPI operations and the route groups. The hub takes the channel's
+ * domains and relay from the same list (`channelDomains`, `channelRelay`), and the app its forwarding (`featureForwarding`).
  */
 export class FeatureSet {
   /** Whether a path below the prefix answers without a login: an exact public path, or one under a `/*` public prefix. */
   readonly isPublicPath: (path: string) => boolean;
   readonly groups: readonly RouteGroup[];
-  readonly domains: readonly ChannelDomainPort[];
-  /** The one feature's forwarded paths, if a feature forwards any (the gateway). */
-  readonly forwarding: Forwarding | undefined;
 
   constructor(readonly features: readonly Feature[]) {
     const publicPaths = features.flatMap((feature) => feature.publicPaths ?? []);
@@ -33,28 +31,27 @@ export class FeatureSet {
             )(prefixes[0]!)
           : (path) => exact.has(path) || prefixes.some((prefix) => path.startsWith(prefix));
     this.groups = features.flatMap((feature) => feature.groups ?? []);
-    this.domains = channelDomains(features);
-    const forwarding = features.filter((feature) => feature.forwarding);
-    if (forwarding.length > 1) throw new MountError(`feature ${forwarding[1]!.name}`, 'another feature forwards paths already');
-    this.forwarding = forwarding[0]?.forwarding;
   }
 
   /**
-   * The paths the features' routes answer, below the prefix: their public and own paths (answered even when not mounted)
-   * and every route's path; middleware (`use`, any method, a `*` path) says nothing about which paths answer.
+   * The paths the features' routes answer, below the prefix: their public paths (answered even when not mounted, as `/ws`
+   * without a WebSocket) and every route's path; middleware (`use`, any method, a `*` path) says nothing about which paths answer.
    */
   ownPaths(): string[] {
-    return this.features.flatMap((feature) => [
-      ...(feature.publicPaths ?? []),
-      ...(feature.ownPaths ?? []),
-      ...(feature.routes ? routePaths(feature.routes) : []),
-    ]);
+    return this.features.flatMap((feature) => [...(feature.publicPaths ?? []), ...(feature.routes ? routePaths(feature.routes) : [])]);
   }
 
   /** The operations the features document, in order; `mounted` (a group's, derived once mounted) after them. */
   operations(mounted: readonly DocumentedOperation[] = []): DocumentedOperation[] {
     return [...this.features.flatMap((feature) => feature.operations ?? []), ...mounted];
   }
+}
+
+/** The one forwarding of a feature list (the gateway's): its forwarded paths and its assertion signer; a MountError for two. */
+export function featureForwarding(features: readonly Feature[]): Forwarding | undefined {
+  const forwarding = features.filter((feature) => feature.forwarding);
+  if (forwarding.length > 1) throw new MountError(`feature ${forwarding[1]!.name}`, 'another feature forwards paths already');
+  return forwarding[0]?.forwarding;
 }
 
 /** The one relay of a feature list (the gateway's), what a WsHub relays the domains it does not serve to; a MountError for two. */

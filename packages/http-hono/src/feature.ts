@@ -25,8 +25,6 @@ export interface Feature<S extends Schema = BlankSchema> {
    * for everything below. A route group's `public` routes say so on the route instead, by method.
    */
   readonly publicPaths?: readonly string[];
-  /** Paths this server answers even when the routes are not mounted (`/ws` without a WebSocket): never forwarded, never a group's. */
-  readonly ownPaths?: readonly string[];
   /** The operations the OpenAPI document lists for this feature, in order (a group's are derived from its declarations). */
   readonly operations?: readonly DocumentedOperation[];
   /** The channel's domains this feature serves (the hub takes them through `channelDomains(features)`). */
@@ -70,7 +68,7 @@ export interface ForwardedPaths {
 /** A feature's route schema, for the app's type. */
 export type FeatureSchema<F> = F extends Feature<infer S> ? S : never;
 
-/** A bot's route groups and channel domains as one feature: what `routeGroups` and a hub's `domains` become. */
+/** A bot's route groups and channel domains as one feature, given to `createWebuiApp({ features })` and `channelDomains` alike. */
 export function extensionFeature(name: string, parts: { groups?: readonly RouteGroup[]; domains?: readonly ChannelDomainPort[] }): Feature {
   return { name, ...(parts.groups ? { groups: parts.groups } : {}), ...(parts.domains ? { domains: parts.domains } : {}) };
 }

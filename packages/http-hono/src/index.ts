@@ -11,7 +11,6 @@ export {
   type ForwardingContext,
 } from './feature.js';
 export { channelDomains, channelRelay } from './feature-set.js';
-export { PIPELINE } from './pipeline.js';
 export { resolveClient, UNIX_SOCKET_PEER, type ResolvedClient } from './edge/client-ip.js';
 export { isCanonicalHost, isDnsName, isWellFormedHost, namesLoopback, splitHost, type HostParts } from './host/host-header.js';
 export { rememberHostVerdicts } from './host/remembered-host-verdicts.js';

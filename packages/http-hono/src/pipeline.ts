@@ -17,20 +17,38 @@ import type { RuntimePort } from './runtime-port.js';
  *   edge -> log -> CORS -> CSRF -> body limit -> session -> scope -> the route
  *
  * Each Hono compose level costs about a microsecond per request (docs/decisions/0031-one-pipeline-measured-speed-ups.md),
- * so steps that every request passes, or that skip the same requests, run fused into one middleware, named here:
+ * so steps that every request passes, or that skip the same requests, run fused into one middleware, named here. This list is
+ * the order: usePipeline writes it, and the tests read it.
  */
-export const PIPELINE = [
+export const PIPELINE: readonly PipelineStep[] = [
   /** Registered first so it finishes last: no answer leaves ahead of its audit line (a sink that writes in groups only). */
-  { step: 'audit-hold', runs: 'holdAnswerUntilAudited' },
-  /** Fused: the runtime port, no-store, the client address, HTTPS, then allowed IPs, one Host and the Host rule. */
-  { step: 'edge', runs: 'identifyAndAdmitClient' },
-  { step: 'log', runs: 'requestLog' },
-  { step: 'cors', runs: 'corsForAllowedOrigins' },
+  { step: 'audit-hold', on: 'every path', make: (o) => holdAnswerUntilAudited(o.audit) },
+  /**
+   * Fused: the runtime port, no-store, the client address, HTTPS, then allowed IPs, one Host and the Host rule
+   * (docs/decisions/0003-client-address.md, docs/decisions/0008-allowed-ips.md, docs/decisions/0009-csrf-and-dns-rebinding.md).
+   */
+  {
+    step: 'edge',
+    on: 'every path',
+    make: (o, refused) => identifyAndAdmitClient(o.runtime, o.policy, forwardedForWarning(o.logger, o.now), refused),
+  },
+  /** One debug line per API request; no step when debug is off. */
+  { step: 'log', on: 'guarded', make: (o) => requestLog(o.logger, o.now) },
+  /** For requests that carry an Origin. */
+  { step: 'cors', on: 'guarded', make: (o) => corsForAllowedOrigins(o.policy, o.widerCors) },
   /** Fused: both skip the same requests (GET/HEAD/OPTIONS, forwarded: GET/HEAD); a forwarded body streams, so CSRF only. */
-  { step: 'csrf+body-limit', runs: 'guardStateChanges' },
+  { step: 'csrf+body-limit', on: 'guarded', make: (o, refused) => guardStateChanges(o.policy, refused, o.isForwarded) },
   /** Fused: both skip the same requests (the public paths); the credential, then its scope for the method. */
-  { step: 'session+scope', runs: 'sessionGuard' },
-] as const;
+  { step: 'session+scope', on: 'guarded', make: (o) => sessionGuard(o.operations, o.isPublic, o.isForwarded) },
+];
+
+/** One step of the pipeline: its name, where it runs, and its middleware under a configuration (none: left out). */
+export interface PipelineStep {
+  readonly step: string;
+  /** `every path`: the site's too; `guarded`: the API's prefix and the forwarded prefixes (PipelineOptions.guarded). */
+  readonly on: 'every path' | 'guarded';
+  make(options: PipelineOptions, refused: RefusalAudit['refused']): MiddlewareHandler<WebuiEnv> | undefined;
+}
 
 export interface PipelineOptions {
   runtime: RuntimePort;
@@ -50,18 +68,13 @@ export interface PipelineOptions {
   isPublic: (path: string, method: string) => boolean;
 }
 
-/** Writes the steps of PIPELINE into `app`, in order; a step with nothing to do under this configuration is left out. */
+/** Writes the steps of PIPELINE into `app`, in its order, one `use` each (per guarded pattern); a step with nothing to do is left out. */
 export function usePipeline(app: Hono<WebuiEnv>, options: PipelineOptions): void {
-  const { runtime, policy, logger, now, refusals } = options;
-  const refused = refusals.refused.bind(refusals);
-  const auditHold = holdAnswerUntilAudited(options.audit);
-  if (auditHold) app.use(auditHold);
-  // edge (docs/decisions/0003-client-address.md), allowlist and Host (docs/decisions/0008-allowed-ips.md, docs/decisions/0009-csrf-and-dns-rebinding.md), every path
-  app.use(identifyAndAdmitClient(runtime, policy, forwardedForWarning(logger, now), refused));
-  const guard = (step: MiddlewareHandler<WebuiEnv>) => options.guarded.forEach((paths) => app.use(paths, step));
-  const log = requestLog(logger, now);
-  if (log) guard(log); // one debug line per API request; no step when debug is off
-  guard(corsForAllowedOrigins(policy, options.widerCors)); // for requests that carry an Origin
-  guard(guardStateChanges(policy, refused, options.isForwarded)); // CSRF, then the 16 KiB body limit
-  guard(sessionGuard(options.operations, options.isPublic, options.isForwarded)); // credentials, then their scope
+  const refused = options.refusals.refused.bind(options.refusals);
+  for (const { on, make } of PIPELINE) {
+    const step = make(options, refused);
+    if (step === undefined) continue;
+    if (on === 'every path') app.use(step);
+    else for (const paths of options.guarded) app.use(paths, step);
+  }
 }

@@ -5,12 +5,13 @@ import type { WebuiEnv } from '../app-env.js';
 import { createTestApp } from '../testing/test-app.js';
 import { MountError } from './mount-error.js';
 import { RouteGroup } from './route-group.js';
+import { extensionFeature } from '../feature.js';
 
 const ok = (c: { json(body: unknown): Response }) => c.json({ ok: true });
 
 /** The MountError createWebuiApp raises for these groups (the test fails when it raises none). */
 async function mountError(...groups: RouteGroup[]): Promise<MountError> {
-  const error: unknown = await createTestApp({ routeGroups: groups }).then(
+  const error: unknown = await createTestApp({ features: [extensionFeature('routes', { groups })] }).then(
     () => null,
     (thrown: unknown) => thrown,
   );
@@ -63,7 +64,9 @@ describe('a route group that cannot be mounted is a MountError naming the path, 
     expect(nested.what).toBe('/api/webui/plugins/chat');
     // Side by side is fine.
     await expect(
-      createTestApp({ routeGroups: [new RouteGroup('/api/webui/plugin'), new RouteGroup('/api/webui/plugins')] }),
+      createTestApp({
+        features: [extensionFeature('routes', { groups: [new RouteGroup('/api/webui/plugin'), new RouteGroup('/api/webui/plugins')] })],
+      }),
     ).resolves.toBeDefined();
   });
 
@@ -71,7 +74,9 @@ describe('a route group that cannot be mounted is a MountError naming the path, 
     const error = await mountError(new RouteGroup('/api/webui/person').get('/:id', ok).get('/:name', ok));
     expect(error.message).toBe('cannot mount GET /api/webui/person/:name: the group declares this method and path twice');
     await expect(
-      createTestApp({ routeGroups: [new RouteGroup('/api/webui/person').get('/:id', ok).put('/:id', ok)] }),
+      createTestApp({
+        features: [extensionFeature('routes', { groups: [new RouteGroup('/api/webui/person').get('/:id', ok).put('/:id', ok)] })],
+      }),
     ).resolves.toBeDefined();
   });
 
@@ -107,6 +112,6 @@ describe('a route group that cannot be mounted is a MountError naming the path, 
     const app = new Hono<WebuiEnv>().get('/status', ok);
     const group = new RouteGroup('/api/webui/system', app).get('/secrets', { scope: 'admin' }, ok);
     const plain = new RouteGroup('/api/webui/plain', new Hono().get('/status', ok));
-    await expect(createTestApp({ routeGroups: [group, plain] })).resolves.toBeDefined();
+    await expect(createTestApp({ features: [extensionFeature('routes', { groups: [group, plain] })] })).resolves.toBeDefined();
   });
 });

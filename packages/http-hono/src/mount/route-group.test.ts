@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { WebuiEnv } from '../app-env.js';
 import { createTestApp, expectErrorBody, json, type TestApp } from '../testing/test-app.js';
 import { RouteGroup, type RouteRequest } from './route-group.js';
+import { extensionFeature } from '../feature.js';
 
 /** A bot's config group whose handlers record every call, so a test can prove a refused caller never reached one. */
 function configGroup() {
@@ -23,7 +24,7 @@ function configGroup() {
 }
 
 async function appWith(group: RouteGroup, options: Parameters<typeof createTestApp>[0] = {}) {
-  const t = await createTestApp({ ...options, routeGroups: [group] });
+  const t = await createTestApp({ ...options, features: [extensionFeature('routes', { groups: [group] }), ...(options.features ?? [])] });
   return { t, cookie: await t.login() };
 }
 

@@ -14,6 +14,7 @@ import { WsHub } from '../features/channel/hub/ws-hub.js';
 import { responseSchema } from './documented-responses.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { OPERATIONS } from './operations.js';
+import { extensionFeature } from '../feature.js';
 
 type Paths = Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>>;
 
@@ -144,7 +145,7 @@ describe('OpenAPI document', () => {
       '/api/webui/system',
       new Hono<WebuiEnv>().get('/status', ok).use('*', async (_c, next) => next()),
     );
-    const t = await createTestApp({ routeGroups: [group, whole] });
+    const t = await createTestApp({ features: [extensionFeature('routes', { groups: [group, whole] })] });
     const document = (await (await t.request('/openapi.json')).json()) as Record<string, unknown>;
     const validator = new Validator();
     expect((await validator.validate(document)).errors).toBeUndefined();

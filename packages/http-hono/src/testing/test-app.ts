@@ -3,7 +3,6 @@ import { createCoreHarness } from '@webui/core/testing';
 import type { Context } from 'hono';
 import { expect } from 'vitest';
 import type { AppLogger, HttpPolicy } from '../app-env.js';
-import type { RouteGroup } from '../mount/route-group.js';
 import { API_PREFIX, createWebuiApp } from '../app.js';
 import type { RuntimePort } from '../runtime-port.js';
 import type { Feature } from '../feature.js';
@@ -93,7 +92,6 @@ const testRuntime: RuntimePort = {
 export async function createTestApp(
   options: {
     policy?: TestPolicyOptions;
-    routeGroups?: readonly RouteGroup[];
     features?: readonly Feature[];
     logger?: RecordingLogger;
     banPolicy?: Partial<BanPolicyOptions>;
@@ -115,7 +113,6 @@ export async function createTestApp(
     logger,
     now: () => harness.clock.now(),
     audit,
-    ...(options.routeGroups ? { routeGroups: options.routeGroups } : {}),
     ...(options.features ? { features: options.features } : {}),
     ...(options.storeAvailable ? { storeAvailable: options.storeAvailable } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { WebuiEnv } from '../../app-env.js';
 import { RouteGroup } from '../../mount/route-group.js';
 import { createTestApp, expectErrorBody, json } from '../../testing/test-app.js';
+import { extensionFeature } from '../../feature.js';
 
 function configRoutes() {
   return new Hono<WebuiEnv>().get('/probe', (c) => c.json({ ok: true, session: c.get('sessionToken').length > 0 }));
@@ -34,7 +35,9 @@ describe('default deny (docs/decisions/0007-default-deny.md)', () => {
   });
 
   it('mounts extra route groups behind the guard', async () => {
-    const t = await createTestApp({ routeGroups: [new RouteGroup('/api/webui/config', configRoutes())] });
+    const t = await createTestApp({
+      features: [extensionFeature('routes', { groups: [new RouteGroup('/api/webui/config', configRoutes())] })],
+    });
     await expectErrorBody(await t.request('/config/probe'), 401, 'not_authenticated');
     await expectErrorBody(await t.request('/config/probe', { cookie: 'wrong' }), 401, 'invalid_session');
     const res = await t.request('/config/probe', { cookie: await t.login() });
