@@ -10,6 +10,9 @@ const REQUIRED = [
   { command: 'redis-server', debianPackage: 'redis-server' },
   // systemd-analyze verify checks deploy/webui.service.
   { command: 'systemd-analyze', debianPackage: 'systemd' },
+  // The HTTPS tests make their CA with openssl, read the served serial with s_client and fetch with curl --cacert.
+  { command: 'openssl', debianPackage: 'openssl' },
+  { command: 'curl', debianPackage: 'curl' },
 ];
 
 function has(command) {

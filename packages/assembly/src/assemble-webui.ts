@@ -36,6 +36,7 @@ import { machineAddresses, systemRandom } from './system-ports.js';
 import type { Storage } from './storage.js';
 import { auditBootstrap, reactToRecordChanges } from './record-change-reaction.js';
 import { warnOfWeakTokenChanges } from './weak-token-warning.js';
+import { openTls, type TlsService } from './tls/index.js';
 import type { WebuiMetrics } from './metrics/webui-metrics.js';
 import { extensionsFrom, type ExtensionsSource } from './webui-extensions.js';
 
@@ -75,6 +76,8 @@ export interface AssembledWebui {
   listening: Array<{ host: string; port: number }>;
   /** The same /auth/check answer without the Hono pipeline, for a runtime that can take the shortcut. */
   sessionCheckShortcut(): SessionCheckShortcut | undefined;
+  /** With [webui.tls]: the pair every TCP listener serves and its reloads (the runtime swaps it on its listeners). */
+  tls: TlsService | undefined;
   /** Logs the listening line and prints the banner to `out` (stderr by default). */
   announce(out?: { write(text: string): unknown }): void;
   /** Tells WebSocket clients the server is going away (1001) and waits up to `graceMs` for them to go. */
@@ -101,6 +104,9 @@ export async function assembleWebui({
   const progress = new PluginProgressBoard();
   // Made first, before anything that would need undoing: a bot that cannot start stops here (with its own StartupError).
   const extensions = await extensionsFrom(bot, { logs: feed, progress, dataDir: storage.dataDir });
+  // Read before anything listens or a token is made: a pair that cannot serve stops the start with one line naming the file.
+  const tls = await openTls(loaded, { logger, machine: machineAddresses });
+  const scheme = tls ? 'https' : 'http';
   let bootstrap: BootstrapOutcome;
   try {
     // Instances already running on a shared store keep their temporary token: this start prints the same one (docs/decisions/0011-temporary-token.md with several instances).
@@ -136,7 +142,7 @@ export async function assembleWebui({
   const listening: AssembledWebui['listening'] = [];
   // A Unix socket has no origin of its own: its requests carry the proxy's Host.
   const origins = () =>
-    listening.filter(({ host }) => unixSocketPath(host) === null).map((address) => originOf(address.host, address.port));
+    listening.filter(({ host }) => unixSocketPath(host) === null).map((address) => originOf(address.host, address.port, scheme));
   const policy = httpPolicyFrom(settings, origins);
   const httpLogger = logger.child({ module: 'http' });
   const wsLogger = logger.child({ module: 'ws' });
@@ -185,6 +191,7 @@ export async function assembleWebui({
   }
   reactToRecordChanges(storage.store, hub, audit);
   metrics?.watch({ hub, bans: core.bans, storeAvailable: () => storage.available() });
+  if (tls && metrics) metrics.watchCertificate(() => (tls as TlsService).current().notAfter);
   warnOfWeakTokenChanges(storage.store, logger.child({ module: 'store' }));
   const sweeper = setInterval(() => storage.sweep(), SWEEP_INTERVAL_MS);
   // Node and Bun hand out timer objects that can be unref'd; the upkeep must never keep a process alive.
@@ -196,15 +203,17 @@ export async function assembleWebui({
     audit,
     progress,
     listening,
+    tls,
     sessionCheckShortcut: () => createSessionCheckShortcut({ services: core, policy, logger: httpLogger, audit }),
     announce(out = process.stderr) {
       const warnings = settingWarnings(settings);
       printBanner(
         out,
-        bannerAddresses(listening, settings.allowedHosts, machineAddresses()),
+        bannerAddresses(listening, settings.allowedHosts, machineAddresses(), scheme),
         storage,
         bootstrap,
         warnings.flatMap((warning) => warning.bannerLines),
+        tls?.settings.selfSigned ? tls.current().fingerprint256 : undefined,
       );
       for (const warning of warnings) logger.warn(warning.logFields, warning.logMessage);
       const sockets = listening.map(({ host }) => host).filter((host) => unixSocketPath(host) !== null);
@@ -223,6 +232,7 @@ export async function assembleWebui({
     },
     async close() {
       clearInterval(sweeper);
+      tls?.close();
       gateway?.close();
       await storage.close();
     },

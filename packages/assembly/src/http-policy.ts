@@ -8,7 +8,8 @@ export function httpPolicyFrom(settings: WebuiSettings, listenOrigins: () => rea
   return {
     serviceName: 'webui',
     mode: settings.mode,
-    secureCookie: settings.secureCookie,
+    // Over HTTPS of its own the cookie is Secure in every mode: no answer of this server goes out in clear.
+    secureCookie: settings.secureCookie || settings.tls !== undefined,
     sessionExpireDays: settings.sessionExpireDays,
     trustedProxies: settings.trustedProxies.map(toCidr),
     allowedIps: settings.allowedIps.map(toCidr),
@@ -25,7 +26,7 @@ export function toCidr(text: string): Cidr {
   return cidr;
 }
 
-/** The origin a browser uses for a bound address. */
-export function originOf(host: string, port: number): string {
-  return host.includes(':') ? `http://[${host}]:${port}` : `http://${host}:${port}`;
+/** The origin a browser uses for a bound address; `https` when the listeners speak TLS. */
+export function originOf(host: string, port: number, scheme: 'http' | 'https' = 'http'): string {
+  return host.includes(':') ? `${scheme}://[${host}]:${port}` : `${scheme}://${host}:${port}`;
 }

@@ -37,6 +37,19 @@ export { weakTokenAdvice } from './weak-token-warning.js';
 export { systemClock, systemRandom } from './system-ports.js';
 export { secretKeyFingerprint } from './secret-key-fingerprint.js';
 export { originOf } from './http-policy.js';
+export {
+  checkTlsPair,
+  describeTlsSettings,
+  HSTS_VALUE,
+  loadTlsPair,
+  openTls,
+  TlsPairError,
+  type TlsPair,
+  type TlsReloadOutcome,
+  type TlsReloadTrigger,
+  type TlsService,
+  type TlsSettings,
+} from './tls/index.js';
 export { banPolicyFrom } from './ban-settings.js';
 // What a bot mounts (issue 34), from the one package it imports: route groups, channel domains, plugin progress.
 export {

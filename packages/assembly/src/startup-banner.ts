@@ -30,21 +30,22 @@ export function bannerAddresses(
   listening: ReadonlyArray<{ host: string; port: number }>,
   allowedHosts: readonly string[],
   machine: readonly MachineAddress[],
+  scheme: 'http' | 'https' = 'http',
 ): string[] {
   const shown = new Set<string>();
   for (const { host, port } of listening) {
     if (unixSocketPath(host) !== null) shown.add(host);
-    else if (!isWildcard(host)) shown.add(originOf(host, port));
+    else if (!isWildcard(host)) shown.add(originOf(host, port, scheme));
     else if (allowedHosts.length > 0)
-      for (const entry of allowedHosts) shown.add(`http://${splitHost(entry).port === undefined ? `${entry}:${port}` : entry}`);
+      for (const entry of allowedHosts) shown.add(`${scheme}://${splitHost(entry).port === undefined ? `${entry}:${port}` : entry}`);
     else {
       // 0.0.0.0 takes IPv4 only; :: takes both families (Node, Bun and Deno bind it dual-stack). Link-local IPv6 needs a zone no URL
       // carries.
       const usable = machine.filter((entry) => (host.includes(':') || entry.family === 4) && !/^fe[89ab]/i.test(entry.address));
       for (const entry of [...usable.filter((one) => !one.internal), ...usable.filter((one) => one.internal)])
-        shown.add(originOf(entry.address, port));
+        shown.add(originOf(entry.address, port, scheme));
       // A runtime not allowed to list interfaces still must not print the wildcard.
-      if (usable.length === 0) shown.add(`http://<this machine's address>:${port}`);
+      if (usable.length === 0) shown.add(`${scheme}://<this machine's address>:${port}`);
     }
   }
   return [...shown];
@@ -63,6 +64,8 @@ export function printBanner(
   data: { where: string; tokenPlace: string },
   outcome: BootstrapOutcome,
   warnings: readonly string[] = [],
+  /** A self-signed certificate's SHA-256 fingerprint, for the operator to compare with the browser's. */
+  fingerprint?: string,
 ): void {
   const origin = addresses.find((address) => unixSocketPath(address) === null);
   const lines = [
@@ -71,6 +74,7 @@ export function printBanner(
     `  listening   ${addresses.map((address) => (unixSocketPath(address) === null ? `${address}/api/webui` : address)).join('  ')}`,
     `  data        ${data.where}`,
   ];
+  if (fingerprint !== undefined) lines.push(`  certificate self-signed, SHA-256 ${fingerprint}`);
   if (outcome.temporaryToken) {
     const others = outcome.sharedWith ?? 0;
     lines.push(

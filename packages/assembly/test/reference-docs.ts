@@ -63,7 +63,7 @@ export function configurationReference(): string {
     ),
   ];
   return [
-    GENERATED_NOTE('the settings schemas in packages/assembly/src/config (setting-docs.ts holds the notes)'),
+    GENERATED_NOTE('the settings schemas in packages/assembly/src/config and src/tls (setting-docs.ts holds the notes)'),
     '',
     '# Configuration reference',
     '',
@@ -86,7 +86,7 @@ export function configurationReference(): string {
     '## `[webui]`',
     '',
     ...table(
-      rows.filter((row) => !row.key.startsWith('upstream.')),
+      rows.filter((row) => !row.key.startsWith('upstream.') && !row.key.startsWith('tls.')),
       '',
     ),
     '',
@@ -99,6 +99,16 @@ export function configurationReference(): string {
     ...table(
       rows.filter((row) => row.key.startsWith('upstream.')),
       'upstream.',
+    ),
+    '',
+    '## `[webui.tls]`',
+    '',
+    'HTTPS on every TCP listener, without a proxy ([HTTPS on this server](../https.md)): a certificate from files, or one the',
+    'server makes. Without the table (and without `WEBUI_TLS_CERT`, `--tls-cert`) the server speaks plain HTTP.',
+    '',
+    ...table(
+      rows.filter((row) => row.key.startsWith('tls.')),
+      'tls.',
     ),
     '',
   ].join('\n');

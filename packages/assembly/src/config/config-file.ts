@@ -25,6 +25,7 @@ import {
   trustedProxyListSchema,
 } from './setting-schemas.js';
 import { ConfigError, type SettingName, type WebuiSettings } from './settings.js';
+import { tlsTableSchema, type TlsTable } from '../tls/tls-table.js';
 
 export type ConfigFile = { found: true; document: Record<string, unknown> } | { found: false };
 
@@ -72,6 +73,7 @@ export const webuiTableSchema = v.pipe(
       store_prefix: v.optional(storePrefixSchema),
       metrics_port: v.optional(metricsPortSchema),
       upstream: v.optional(upstreamTableSchema),
+      tls: v.optional(tlsTableSchema),
     },
     (issue) =>
       issue.expected === 'never'
@@ -100,11 +102,12 @@ export const webuiTableSchema = v.pipe(
     storePrefix: table.store_prefix,
     metricsPort: table.metrics_port,
     upstream: table.upstream,
+    tls: table.tls,
   })),
 );
 
 /** What the [webui] table gives: the plain settings, and [webui.upstream] as written (its headers are expanded at load). */
-export type FileSettings = Partial<Pick<WebuiSettings, SettingName>> & { upstream?: UpstreamTable };
+export type FileSettings = Partial<Pick<WebuiSettings, SettingName>> & { upstream?: UpstreamTable; tls?: TlsTable };
 
 /** The settings a parsed config file gives in its [webui] table; other tables belong to the bot and are ignored. */
 export function readWebuiTable(document: Record<string, unknown>, fileLabel: string): FileSettings {

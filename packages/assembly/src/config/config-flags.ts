@@ -9,6 +9,8 @@ export interface ConfigFlags {
   port?: string;
   store?: string;
   upstreamUrl?: string;
+  tlsCert?: string;
+  tlsKey?: string;
 }
 
 const flagFields = new Map<string, keyof ConfigFlags>([
@@ -18,10 +20,12 @@ const flagFields = new Map<string, keyof ConfigFlags>([
   ['--port', 'port'],
   ['--store', 'store'],
   ['--upstream-url', 'upstreamUrl'],
+  ['--tls-cert', 'tlsCert'],
+  ['--tls-key', 'tlsKey'],
 ]);
 
 /**
- * Takes --config, --data-dir, --host, --port, --store and --upstream-url (as "--flag value" or "--flag=value"); every other argument
+ * Takes --config, --data-dir, --host, --port, --store, --upstream-url, --tls-cert and --tls-key (as "--flag value" or "--flag=value"); every other argument
  * is left in rest for the CLI.
  */
 export function parseConfigFlags(argv: readonly string[]): { flags: ConfigFlags; rest: string[] } {

@@ -26,6 +26,8 @@ import {
   type SettingSource,
   type WebuiSettings,
 } from './settings.js';
+import { describeTlsSettings } from '../tls/describe-tls.js';
+import { resolveTls } from '../tls/tls-settings.js';
 
 export interface LoadSettingsInput {
   /** Arguments after the script; words that are not configuration flags are ignored here. */
@@ -49,6 +51,8 @@ export const SETTING_VARIABLES = [
   'WEBUI_STORE',
   'WEBUI_UPSTREAM_URL',
   'WEBUI_LOG_FORMAT',
+  'WEBUI_TLS_CERT',
+  'WEBUI_TLS_KEY',
 ] as const;
 type SettingVariable = (typeof SETTING_VARIABLES)[number];
 
@@ -92,6 +96,15 @@ export function loadSettings(input: LoadSettingsInput): LoadedSettings {
   const fileSettings: FileSettings = file.found ? readWebuiTable(file.document, fileLabel) : {};
   const layers: Layer[] = [flagLayer, envLayer, ['file', fileSettings]];
   const upstream = upstreamOf({ flagUrl, envUrl, table: fileSettings.upstream, fileLabel, readEnv });
+  const absoluteDataDir = resolve(input.cwd, dataDir.value);
+  const tls = resolveTls({
+    flag: { cert: flags.tlsCert, key: flags.tlsKey },
+    env: { cert: env('WEBUI_TLS_CERT'), key: env('WEBUI_TLS_KEY') },
+    table: fileSettings.tls,
+    fileLabel,
+    cwd: input.cwd,
+    dataDir: absoluteDataDir,
+  });
 
   const settings: WebuiSettings = { ...defaultSettings };
   // Completed for every setting by the loop just below.
@@ -101,8 +114,12 @@ export function loadSettings(input: LoadSettingsInput): LoadedSettings {
     settings.upstream = upstream.upstream;
     Object.assign(sources, upstream.sources);
   }
+  if (tls !== undefined) {
+    settings.tls = tls.tls;
+    Object.assign(sources, tls.sources);
+  }
 
-  return { settings, dataDir: resolve(input.cwd, dataDir.value), configPath, configFileFound: file.found, sources };
+  return { settings, dataDir: absoluteDataDir, configPath, configFileFound: file.found, sources };
 }
 
 /** The gateway's table resolved; its mistakes are configuration mistakes like any other. */
@@ -148,6 +165,7 @@ export function describeSettings(loaded: LoadedSettings): string[] {
   for (const name of settingNames) {
     lines.push(`webui.${settingFileKeys[name]} = ${formatValue(name, loaded)} (${sources[name]})`);
   }
+  lines.push(...describeTlsSettings(loaded));
   // Without an upstream nothing is shown, as nothing changes.
   const { upstream } = loaded.settings;
   if (upstream === undefined) return lines;

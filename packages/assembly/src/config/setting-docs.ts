@@ -3,6 +3,7 @@ import { upstreamSettingNotes, upstreamTableDefaults, upstreamTableSchema } from
 import type { SettingNote } from '@webui/http-hono';
 import { webuiTableSchema } from './config-file.js';
 import { defaultConfigPath, defaultDataDir, defaultSettings, settingFileKeys, type SettingName } from './settings.js';
+import { tlsTableSchema } from '../tls/tls-table.js';
 
 // What the configuration reference (docs/reference/configuration.md, written by `npm run docs`) says of each key beyond what its
 // schema and default give: the variable and flag that also set it, and one sentence. Type, range and default are read from the
@@ -68,6 +69,23 @@ const WEBUI_NOTES: Record<(typeof settingFileKeys)[SettingName], SettingNote> = 
   },
 };
 
+const TLS_NOTES: Record<keyof typeof tlsTableSchema.entries, SettingNote> = {
+  cert: {
+    env: 'WEBUI_TLS_CERT',
+    flag: '--tls-cert',
+    description:
+      'PEM certificate (leaf first, then any chain): every TCP listener speaks HTTPS; a Unix socket stays plain. Relative to the ' +
+      'working directory. Reloaded when the file changes, on `SIGHUP` and by `webui tls reload`; see [HTTPS](../https.md).',
+  },
+  key: { env: 'WEBUI_TLS_KEY', flag: '--tls-key', description: 'PEM private key of `tls.cert`: given with it, never alone.' },
+  self_signed: {
+    description:
+      'Make an ECDSA P-256 key and a certificate for a year in `data/tls/` (names: localhost, loopback, `allowed_hosts`, the ' +
+      'machine’s addresses on a wildcard bind); the banner shows its SHA-256 fingerprint. Not with `tls.cert`.',
+  },
+  hsts: { description: 'Send `Strict-Transport-Security: max-age=31536000`. Refused with `self_signed`.' },
+};
+
 /** Where the configuration itself is read from: not keys of the file. */
 export const SETTING_LOCATIONS = [
   { name: 'config file', env: 'WEBUI_CONFIG', flag: '--config', default: defaultConfigPath, description: 'The TOML file; absent is fine.' },
@@ -94,13 +112,13 @@ export interface SettingReference {
   description: string;
 }
 
-/** Every key of [webui] and [webui.upstream], in the order of the file's schemas. */
+/** Every key of [webui], [webui.upstream] and [webui.tls], in the order of the file's schemas. */
 export function settingReference(): SettingReference[] {
   const fileKeyToName = new Map(Object.entries(settingFileKeys).map(([name, key]) => [key, name as SettingName]));
   const webuiEntries = webuiTableSchema.pipe[0].entries;
   const rows: SettingReference[] = [];
   for (const [key, schema] of Object.entries(webuiEntries)) {
-    if (key === 'upstream') continue;
+    if (key === 'upstream' || key === 'tls') continue;
     const name = fileKeyToName.get(key as keyof typeof WEBUI_NOTES);
     if (name === undefined) throw new Error(`[webui] ${key} has no setting name`);
     rows.push(row(key, schema, defaultSettings[name], WEBUI_NOTES[key as keyof typeof WEBUI_NOTES]));
@@ -108,6 +126,10 @@ export function settingReference(): SettingReference[] {
   for (const [key, schema] of Object.entries(upstreamTableSchema.entries)) {
     const upstreamKey = key as keyof typeof upstreamSettingNotes;
     rows.push(row(`upstream.${key}`, schema, upstreamTableDefaults[upstreamKey], upstreamSettingNotes[upstreamKey]));
+  }
+  for (const [key, schema] of Object.entries(tlsTableSchema.entries)) {
+    const tlsKey = key as keyof typeof TLS_NOTES;
+    rows.push(row(`tls.${key}`, schema, tlsKey === 'self_signed' || tlsKey === 'hsts' ? false : undefined, TLS_NOTES[tlsKey]));
   }
   return rows;
 }

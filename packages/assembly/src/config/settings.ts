@@ -1,5 +1,6 @@
 import type { UpstreamSettingName, UpstreamSettings } from '@webui/gateway';
 import type { SettingSource } from '@webui/http-hono';
+import type { TlsSettingName, TlsSettings } from '../tls/tls-settings.js';
 
 export type { SettingSource };
 
@@ -36,10 +37,12 @@ export interface WebuiSettings {
   metricsPort: number | undefined;
   /** The bot's own backend behind this server (`[webui.upstream]`, WEBUI_UPSTREAM_URL, --upstream-url); undefined: none. */
   upstream: UpstreamSettings | undefined;
+  /** HTTPS on every TCP listener (`[webui.tls]`, WEBUI_TLS_CERT/WEBUI_TLS_KEY, --tls-cert/--tls-key); undefined: plain HTTP. */
+  tls: TlsSettings | undefined;
 }
 
-/** The settings merged flag > env > file > default, one value each; the upstream is a table of its own. */
-export type SettingName = Exclude<keyof WebuiSettings, 'upstream'>;
+/** The settings merged flag > env > file > default, one value each; the upstream and TLS are tables of their own. */
+export type SettingName = Exclude<keyof WebuiSettings, 'upstream' | 'tls'>;
 
 export interface LoadedSettings {
   settings: WebuiSettings;
@@ -48,8 +51,9 @@ export interface LoadedSettings {
   /** Absolute, whether or not the file exists. */
   configPath: string;
   configFileFound: boolean;
-  // The upstream's keys are there only when an upstream is configured.
-  sources: Record<SettingName | 'dataDir' | 'configPath', SettingSource> & Partial<Record<UpstreamSettingName, SettingSource>>;
+  // The upstream's and TLS's keys are there only when they are configured.
+  sources: Record<SettingName | 'dataDir' | 'configPath', SettingSource> &
+    Partial<Record<UpstreamSettingName | TlsSettingName, SettingSource>>;
 }
 
 /** A configuration mistake, told in one line that names the key and where it was given. */
@@ -106,6 +110,7 @@ export const defaultSettings: Readonly<WebuiSettings> = Object.freeze({
   storePrefix: 'webui:',
   metricsPort: undefined,
   upstream: undefined,
+  tls: undefined,
 });
 
 export const defaultConfigPath = 'config/bot_config.toml';

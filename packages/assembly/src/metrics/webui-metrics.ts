@@ -214,6 +214,18 @@ export class WebuiMetrics {
     return countedUpstreamClient(clientFor, this.upstream);
   }
 
+  /** With [webui.tls]: the served certificate's end, read at each scrape, so a reload shows at once (docs/https.md's alert). */
+  watchCertificate(notAfter: () => Date): void {
+    new Gauge({
+      name: 'webui_tls_certificate_expiry_timestamp_seconds',
+      help: 'When the certificate this server serves over HTTPS expires, in Unix seconds',
+      registers: [this.registry],
+      collect() {
+        this.set(Math.floor(notAfter().getTime() / 1000));
+      },
+    });
+  }
+
   /** Where the gauges read from, once the server is assembled. */
   watch(sources: MetricsSources): void {
     this.sources = sources;

@@ -1,4 +1,4 @@
-import { describeSettings, storeIsShared, weakTokenAdvice, type LoadedSettings } from '../../index.js';
+import { checkTlsPair, describeSettings, storeIsShared, weakTokenAdvice, type LoadedSettings } from '../../index.js';
 import { tokenWeakness } from '@webui/core';
 import { readRecordFile } from '@webui/store-json';
 import type { CliIo } from './cli-io.js';
@@ -9,7 +9,14 @@ import { EXIT_OK, EXIT_REFUSED } from './exit-codes.js';
  * or moved), since a weak token written by hand is accepted at startup and only warned about.
  */
 export async function configCheck(loaded: LoadedSettings, io: CliIo): Promise<number> {
-  io.stdout(`${describeSettings(loaded).join('\n')}\nconfiguration is valid\n`);
+  const tls = loaded.settings.tls ? await checkTlsPair(loaded.settings.tls, Date.now()) : { lines: [] };
+  io.stdout(`${[...describeSettings(loaded), ...tls.lines].join('\n')}\n`);
+  // A certificate that would stop the start makes the check fail as the start would.
+  if (tls.error !== undefined) {
+    io.stderr(`webui config check: ${tls.error}\n`);
+    return EXIT_REFUSED;
+  }
+  io.stdout('configuration is valid\n');
   // A shared store is checked by the server that opens it: a check must not connect to it or import into it.
   if (storeIsShared(loaded.settings)) return EXIT_OK;
   const file = await readRecordFile(loaded.dataDir);
