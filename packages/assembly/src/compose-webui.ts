@@ -32,8 +32,6 @@ export interface RuntimeParts {
 /** The parts every runtime runs, built the same way on Node, Bun and Deno. */
 export interface ComposedWebui {
   loaded: LoadedSettings;
-  clock: Clock;
-  random: RandomSource;
   feed: LogFeed;
   logger: Logger;
   metrics: WebuiMetrics;
@@ -53,5 +51,5 @@ export function composeWebui(runtime: RuntimeParts): ComposedWebui {
   const metrics = new WebuiMetrics();
   const storage = (runtime.storage ?? configuredStorageFactory)({ loaded, clock, logger, metrics });
   const core = createCore({ store: storage.store, clock, random, banPolicy: banPolicyFrom(loaded.settings) });
-  return { loaded, clock, random, feed, logger, metrics, storage, core };
+  return { loaded, feed, logger, metrics, storage, core };
 }

@@ -1,16 +1,6 @@
-import type { WSContext, WSEvents } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
-import {
-  ChannelDomain,
-  CLOSE_TRY_AGAIN_LATER,
-  MAX_BUFFERED_BYTES,
-  SEND_BUFFER_FULL_REASON,
-  WsHub,
-  type ChannelDomainPort,
-  type ServerEnvelope,
-  type WsHubOptions,
-} from '@webui/http-hono';
-import { FakeClock, FakeLogs, FakeSocket, RecordingLogger, settle, tokenPrincipal } from '@webui/http-hono/testing';
+import { ChannelDomain, CLOSE_TRY_AGAIN_LATER, MAX_BUFFERED_BYTES, SEND_BUFFER_FULL_REASON, type WsHubOptions } from '@webui/http-hono';
+import { afterPublish, CAPS_RATE, capsHub, FakeClock, RecordingLogger, responses, settle, subscribeLogs } from '@webui/http-hono/testing';
 import { FakeUpstream } from '../testing/fake-upstream.js';
 import { upstreamChannelRelay } from './upstream-link.js';
 
@@ -19,40 +9,17 @@ import { upstreamChannelRelay } from './upstream-link.js';
  * the cases that configure an upstream.
  */
 
-const RATE = { burst: 3, perSecond: 1, overdraft: 4 };
-
-function makeHub(options: Partial<WsHubOptions> & { domains?: ChannelDomainPort[] } = {}) {
-  const logs = new FakeLogs();
+/** The caps tests' hub with the relay behind it, over a fake upstream whose relay logs to the hub's logger. */
+function makeHub(options: Partial<Omit<WsHubOptions, 'logger'>> = {}) {
   const logger = new RecordingLogger();
-  const clock = new FakeClock();
   const upstream = new FakeUpstream();
-  const time = { now: 1_700_000_000_000 };
-  let counter = 0;
-  const hub = new WsHub({
-    logs,
+  const relay = upstreamChannelRelay({
+    channel: { upstream: upstream.options, openSocket: upstream.openSocket },
     logger,
-    now: () => time.now,
-    newConnectionId: () => `conn-${++counter}`,
-    caps: { subscribeRate: RATE },
-    relay: upstreamChannelRelay({ channel: { upstream: upstream.options, openSocket: upstream.openSocket }, logger, timers: clock }),
-    ...options,
+    timers: new FakeClock(),
   });
-  const open = (session = 'session-a') => {
-    const socket = new FakeSocket();
-    const events: WSEvents = hub.events(tokenPrincipal(session));
-    const ctx = socket as unknown as WSContext;
-    events.onOpen?.(new Event('open'), ctx);
-    socket.take();
-    const send = (message: unknown) => events.onMessage?.(new MessageEvent('message', { data: JSON.stringify(message) }), ctx);
-    return { socket, send };
-  };
-  return { hub, logs, logger, upstream, time, open };
+  return { ...capsHub({ logger, relay, ...options }), upstream };
 }
-
-const subscribeLogs = (id: number | string) => ({ op: 'subscribe', id, domain: 'logs', topic: 'main', data: { replay: 10 } });
-const responses = (sent: ServerEnvelope[]) => sent.filter((envelope) => envelope.op === 'response');
-/** The microtask the hub closes a socket in once a publish is over. */
-const afterPublish = () => new Promise<void>((resolve) => queueMicrotask(resolve));
 
 describe('WsHub with the relay: the send buffer cap and the subscribe rate', () => {
   it("the relay: the bot's events to a client that does not read close it with 1013, and its upstream socket with it", async () => {
@@ -89,12 +56,12 @@ describe('WsHub with the relay: the send buffer cap and the subscribe rate', () 
   it('relayed subscribes count against the same rate, and a refused one never reaches the bot', async () => {
     const { upstream, open } = makeHub();
     const client = open();
-    for (let id = 1; id <= RATE.burst + 1; id++) client.send({ op: 'subscribe', id, domain: 'maisaka_monitor', topic: 'main' });
+    for (let id = 1; id <= CAPS_RATE.burst + 1; id++) client.send({ op: 'subscribe', id, domain: 'maisaka_monitor', topic: 'main' });
     await settle();
     const answers = responses(client.socket.take());
-    expect(answers.filter((envelope) => envelope.ok)).toHaveLength(RATE.burst);
-    expect(answers.find((envelope) => envelope.id === RATE.burst + 1)).toMatchObject({ ok: false, error: { code: 'rate_limited' } });
-    expect(upstream.last.sentOf('subscribe', 'maisaka_monitor')).toHaveLength(RATE.burst);
+    expect(answers.filter((envelope) => envelope.ok)).toHaveLength(CAPS_RATE.burst);
+    expect(answers.find((envelope) => envelope.id === CAPS_RATE.burst + 1)).toMatchObject({ ok: false, error: { code: 'rate_limited' } });
+    expect(upstream.last.sentOf('subscribe', 'maisaka_monitor')).toHaveLength(CAPS_RATE.burst);
   });
 });
 

@@ -1,53 +1,18 @@
-import type { WSContext, WSEvents } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
-import { RecordingLogger } from '../../../testing/test-app.js';
-import { FakeLogs, FakeSocket, settle, tokenPrincipal } from '../../../testing/ws-doubles.js';
-import type { ServerEnvelope } from '../hub/envelopes.js';
+import { afterPublish, CAPS_RATE, capsHub, responses, subscribeLogs } from '../../../testing/caps-hub.js';
+import { settle } from '../../../testing/ws-doubles.js';
 import { MAX_BUFFERED_BYTES, SEND_BUFFER_FULL_REASON } from './send-buffer.js';
 import { CLOSE_POLICY_VIOLATION, REQUEST_FLOOD_REASON } from './socket-caps.js';
-import { CLOSE_TOKEN_CHANGED, CLOSE_TRY_AGAIN_LATER, WsHub, type WsHubOptions } from '../hub/ws-hub.js';
+import { CLOSE_TOKEN_CHANGED, CLOSE_TRY_AGAIN_LATER } from '../hub/ws-hub.js';
 
 /**
  * What one socket may cost (issue 42, item 2): the bytes it holds unsent and how fast it subscribes. The runtime's
  * measure is the double's `bufferedAmount`, which a test sets as a client that does not read would make it grow.
  */
 
-const RATE = { burst: 3, perSecond: 1, overdraft: 4 };
-
-function makeHub(options: Partial<WsHubOptions> = {}) {
-  const hubOptions = options;
-  const logs = new FakeLogs();
-  const logger = new RecordingLogger();
-  const time = { now: 1_700_000_000_000 };
-  let counter = 0;
-  const hub = new WsHub({
-    logs,
-    logger,
-    now: () => time.now,
-    newConnectionId: () => `conn-${++counter}`,
-    caps: { subscribeRate: RATE },
-    ...hubOptions,
-  });
-  const open = (session = 'session-a') => {
-    const socket = new FakeSocket();
-    const events: WSEvents = hub.events(tokenPrincipal(session));
-    const ctx = socket as unknown as WSContext;
-    events.onOpen?.(new Event('open'), ctx);
-    socket.take();
-    const send = (message: unknown) => events.onMessage?.(new MessageEvent('message', { data: JSON.stringify(message) }), ctx);
-    return { socket, send };
-  };
-  return { hub, logs, logger, time, open };
-}
-
-const subscribeLogs = (id: number | string) => ({ op: 'subscribe', id, domain: 'logs', topic: 'main', data: { replay: 10 } });
-const responses = (sent: ServerEnvelope[]) => sent.filter((envelope) => envelope.op === 'response');
-/** The microtask the hub closes a socket in once a publish is over. */
-const afterPublish = () => new Promise<void>((resolve) => queueMicrotask(resolve));
-
 describe('WsHub: the send buffer cap', () => {
   it('past MAX_BUFFERED_BYTES unsent, the next message is not sent and the socket closes with 1013 and why, counted', async () => {
-    const { hub, logs, logger, open } = makeHub();
+    const { hub, logs, logger, open } = capsHub();
     const client = open();
     client.send(subscribeLogs(1));
     expect(client.socket.take()).toHaveLength(2);
@@ -73,7 +38,7 @@ describe('WsHub: the send buffer cap', () => {
   });
 
   it('the cap is a hub option; a message bigger than it still goes to a socket that holds nothing', () => {
-    const { logs, open } = makeHub({ caps: { maxBufferedBytes: 16 } });
+    const { logs, open } = capsHub({ caps: { maxBufferedBytes: 16 } });
     logs.log('x'.repeat(1_000));
     const client = open();
     client.send(subscribeLogs(1));
@@ -82,7 +47,7 @@ describe('WsHub: the send buffer cap', () => {
   });
 
   it('a socket past the cap in the middle of a publish: the others still get it, and its subscription ends with it', async () => {
-    const { hub, logs, open } = makeHub();
+    const { hub, logs, open } = capsHub();
     const [slow, fast] = [open(), open()];
     slow.send(subscribeLogs(1));
     fast.send(subscribeLogs(1));
@@ -99,7 +64,7 @@ describe('WsHub: the send buffer cap', () => {
   });
 
   it('a socket capped while it subscribes keeps no subscription', async () => {
-    const { logs, open } = makeHub();
+    const { logs, open } = capsHub();
     const client = open();
     client.socket.bufferedAmount = MAX_BUFFERED_BYTES + 1;
     client.send(subscribeLogs(1));
@@ -110,7 +75,7 @@ describe('WsHub: the send buffer cap', () => {
   });
 
   it('a measure that throws counts as an empty buffer: the message goes, nothing is thrown at the sender', () => {
-    const { logger, open } = makeHub({
+    const { logger, open } = capsHub({
       caps: {
         bufferedBytes: () => {
           throw new Error('socket released');
@@ -126,7 +91,7 @@ describe('WsHub: the send buffer cap', () => {
   });
 
   it('a runtime that cannot tell what a socket holds: said once at warn, and messages still go', () => {
-    const { logger, logs, open } = makeHub({ caps: { bufferedBytes: () => undefined } });
+    const { logger, logs, open } = capsHub({ caps: { bufferedBytes: () => undefined } });
     const [a, b] = [open(), open()];
     a.send(subscribeLogs(1));
     b.send(subscribeLogs(1));
@@ -141,9 +106,9 @@ describe('WsHub: the send buffer cap', () => {
 
 describe('WsHub: the subscribe rate', () => {
   it('past the burst a subscribe or unsubscribe is answered rate_limited; far past it the socket is closed with 1008, counted', () => {
-    const { hub, logs, logger, open } = makeHub();
+    const { hub, logs, logger, open } = capsHub();
     const client = open();
-    for (let id = 1; id <= RATE.burst; id++) client.send(subscribeLogs(id));
+    for (let id = 1; id <= CAPS_RATE.burst; id++) client.send(subscribeLogs(id));
     expect(responses(client.socket.take()).every((envelope) => envelope.ok)).toBe(true);
     client.send({ op: 'unsubscribe', id: 'u', domain: 'logs', topic: 'main' });
     client.send(subscribeLogs('s'));
@@ -172,7 +137,7 @@ describe('WsHub: the subscribe rate', () => {
   });
 
   it('what a socket sends after the hub closed it is not handled: nothing subscribes for it', () => {
-    const { hub, logs, open } = makeHub();
+    const { hub, logs, open } = capsHub();
     const client = open();
     hub.revokeSession('session-a');
     expect(client.socket.closed?.code).toBe(CLOSE_TOKEN_CHANGED);
@@ -184,9 +149,9 @@ describe('WsHub: the subscribe rate', () => {
   });
 
   it('a client that waits gets its requests back; each socket has its own bucket', () => {
-    const { time, open } = makeHub();
+    const { time, open } = capsHub();
     const [first, second] = [open(), open()];
-    for (let id = 1; id <= RATE.burst + 1; id++) first.send(subscribeLogs(id));
+    for (let id = 1; id <= CAPS_RATE.burst + 1; id++) first.send(subscribeLogs(id));
     expect(responses(first.socket.take()).at(-1)).toMatchObject({ ok: false, error: { code: 'rate_limited' } });
     second.send(subscribeLogs(1));
     expect(responses(second.socket.take())).toEqual([expect.objectContaining({ ok: true })]);
