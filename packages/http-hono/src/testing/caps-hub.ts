@@ -1,8 +1,7 @@
-import type { WSContext, WSEvents } from 'hono/ws';
 import type { ServerEnvelope } from '../features/channel/hub/envelopes.js';
 import { WsHub, type WsHubOptions } from '../features/channel/hub/ws-hub.js';
 import { RecordingLogger } from './test-app.js';
-import { FakeLogs, FakeSocket, tokenPrincipal } from './ws-doubles.js';
+import { FakeLogs, openFakeSocket } from './ws-doubles.js';
 
 /** The subscribe rate of the caps tests' hubs: three at once, then one a second, four over before the socket closes. */
 export const CAPS_RATE = { burst: 3, perSecond: 1, overdraft: 4 };
@@ -25,13 +24,9 @@ export function capsHub(options: Partial<Omit<WsHubOptions, 'logger'>> & { logge
     ...options,
   });
   const open = (session = 'session-a') => {
-    const socket = new FakeSocket();
-    const events: WSEvents = hub.events(tokenPrincipal(session));
-    const ctx = socket as unknown as WSContext;
-    events.onOpen?.(new Event('open'), ctx);
+    const { socket, sendJson } = openFakeSocket(hub, session);
     socket.take();
-    const send = (message: unknown) => events.onMessage?.(new MessageEvent('message', { data: JSON.stringify(message) }), ctx);
-    return { socket, send };
+    return { socket, send: sendJson };
   };
   return { hub, logs, logger, time, open };
 }

@@ -1,11 +1,24 @@
 // Test doubles of the unified channel's neighbours: this server's log, a client socket, and a clock (the bot's upstream channel is @webui/gateway's).
 import type { Principal } from '@webui/core';
+import type { WSContext, WSEvents } from 'hono/ws';
+import type { WsHub } from '../features/channel/hub/ws-hub.js';
 import type { ServerEnvelope } from '../features/channel/hub/envelopes.js';
 import type { LogEntry, LogLevel, LogSource } from '../features/channel/hub/log-source.js';
 
 /** The access token's principal, as a ticket of `session` redeems to. */
 export function tokenPrincipal(session = 'session-a'): Principal {
   return { kind: 'token', session, status: { tokenSource: 'configured', requiresCustomToken: false } };
+}
+
+/** Opens one fake socket to `hub` under `session` the way the runtime would: events(), then onOpen; `send` gives raw data. */
+export function openFakeSocket(hub: WsHub, session = 'session-a') {
+  const socket = new FakeSocket();
+  const events: WSEvents = hub.events(tokenPrincipal(session));
+  const ctx = socket as unknown as WSContext;
+  events.onOpen?.(new Event('open'), ctx);
+  const send = (data: unknown) => events.onMessage?.(new MessageEvent('message', { data: data as string }), ctx);
+  const sendJson = (message: unknown) => send(JSON.stringify(message));
+  return { socket, events, ctx, send, sendJson };
 }
 
 /** An API key's principal; its session is what revoking the key closes. */

@@ -1,7 +1,6 @@
-import type { WSContext, WSEvents } from 'hono/ws';
 import { describe, expect, it } from 'vitest';
 import { RecordingLogger } from '../../../testing/test-app.js';
-import { FakeLogs, FakeSocket, tokenPrincipal } from '../../../testing/ws-doubles.js';
+import { FakeLogs, openFakeSocket } from '../../../testing/ws-doubles.js';
 import type { LogEntry } from './log-source.js';
 import { IDLE_PROGRESS, PluginProgressBoard, type PluginProgress } from '../domains/plugin-progress-board.js';
 import { PluginProgressDomain } from '../domains/plugin-progress-domain.js';
@@ -25,12 +24,7 @@ function makeHub(options: Partial<WsHubOptions> = {}) {
 
   /** Opens one socket under `session` the way the runtime would: events(), then onOpen. */
   const open = (session = 'session-a') => {
-    const socket = new FakeSocket();
-    const events: WSEvents = hub.events(tokenPrincipal(session));
-    const ctx = socket as unknown as WSContext;
-    events.onOpen?.(new Event('open'), ctx);
-    const send = (data: unknown) => events.onMessage?.(new MessageEvent('message', { data: data as string }), ctx);
-    const sendJson = (message: unknown) => send(JSON.stringify(message));
+    const { socket, events, ctx, send, sendJson } = openFakeSocket(hub, session);
     /** The peer went away: the runtime reports the close. */
     const disconnect = () => {
       socket.readyState = 3;
