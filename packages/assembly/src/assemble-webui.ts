@@ -20,7 +20,14 @@ import {
   type WebuiApp,
   type WsUpgrade,
 } from '@webui/http-hono';
-import { gatewayFeature, GatewayStartupError, openGateway, type Gateway, type UpstreamClientFactory } from '@webui/gateway';
+import {
+  gatewayFeature,
+  GatewayStartupError,
+  openGateway,
+  type ForwardShortcut,
+  type Gateway,
+  type UpstreamClientFactory,
+} from '@webui/gateway';
 import type { Logger } from 'pino';
 import { createApiDocs } from './api-docs.js';
 import type { LoadedSettings } from './config/index.js';
@@ -78,6 +85,8 @@ export interface AssembledWebui {
   sessionCheckShortcut(): SessionCheckShortcut | undefined;
   /** With [webui.tls]: the pair every TCP listener serves and its reloads (the runtime swaps it on its listeners). */
   tls: TlsService | undefined;
+  /** The gateway's rules for a forwarded GET or HEAD without the Hono pipeline, for a runtime that can send it itself. */
+  forwardShortcut(): ForwardShortcut | undefined;
   /** Logs the listening line and prints the banner to `out` (stderr by default). */
   announce(out?: { write(text: string): unknown }): void;
   /** Tells WebSocket clients the server is going away (1001) and waits up to `graceMs` for them to go. */
@@ -146,13 +155,14 @@ export async function assembleWebui({
   const policy = httpPolicyFrom(settings, origins);
   const httpLogger = logger.child({ module: 'http' });
   const wsLogger = logger.child({ module: 'ws' });
+  // With an upstream, the gateway: the paths this server does not answer go to the bot's backend.
+  const forwarding = gateway ? gatewayFeature(gateway.http, { channel: gateway.channel, logger: wsLogger }) : undefined;
   // The features beside the built-in endpoints, each registered the same way; the hub serves their channel domains.
   const features: Feature[] = [
     // With an upstream, plugin_progress is the bot's: relayed like every domain the hub does not serve itself.
     ...(gateway ? [] : [extensionFeature('plugin_progress', { domains: [new PluginProgressDomain(progress)] })]),
     extensionFeature('security', { domains: [new SecurityDomain(security)] }),
-    // With an upstream, the gateway: the paths this server does not answer go to the bot's backend.
-    ...(gateway ? [gatewayFeature(gateway.http, { channel: gateway.channel, logger: wsLogger })] : []),
+    ...(forwarding ? [forwarding] : []),
     extensionFeature('extensions', {
       ...(extensions.routes ? { groups: extensions.routes } : {}),
       ...(extensions.domains ? { domains: extensions.domains } : {}),
@@ -205,6 +215,7 @@ export async function assembleWebui({
     listening,
     tls,
     sessionCheckShortcut: () => createSessionCheckShortcut({ services: core, policy, logger: httpLogger, audit }),
+    forwardShortcut: () => forwarding?.forwardShortcut(),
     announce(out = process.stderr) {
       const warnings = settingWarnings(settings);
       printBanner(

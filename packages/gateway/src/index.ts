@@ -1,4 +1,5 @@
-export { gatewayFeature } from './gateway-feature.js';
+export { gatewayFeature, type GatewayFeature } from './gateway-feature.js';
+export type { ForwardShortcut, ShortcutTarget } from './forwarding/forward-shortcut.js';
 export { openGateway, type Gateway } from './open-gateway.js';
 export { GatewayStartupError } from './gateway-startup-error.js';
 export * from './settings/index.js';
@@ -14,6 +15,7 @@ export {
   type AssertedRequest,
   type AssertionSigner,
   type CallerIdentity,
+  type ForwardCounts,
   type UpstreamAnswerParts,
   type UpstreamChannelOptions,
   type UpstreamOptions,

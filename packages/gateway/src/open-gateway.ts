@@ -35,5 +35,8 @@ export async function openGateway(
     ...(client.send ? { send: client.send } : {}),
     assertion: createAssertionSigner(secret),
   });
+  // For Node's fast path, which sends a forwarded read itself: where the upstream listens, and where forwards are counted.
+  if (settings.socketPath !== undefined) http.socketPath = settings.socketPath;
+  if (client.counts) http.counts = client.counts;
   return { http, channel: { upstream: http, openSocket: client.openSocket }, close: () => void client.close?.() };
 }

@@ -39,8 +39,18 @@ export interface UpstreamOptions {
    * Response built on the way (on Node they cost more than the rest of the forward; docs/performance.md). Absent: `transport`.
    */
   send?: (request: UpstreamRequestParts) => Promise<UpstreamAnswerParts>;
+  /** The Unix socket the upstream listens on (`webui.upstream.url = "unix:/path"`); `origin` is then a placeholder. */
+  socketPath?: string;
+  /** Where the runtime's client counts forwards by status (the metrics); a fast path that sends itself counts there too. */
+  counts?: ForwardCounts;
   /** A short-lived signed assertion of the caller and its request (X-WebUI-Assertion); absent, the header is not sent. */
   assertion?: AssertionSigner;
+}
+
+/** Forwards counted by the upstream's status, or as unanswered (unreachable, timed out, refused by the transport). */
+export interface ForwardCounts {
+  answered(status: number): void;
+  unanswered(): void;
 }
 
 /** A WebSocket to the upstream's channel, as the hub's relay needs it: the web WebSocket's shape, which `ws`, Bun and Deno share. */

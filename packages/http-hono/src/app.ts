@@ -3,7 +3,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { AppLogger, HttpPolicy, WebuiEnv, WebuiServices } from './app-env.js';
 import { errorBody, requestFailureAnswer } from './answers/error-body.js';
-import type { Feature, FeatureSchema } from './feature.js';
+import type { Feature, FeatureSchema, ForwardedPaths } from './feature.js';
 import { featureForwarding, FeatureSet } from './feature-set.js';
 import { builtinFeatures } from './features/builtin-features.js';
 import type { FeatureContext } from './features/feature-context.js';
@@ -16,6 +16,7 @@ import type { MetricsScrape } from './features/metrics/metrics-routes.js';
 import { WS_ROUTE, type WsUpgrade } from './features/channel/ws-routes.js';
 import type { WsHub } from './features/channel/hub/ws-hub.js';
 import { SessionCookie } from './session/session-cookie.js';
+import { createReadAccess } from './session/request-access.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { mountRouteGroups } from './mount/mount-route-groups.js';
 import { mountedOperations } from './openapi/mounted-operations.js';
@@ -92,7 +93,19 @@ export function createWebuiApp(options: WebuiAppOptions) {
   const mountedPublic = mounted.isPublic;
   const isPublic = mountedPublic ? (path: string, method: string) => isOwnPublic(path) || mountedPublic(path, method) : isOwnPublic;
   // With a forwarding feature (the gateway), what this server does not answer under its paths goes there (issue 33).
-  const forwarded = forwarding?.paths({ ownPaths: [...own, ...mounted.ownPaths], logger, audit, now });
+  const forwarded: ForwardedPaths | undefined = forwarding?.paths({
+    ownPaths: [...own, ...mounted.ownPaths],
+    logger,
+    audit,
+    now,
+    // The session guard's rules below, for a runtime's fast path that forwards a read without the app.
+    readAccess: () => createReadAccess({ services, policy, logger, audit, isPublic: guardIsPublic, isForwarded }),
+  });
+  const isForwarded: ((path: string) => boolean) | undefined = forwarded && ((path: string) => forwarded.isForwarded(path));
+  // The guard then also meets paths outside the prefix, which none of its own public paths are.
+  const guardIsPublic: (path: string, method: string) => boolean = forwarded
+    ? (path: string, method: string) => (isApiPath(path) && isPublic(path, method)) || forwarded.isPublic(path, method)
+    : isPublic;
 
   const pipeline = new Hono<WebuiEnv>();
   usePipeline(pipeline, {
@@ -105,11 +118,8 @@ export function createWebuiApp(options: WebuiAppOptions) {
     operations,
     guarded: forwarded ? forwarded.guardedPatterns(API_PREFIX) : [`${API_PREFIX}/*`],
     widerCors: forwarded !== undefined || features.groups.length > 0,
-    isForwarded: forwarded && ((path: string) => forwarded.isForwarded(path)),
-    // The guard then also meets paths outside the prefix, which none of its own public paths are.
-    isPublic: forwarded
-      ? (path: string, method: string) => (isApiPath(path) && isPublic(path, method)) || forwarded.isPublic(path, method)
-      : isPublic,
+    isForwarded,
+    isPublic: guardIsPublic,
   });
   // The routes, typed by the built-in features' schemas so the app's type carries them for hc.
   const app = pipeline.route(API_PREFIX, api as Hono<WebuiEnv, FeatureSchema<(typeof builtins)[number]>>);

@@ -1,3 +1,4 @@
+import type { ReadAccess } from './session/request-access.js';
 import type { SecurityEventSink } from '@webui/core';
 import type { Context, Hono } from 'hono';
 import type { BlankSchema, Schema } from 'hono/types';
@@ -51,6 +52,11 @@ export interface ForwardingContext {
   readonly audit: SecurityEventSink;
   /** Monotonic milliseconds. */
   readonly now: () => number;
+  /**
+   * The pipeline's edge, session and scope steps for a GET or HEAD as one plain function (createReadAccess), for a runtime's
+   * fast path that forwards without the app; undefined when it cannot take the app's place (debug logging on).
+   */
+  readonly readAccess: () => ReadAccess | undefined;
 }
 
 /** Which requests a feature forwards; the app's pipeline guards them like the API's own and ends with `forward`. */

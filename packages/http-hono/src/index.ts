@@ -92,6 +92,9 @@ export {
   type SessionCheckShortcut,
 } from './session/session-check-shortcut.js';
 export type { PlainAnswer } from './answers/plain-answer.js';
+export { createReadAccess, type AdmittedRead, type PlainRead, type ReadAccess, type RefusedRead } from './session/request-access.js';
+export { errorFields } from './answers/error-body.js';
+export { plainAnswer, jsonAnswer, type JsonAnswer } from './answers/plain-answer.js';
 export { banEntryJson, type BanEntryJson } from './features/bans/ban-entry-body.js';
 export { apiKeyJson, KEY_REFUSAL_DETAIL, type ApiKeyJson } from './features/keys/api-key-body.js';
 export { SecurityFeed, type SecurityListener } from './features/channel/domains/security-feed.js';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadSettings, memoryStorage, type StorageFactory } from '@webui/assembly';
 import { FakeClock, SeededRandom } from '@webui/core/testing';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -30,14 +30,20 @@ export interface InProcessServer {
 
 /**
  * The Node server in-process on 127.0.0.1 and a free port, over memory storage, a FakeClock and a
- * SeededRandom: two of them started alike hold the same token and answer alike.
+ * SeededRandom: two of them started alike hold the same token and answer alike. `config`: a webui.toml's text.
  */
 export async function startInProcessServer(
   seed = 7,
   configure: (container: DependencyContainer) => void = () => undefined,
+  options: { config?: string } = {},
 ): Promise<InProcessServer> {
   const cwd = mkdtempSync(join(tmpdir(), 'webui-in-process-'));
-  const loaded = loadSettings({ argv: ['--port', '0', '--host', '127.0.0.1', '--data-dir', join(cwd, 'data')], env: {}, cwd });
+  const argv = ['--port', '0', '--host', '127.0.0.1', '--data-dir', join(cwd, 'data')];
+  if (options.config !== undefined) {
+    writeFileSync(join(cwd, 'webui.toml'), options.config);
+    argv.push('--config', join(cwd, 'webui.toml'));
+  }
+  const loaded = loadSettings({ argv, env: {}, cwd });
   const clock = new FakeClock();
   const container = createContainer(loaded).createChildContainer();
   container.register(TOKENS.LogDestination, { useValue: new Discard() });

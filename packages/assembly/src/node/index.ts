@@ -8,3 +8,5 @@ export type { BoundListener } from './listeners.js';
 // The Node speed-ups, exported so that tests hold them to the answers of the Hono routes they stand in for.
 export { nodeRuntimePort } from './runtime/node-runtime-port.js';
 export { withSessionCheckShortcut } from './fast-path/session-check-listener.js';
+export { withForwardShortcut, type ForwardListener } from './fast-path/forward-listener.js';
+export { appListener } from './listeners.js';

@@ -2,10 +2,12 @@ import { getRequestListener } from '@hono/node-server';
 import { listenOnHosts, unixSocketPath, type Bound } from '../index.js';
 import type { SessionCheckShortcut } from '@webui/http-hono';
 import { chmod } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { withSessionCheckShortcut } from './fast-path/session-check-listener.js';
+import { withForwardShortcut } from './fast-path/forward-listener.js';
+import type { ForwardShortcut } from '@webui/gateway';
 import { endWithRawAnswer } from './runtime/raw-answer.js';
 import { clearLeftoverSocket } from './runtime/unix-socket-file.js';
 import { markUnixSocketConnection } from './runtime/unix-socket-peer.js';
@@ -29,9 +31,13 @@ export function bindAll(
   fetch: FetchHandler,
   logger: Logger,
   shortcut?: SessionCheckShortcut,
+  forwardShortcut?: ForwardShortcut,
 ): Promise<BoundListener[]> {
-  const app = getRequestListener(fetch, { errorHandler: malformedRequest });
-  const listener = shortcut ? withSessionCheckShortcut(shortcut, app) : app;
+  const app = appListener(fetch);
+  // The Node fast paths (src/fast-path/): the gateway's forwarded reads, then the dashboard's /auth/check poll.
+  const forwarding = forwardShortcut ? withForwardShortcut(forwardShortcut, app) : undefined;
+  const inner = forwarding?.listener ?? app;
+  const listener = shortcut ? withSessionCheckShortcut(shortcut, inner) : inner;
   return listenOnHosts(
     hosts,
     port,
@@ -41,6 +47,7 @@ export function bindAll(
         const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS, requireHostHeader: false }, listener);
         server.on('clientError', answerClientError);
         server.on('connect', refuseConnect);
+        if (forwarding) server.on('close', forwarding.close);
         server.headersTimeout = HEADERS_TIMEOUT_MS;
         server.requestTimeout = REQUEST_TIMEOUT_MS;
         server.keepAliveTimeout = 5_000;
@@ -60,6 +67,11 @@ export function bindAll(
     },
     logger,
   );
+}
+
+/** The Hono app as a Node listener, with the error body for what never reached it: every request no fast path takes. */
+export function appListener(fetch: FetchHandler): RequestListener {
+  return getRequestListener(fetch, { errorHandler: malformedRequest });
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {

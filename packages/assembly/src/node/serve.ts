@@ -48,7 +48,15 @@ export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): P
         // [webui] metrics_port: the scrape without a credential, on loopback only; bound first, so a port in use leaves nothing else open.
         metricsListeners = await listenForMetrics(loaded.settings.metricsPort, loaded.configPath, parts.metrics, metricsListen, logger);
         // The dashboard's poll, GET /auth/check, skips the Hono pipeline when it can (same checks, same answer).
-        const listeners = await bindAll(loaded.settings.host, loaded.settings.port, webui.app.fetch, logger, webui.sessionCheckShortcut());
+        const listeners = await bindAll(
+          loaded.settings.host,
+          loaded.settings.port,
+          webui.app.fetch,
+          logger,
+          webui.sessionCheckShortcut(),
+          // And a forwarded GET or HEAD, sent with Node's own client (same rules, same answers).
+          webui.forwardShortcut(),
+        );
         for (const listener of listeners) channel.attach(listener.server, webui.app);
         // The instance lock is held by now, so a socket file left by a killed server is safe to replace; opened
         // before the listening line, so `webui bans` reaches a server as soon as it says it listens.

@@ -1,10 +1,11 @@
 import type { UpstreamClientFactory } from './upstream-client.js';
+import type { ForwardCounts } from '../upstream-options.js';
 
 /** The highest status an HTTP answer can carry, and the index counting the forwards that got none. */
 const NO_ANSWER = 600;
 
 /** Forwarded requests by the upstream's status, as plain numbers indexed by status: counting one allocates nothing. */
-export class UpstreamCounts {
+export class UpstreamCounts implements ForwardCounts {
   readonly byStatus = new Float64Array(NO_ANSWER + 1);
 
   answered(status: number): void {
@@ -45,6 +46,7 @@ export function countedUpstreamClient(clientFor: UpstreamClientFactory, counts: 
     const { transport, send } = client;
     return {
       ...client,
+      counts,
       transport: (request) => counted(transport(request)),
       ...(send ? { send: (request) => counted(send(request)) } : {}),
     };

@@ -1,5 +1,5 @@
 import { GatewayStartupError } from '../gateway-startup-error.js';
-import type { UpstreamChannelOptions, UpstreamOptions, UpstreamSocket, UpstreamTransport } from '../upstream-options.js';
+import type { ForwardCounts, UpstreamChannelOptions, UpstreamOptions, UpstreamSocket, UpstreamTransport } from '../upstream-options.js';
 
 /** Where the upstream is: its origin, and the Unix socket that carries it when `webui.upstream.url` names one. */
 export interface UpstreamTarget {
@@ -13,6 +13,8 @@ export interface UpstreamClient {
   /** Speed-up: the same sending from a request's parts, with no web Request built (UpstreamOptions.send). */
   send?: UpstreamOptions['send'];
   openSocket: UpstreamChannelOptions['openSocket'];
+  /** Where this client's forwards are counted (countedUpstreamClient), for a fast path that sends without it. */
+  counts?: ForwardCounts;
   /** Closes pooled connections on shutdown. */
   close?(): unknown;
 }

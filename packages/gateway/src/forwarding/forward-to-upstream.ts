@@ -23,6 +23,8 @@ export interface ForwarderOptions {
   audit: SecurityEventSink;
   /** Monotonic milliseconds, for the once-a-minute warnings. */
   now: () => number;
+  /** The once-a-minute warnings, shared with a runtime's fast path; made here when absent. */
+  warnings?: UpstreamWarnings;
 }
 
 const TIMED_OUT = Symbol('timed out');
@@ -38,7 +40,7 @@ const MAX_AUDITED_PATH = 512;
 export function forwardToUpstream(options: ForwarderOptions): (c: Context<WebuiEnv>) => Promise<Response> {
   const { upstream, logger, audit } = options;
   const origin = upstream.origin.replace(/\/+$/, '');
-  const warnings = new UpstreamWarnings(logger, options.now);
+  const warnings = options.warnings ?? new UpstreamWarnings(logger, options.now);
 
   return async (c) => {
     if (mayResolveElsewhere(c.req.path)) return unplainPath(c);
@@ -125,7 +127,7 @@ function webRequestOf(parts: UpstreamRequestParts): Request {
 }
 
 /** What went wrong reaching the upstream, for the log: the error's name and system code, never its URL or headers. */
-function failureCause(error: unknown): { name: string; code?: string } {
+export function failureCause(error: unknown): { name: string; code?: string } {
   if (!(error instanceof Error)) return { name: typeof error };
   // Read as a plain field: the setup page's type check targets a library without Error.cause.
   const cause = (error as { cause?: unknown }).cause;

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { AppLogger } from '@webui/http-hono';
-import { errorBody } from '@webui/http-hono';
+import { errorFields, jsonAnswer, type JsonAnswer } from '@webui/http-hono';
 
 /** How a forwarded request can fail before the upstream's answer has a head; each is an error body (docs/decisions/0001-error-bodies.md), never a 500. */
 export type UpstreamFailure = 'upstream_unavailable' | 'upstream_timeout' | 'upstream_refused';
@@ -20,6 +20,12 @@ const WARNING_INTERVAL_MS = 60_000;
 
 /** The caller's answer for `failure`, docs/decisions/0001-error-bodies.md, with a detail that names the setting to look at and no secret. */
 export function upstreamFailureAnswer(c: Context, failure: UpstreamFailure, timeoutMs: number): Response {
+  const answer = upstreamFailureFields(failure, timeoutMs);
+  return c.json(answer.body, answer.status);
+}
+
+/** upstreamFailureAnswer's answer as plain values, for a runtime's fast path. */
+export function upstreamFailureFields(failure: UpstreamFailure, timeoutMs: number): JsonAnswer {
   const detail = {
     upstream_unavailable: "The bot's backend cannot be reached; try again shortly.",
     upstream_timeout: `The bot's backend did not answer within ${timeoutMs / 1000} seconds (webui.upstream.timeout).`,
@@ -27,7 +33,7 @@ export function upstreamFailureAnswer(c: Context, failure: UpstreamFailure, time
       "The bot's backend refused this server's own credential (webui.upstream.headers); your login here is fine, " +
       'the operator has to fix the gateway configuration.',
   }[failure];
-  return errorBody(c, FAILURE_STATUS[failure], failure, detail);
+  return jsonAnswer(FAILURE_STATUS[failure], errorFields(failure, detail));
 }
 
 /** Warns of each kind of upstream failure at most once a minute; `fields` never hold a secret (no header, no URL). */

@@ -25,6 +25,13 @@ export interface CallerOrigin {
   host: string | undefined;
 }
 
+/** Where header rules write: a web Headers, or a runtime's plain header object (plainHeaders). */
+export interface HeaderSink {
+  set(name: string, value: string): void;
+  append(name: string, value: string): void;
+  has(name: string): boolean;
+}
+
 /**
  * The headers an upstream request carries (docs/decisions/0028-gateway-forwarding-rules.md, Upstream request): the caller's that pass (passesCallerHeader) and that
  * its Connection header does not name, its Cookie without the bot_session cookie; plus X-Forwarded-For/-Proto/-Host from
@@ -36,9 +43,25 @@ export function upstreamRequestHeaders(
   configured: Readonly<Record<string, string>>,
   identity: Readonly<Record<string, string>>,
 ): Headers {
-  const connection = caller.get('connection');
-  const named = connection === null ? undefined : connectionListed(connection);
   const headers = new Headers();
+  writeUpstreamRequestHeaders(caller, caller.get('connection'), origin, configured, identity, headers);
+  return headers;
+}
+
+/**
+ * The rule of upstreamRequestHeaders over any header list: `caller` gives each lower-case name once, repeated fields joined
+ * with ", " as a web Headers joins them (`connection` is its Connection); the result is written into `into`.
+ */
+export function writeUpstreamRequestHeaders(
+  caller: Iterable<readonly [string, string]>,
+  connection: string | null | undefined,
+  origin: CallerOrigin,
+  configured: Readonly<Record<string, string>>,
+  identity: Readonly<Record<string, string>>,
+  into: HeaderSink,
+): void {
+  const named = connection == null ? undefined : connectionListed(connection);
+  const headers = into;
   for (const [name, value] of caller) {
     if (!passesCallerHeader(name) || named?.includes(name)) continue;
     if (name !== 'cookie') headers.append(name, value);
@@ -55,7 +78,6 @@ export function upstreamRequestHeaders(
   if (origin.host !== undefined) headers.set('x-forwarded-host', origin.host);
   for (const [name, value] of Object.entries(configured)) headers.set(name, value);
   for (const [name, value] of Object.entries(identity)) headers.set(name, value);
-  return headers;
 }
 
 /** The header names a Connection header lists (RFC 9110 §7.6.1: they are hop-by-hop too); tokens that are no header name are ignored. */

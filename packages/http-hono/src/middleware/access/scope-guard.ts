@@ -1,7 +1,8 @@
 import { permits, type Permission, type Principal } from '@webui/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { WebuiEnv } from '../../app-env.js';
-import { errorBody } from '../../answers/error-body.js';
+import { errorFields } from '../../answers/error-body.js';
+import { jsonAnswer, type JsonAnswer } from '../../answers/plain-answer.js';
 import { readsOnly } from '../state-change/safe-methods.js';
 
 /**
@@ -41,5 +42,11 @@ const SCOPE_REFUSAL_DETAIL: Record<Permission, string> = {
 };
 
 function scopeRefusal(c: Context<WebuiEnv>, permission: Permission): Response {
-  return errorBody(c, 403, 'insufficient_scope', SCOPE_REFUSAL_DETAIL[permission], { required: permission });
+  const answer = scopeRefusalAnswer(permission);
+  return c.json(answer.body, answer.status);
+}
+
+/** The 403 insufficient_scope answer as plain values, for a runtime's fast path. */
+export function scopeRefusalAnswer(permission: Permission): JsonAnswer {
+  return jsonAnswer(403, errorFields('insufficient_scope', SCOPE_REFUSAL_DETAIL[permission], { required: permission }));
 }

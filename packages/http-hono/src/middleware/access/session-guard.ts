@@ -1,7 +1,8 @@
 import { DETAILS, type AccessOperations } from '@webui/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { WebuiEnv } from '../../app-env.js';
-import { errorBody, tooManyAttempts } from '../../answers/error-body.js';
+import { errorBody, errorFields, tooManyAttemptsFields } from '../../answers/error-body.js';
+import { jsonAnswer, type JsonAnswer } from '../../answers/plain-answer.js';
 import { authenticateRequest, type RequestSession } from '../../session/request-session.js';
 
 import { methodScopeRefusal } from './scope-guard.js';
@@ -37,31 +38,42 @@ export function sessionGuard(
 
 /** The answer to a request whose credentials gave no session: 429 banned, 400 ambiguous, 401 invalid or missing. */
 export function sessionRefusal(c: Context, session: Exclude<RequestSession, { kind: 'valid' }>): Response {
+  const answer = sessionRefusalAnswer(session);
+  return c.json(answer.body, answer.status, answer.headers);
+}
+
+/** sessionRefusal's answer as plain values, for a runtime's fast path: the same statuses, bodies and Retry-After. */
+export function sessionRefusalAnswer(session: Exclude<RequestSession, { kind: 'valid' }>): JsonAnswer {
   switch (session.kind) {
     case 'refused':
-      return tooManyAttempts(c, session.retryAfterSeconds, {}, session.scope);
+      return jsonAnswer(429, tooManyAttemptsFields(session.retryAfterSeconds, {}, session.scope), {
+        'Retry-After': String(session.retryAfterSeconds),
+      });
     case 'ambiguous':
-      return ambiguousCredentials(c, session.code);
+      return jsonAnswer(400, errorFields(session.code, DETAILS.ambiguousCredentials[session.code]));
     case 'invalid':
       return session.via === 'bearer'
-        ? errorBody(
-            c,
+        ? jsonAnswer(
             401,
-            'invalid_credentials',
-            'The bearer credential is not the access token or a valid API key (revoked, expired or mistyped).',
+            errorFields(
+              'invalid_credentials',
+              'The bearer credential is not the access token or a valid API key (revoked, expired or mistyped).',
+            ),
           )
-        : errorBody(
-            c,
+        : jsonAnswer(
             401,
-            'invalid_session',
-            'The session is not valid (the token was changed or the cookie is wrong); log in again with POST /api/webui/auth/verify.',
+            errorFields(
+              'invalid_session',
+              'The session is not valid (the token was changed or the cookie is wrong); log in again with POST /api/webui/auth/verify.',
+            ),
           );
     case 'none':
-      return errorBody(
-        c,
+      return jsonAnswer(
         401,
-        'not_authenticated',
-        'Login required: POST /api/webui/auth/verify with the access token first, or send Authorization: Bearer <API key>.',
+        errorFields(
+          'not_authenticated',
+          'Login required: POST /api/webui/auth/verify with the access token first, or send Authorization: Bearer <API key>.',
+        ),
       );
   }
 }

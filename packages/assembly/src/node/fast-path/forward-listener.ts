@@ -1,0 +1,134 @@
+import type { ForwardShortcut } from '@webui/gateway';
+import { isCanonicalHost, rememberHostVerdicts, type AdmittedRead, type PlainAnswer } from '@webui/http-hono';
+import { Agent, request, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { isTlsIncoming } from '../runtime/node-runtime-port.js';
+import { peerAddressOf } from '../runtime/unix-socket-peer.js';
+import { incomingHeader } from './incoming-header.js';
+
+/** A Node listener with the pool its forwards use, closed with the server. */
+export interface ForwardListener {
+  listener: RequestListener;
+  /** Ends the pooled upstream connections. */
+  close(): void;
+}
+
+/**
+ * Puts the gateway's forwarded GET and HEAD in front of `app` (docs/performance.md, "The forwarding fast path"): a request the
+ * shortcut takes is judged by the app's own steps as plain functions (ForwardShortcut) and sent to the upstream with Node's
+ * http client over a keep-alive pool, its answer piped back (bounded by the streams' backpressure). Every other request, and
+ * any the shortcut leaves, goes to `app` untouched.
+ */
+export function withForwardShortcut(shortcut: ForwardShortcut, app: RequestListener): ForwardListener {
+  const isCanonical = rememberHostVerdicts(isCanonicalHost);
+  // Its timeouts are off, as the app's client's: the head is timed below, and an event stream may idle.
+  const agent = new Agent({ keepAlive: true, scheduling: 'lifo' });
+  const listener: RequestListener = (incoming, outgoing) => {
+    const method = incoming.method ?? '';
+    const target = incoming.url ?? '';
+    const path = shortcut.takes(method, target);
+    if (path === null) return app(incoming, outgoing);
+    // As the /auth/check shortcut: a Host @hono/node-server would refuse or rewrite is the app's to answer.
+    const host = incomingHeader(incoming, 'host');
+    if (host === undefined || !isCanonical(host)) return app(incoming, outgoing);
+    const admission = shortcut.admit({
+      method,
+      target,
+      path,
+      peerAddress: peerAddressOf(incoming.socket),
+      isTls: isTlsIncoming(incoming),
+      header: (name) => (name === 'host' ? host : incomingHeader(incoming, name)),
+    });
+    if (admission === null) return app(incoming, outgoing);
+    admission.then(
+      (verdict) => {
+        if (!verdict.admitted) return writePlain(outgoing, verdict.answer);
+        forward(shortcut, agent, incoming, outgoing, { method, target, path, host }, verdict);
+      },
+      () => outgoing.destroy(),
+    );
+  };
+  return { listener, close: () => agent.destroy() };
+}
+
+interface ForwardedRead {
+  method: string;
+  target: string;
+  path: string;
+  host: string;
+}
+
+/** Sends an admitted read to the upstream and pipes its answer back, or answers the failure as the app does. */
+function forward(
+  shortcut: ForwardShortcut,
+  agent: Agent,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  read: ForwardedRead,
+  admitted: AdmittedRead,
+): void {
+  const headers = shortcut.requestHeaders(incoming.rawHeaders, admitted, read);
+  const sent = request({ ...shortcut.target, agent, method: read.method, path: read.target, headers });
+  let settled = false;
+  const settle = (): boolean => {
+    if (settled) return false;
+    settled = true;
+    clearTimeout(timer);
+    return true;
+  };
+  const timer = setTimeout(() => {
+    if (!settle()) return;
+    sent.destroy();
+    shortcut.counts?.unanswered();
+    writePlain(outgoing, shortcut.failure('upstream_timeout'));
+  }, shortcut.timeoutMs);
+  // The caller leaving aborts the upstream request, as the app's signal does.
+  const left = () => {
+    if (outgoing.writableFinished || !settle()) return;
+    sent.destroy();
+    shortcut.counts?.unanswered();
+    shortcut.callerLeft(read.path);
+  };
+  outgoing.once('close', left);
+  sent.on('error', (error) => {
+    if (!settle()) return;
+    shortcut.counts?.unanswered();
+    // fetch's shape, which the warning reads the system code from, as the app's client gives it.
+    writePlain(outgoing, shortcut.failure('upstream_unavailable', new TypeError('upstream request failed', { cause: error })));
+  });
+  sent.on('response', (answer) => {
+    if (!settle()) return void answer.destroy();
+    shortcut.counts?.answered(answer.statusCode ?? 0);
+    if (answer.statusCode === 401) {
+      // The upstream refused the gateway's own credential: a 401 here would send the dashboard back to its login.
+      answer.resume();
+      return writePlain(outgoing, shortcut.failure('upstream_refused'));
+    }
+    const answerHeaders = shortcut.answerHeaders(answer.rawHeaders, read.path);
+    const writing = shortcut.written();
+    if (writing) void writing.then(() => relay(answer, outgoing, answerHeaders));
+    else relay(answer, outgoing, answerHeaders);
+  });
+  sent.end();
+}
+
+/** The upstream's answer to the caller: its status and headers, its body streamed with backpressure. */
+function relay(answer: IncomingMessage, outgoing: ServerResponse, headers: Record<string, string | string[]>): void {
+  if (outgoing.destroyed) return void answer.destroy();
+  outgoing.writeHead(answer.statusCode ?? 502, headers);
+  // Either side failing ends both: a caller gone destroys the upstream answer (its connection is not pooled again). Not
+  // stream.pipeline, whose AbortController and DOMException per call cost more than the rest of the relay.
+  answer.on('error', () => outgoing.destroy());
+  outgoing.on('close', () => {
+    if (!outgoing.writableFinished) answer.destroy();
+  });
+  answer.pipe(outgoing);
+}
+
+function writePlain(outgoing: ServerResponse, plain: PlainAnswer): void {
+  if (outgoing.destroyed || outgoing.headersSent) return;
+  // Grown in place: a spread copy takes V8's slow path in writeHead (session-check-listener.ts).
+  const headers: Record<string, string | number> = plain.headers;
+  headers['Content-Length'] = Buffer.byteLength(plain.body);
+  outgoing.writeHead(plain.status, headers);
+  outgoing.end(plain.body);
+}

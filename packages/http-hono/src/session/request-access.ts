@@ -1,0 +1,80 @@
+import { afterAuditWritten, createAccessOperations, EventRecorder, permits, type Principal, type SecurityEventSink } from '@webui/core';
+import type { AppLogger, HttpPolicy, WebuiServices } from '../app-env.js';
+import { requestFailureAnswer } from '../answers/error-body.js';
+import { pause } from '../answers/pause.js';
+import { plainAnswer, type PlainAnswer } from '../answers/plain-answer.js';
+import { NO_AUDIT } from '../answers/refusal-audit.js';
+import { createEdgeVerdict } from '../edge/edge-verdict.js';
+import { forwardedForWarning } from '../edge/forwarded-for-warning.js';
+import { sessionRefusalAnswer } from '../middleware/access/session-guard.js';
+import { methodPermission, scopeRefusalAnswer } from '../middleware/access/scope-guard.js';
+import { presentedCredentials } from './request-session.js';
+import type { PlainRequest } from './session-check-shortcut.js';
+
+/** A read the pipeline let through: who the client is, and the principal (none on a public path). */
+export interface AdmittedRead {
+  admitted: true;
+  clientIp: string;
+  secureTransport: boolean;
+  principal: Principal | undefined;
+}
+
+/** A read the pipeline refused, with the answer the app would give (written once its audit line is). */
+export interface RefusedRead {
+  admitted: false;
+  answer: PlainAnswer;
+}
+
+/** A GET or HEAD to `path` (decoded as the app decodes it), as a runtime's fast path hands it over. */
+export interface PlainRead extends PlainRequest {
+  path: string;
+}
+
+/** Judges a read as the pipeline does, or returns null to leave it to the app (which then judges it itself). */
+export type ReadAccess = (request: PlainRead) => Promise<AdmittedRead | RefusedRead> | null;
+
+/**
+ * The pipeline's steps for a GET or HEAD without the Hono app, for a runtime's fast path: the same edge verdict, the same
+ * session guard (the public paths, the core's authenticate verb, its refusals) and the same scope rule (core's `permits` for
+ * the method's permission). It takes only what those steps decide alone: no Origin (so no CORS), no edge refusal (the app
+ * answers and audits those), debug logging off (no request log line is missed); it returns undefined when debug is on.
+ */
+export function createReadAccess(options: {
+  services: WebuiServices;
+  policy: HttpPolicy;
+  logger: AppLogger;
+  audit?: SecurityEventSink;
+  /** The session guard's own rule: whether `method path` answers without a login. */
+  isPublic: (path: string, method: string) => boolean;
+  isForwarded?: (path: string) => boolean;
+}): ReadAccess | undefined {
+  const { services, policy, logger, isPublic, isForwarded } = options;
+  if (logger.isLevelEnabled?.('debug') !== false) return undefined;
+  const audit = options.audit ?? NO_AUDIT;
+  // The same verb the guard calls, its events recorded as the app records them.
+  const operations = createAccessOperations(services, { sink: new EventRecorder(audit, logger, () => performance.now()), pause });
+  const edgeVerdict = createEdgeVerdict(
+    policy,
+    forwardedForWarning(logger, () => performance.now()),
+  );
+  const refusedRead = (answer: PlainAnswer) => afterAuditWritten<RefusedRead>(audit, { admitted: false, answer });
+  return (request) => {
+    const { method, path } = request;
+    if ((method !== 'GET' && method !== 'HEAD') || request.header('origin') !== undefined) return null;
+    const verdict = edgeVerdict(request);
+    if (verdict.refusal) return null;
+    const { clientIp, secureTransport } = verdict;
+    if (isPublic(path, method)) return Promise.resolve({ admitted: true, clientIp, secureTransport, principal: undefined });
+    const presented = presentedCredentials(request.header('cookie'), request.header('authorization'));
+    return operations.authenticate(presented, { ip: clientIp }).then(
+      ({ outcome: session }): RefusedRead | Promise<RefusedRead> | AdmittedRead => {
+        if (session.kind !== 'valid') return refusedRead(plainAnswer(sessionRefusalAnswer(session)));
+        const permission = methodPermission(method, path, isForwarded);
+        if (!permits(session.principal, permission)) return refusedRead(plainAnswer(scopeRefusalAnswer(permission)));
+        return { admitted: true, clientIp, secureTransport, principal: session.principal };
+      },
+      // The app's own 500 or 503 (as app.onError gives it).
+      (error: unknown) => refusedRead(plainAnswer(requestFailureAnswer(logger, error, path))),
+    );
+  };
+}
