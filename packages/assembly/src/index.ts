@@ -21,6 +21,7 @@ export { unixSocketPath } from './config/listen-host.js';
 export { startWebui, type StartedWebui } from './start-webui.js';
 export { stopOnSignals, type ProcessControl, type StoppableServer } from './stop-on-signals.js';
 export { runPortableServer, type PortableRuntime } from './portable-server.js';
+export type { PemPair } from './portable-tls.js';
 export {
   composeWebui,
   configuredStorageFactory,

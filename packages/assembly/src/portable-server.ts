@@ -3,12 +3,14 @@ import { composeWebui, configuredStorageFactory, memoryStorageFactory } from './
 import { ConfigError, loadSettings, parseConfigFlags, type LoadedSettings } from './config/index.js';
 import { unixSocketPath } from './config/listen-host.js';
 import { listenOnHosts, type Bound, type HostBinder } from './listen-on-hosts.js';
+import type { TlsService } from './tls/index.js';
 import { StartupError } from './startup-error.js';
 import { stopOnSignals, type ProcessControl } from './stop-on-signals.js';
 import { startWebui, type StartedWebui } from './start-webui.js';
 import type { ExtensionsSource } from './webui-extensions.js';
 import { listenForMetrics, type ListenWith } from './metrics/metrics-port.js';
 import { systemClock, systemRandom } from './system-ports.js';
+import { servedOverTls, type PemPair } from './portable-tls.js';
 
 const USAGE =
   "flags: --port N, --host LIST, --data-dir DIR, --config FILE, --memory (the token, setup and config commands are apps/server's)";
@@ -21,6 +23,15 @@ export interface PortableRuntime<Server> extends WebuiRuntime, Omit<HostBinder<S
     port: number,
     fetch: (request: Request, env?: unknown) => Response | Promise<Response>,
   ): { server: Server; port: number } | Promise<{ server: Server; port: number }>;
+  /** Like serve, but HTTPS with this PEM pair. Absent: a `[webui.tls]` setting stops the start. */
+  serveTls?(
+    host: string,
+    port: number,
+    fetch: (request: Request, env?: unknown) => Response | Promise<Response>,
+    pair: PemPair,
+  ): { server: Server; port: number } | Promise<{ server: Server; port: number }>;
+  /** The runtime's name in the line saying it cannot reload a certificate, e.g. "Bun". */
+  name?: string;
   args: readonly string[];
   cwd: string;
   /** Reads one variable: one of SETTING_VARIABLES, or one that webui.upstream.headers names with ${NAME}. */
@@ -63,6 +74,9 @@ export async function runPortableServer<Server>(
       `webui: cannot start: webui.host ${socketHost}: unix sockets are supported on the Node server (apps/server)`,
     );
 
+  if (loaded.settings.tls !== undefined && runtime.serveTls === undefined)
+    return exitWith(runtime, 1, `webui: cannot start: webui.tls: ${runtime.name ?? 'this runtime'} cannot serve HTTPS`);
+
   const hand = stopOnSignals(runtime);
   const { feed, logger, metrics, storage, core } = composeWebui({
     loaded,
@@ -72,12 +86,15 @@ export async function runPortableServer<Server>(
     storage: memory ? memoryStorageFactory : configuredStorageFactory,
   });
   try {
-    const listen: ListenWith<Server> = (hosts, port, fetch) =>
+    const listen = (hosts: readonly string[], port: number, fetch: Parameters<ListenWith<Server>>[2], pair?: PemPair) =>
       listenOnHosts(
         hosts,
         port,
         {
-          bind: async (host, chosen) => runtime.serve(host, chosen, fetch),
+          bind: async (host, chosen) =>
+            pair !== undefined && runtime.serveTls !== undefined
+              ? runtime.serveTls(host, chosen, fetch, pair)
+              : runtime.serve(host, chosen, fetch),
           isAddressInUse: (error) => runtime.isAddressInUse(error),
           stop: (server) => runtime.stop(server),
         },
@@ -88,13 +105,15 @@ export async function runPortableServer<Server>(
       // [webui] metrics_port, bound first: a port in use stops the start before the API listens or anything is announced.
       metricsServers = await listenForMetrics(loaded.settings.metricsPort, loaded.configPath, metrics, listen, logger);
       try {
-        return await listen(loaded.settings.host, loaded.settings.port, assembled.app.fetch);
+        const { fetch, pair } = servedOverTls(assembled.app.fetch, assembled.tls);
+        return await listen(loaded.settings.host, loaded.settings.port, fetch, pair);
       } catch (error) {
         await Promise.all(metricsServers.map(({ server }) => runtime.stop(server)));
         throw error;
       }
     });
     const { webui, servers } = started;
+    if (webui.tls !== undefined) sayReloadUnsupported(runtime, webui.tls);
     hand({
       logger,
       async close() {
@@ -109,6 +128,17 @@ export async function runPortableServer<Server>(
     if (error instanceof StartupError) return exitWith(runtime, 1, `webui: cannot start: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * Neither Bun nor Deno can give new handshakes a new certificate while open connections stay (Bun's server.reload() keeps the
+ * first one, oven-sh/bun#43815; Deno.serve takes it once): one line says so, SIGHUP repeats it instead of ending the process,
+ * and the files are not watched. docs/https.md#on-bun-and-deno.
+ */
+function sayReloadUnsupported<Server>(runtime: PortableRuntime<Server>, tls: TlsService): void {
+  const unsupported = () => tls.reloadUnsupported(runtime.name ?? 'this runtime');
+  unsupported();
+  runtime.onSignal('SIGHUP', unsupported);
 }
 
 function exitWith(runtime: ProcessControl, code: number, line: string): undefined {

@@ -10,7 +10,7 @@ export interface StoppableServer {
 
 /** The few process facilities shutdown needs, so every runtime stops the same way. */
 export interface ProcessControl {
-  onSignal(signal: 'SIGTERM' | 'SIGINT', handler: () => void): void;
+  onSignal(signal: 'SIGTERM' | 'SIGINT' | 'SIGHUP', handler: () => void): void;
   exit(code: number): void;
   /** Lets a timer run without keeping the process alive (timers are objects on Node and Bun, numbers on Deno). */
   unrefTimer(timer: ReturnType<typeof setTimeout>): void;

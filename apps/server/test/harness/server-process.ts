@@ -42,7 +42,8 @@ const flagValue = (args: string[], flag: string) => (args.includes(flag) ? args[
  * The permission flags of apps/deno's start script, the one place they are written: paths starting
  * with `../` are the app's own files (resolved against apps/deno), `./` ones the deployment's data and
  * config (resolved by Deno against the server's working directory). A data directory or config file
- * placed elsewhere by flag or environment is granted as an operator would grant it, and so is every variable
+ * placed elsewhere by flag or environment is granted as an operator would grant it (and a certificate and key named by
+ * --tls-cert/--tls-key or WEBUI_TLS_CERT/WEBUI_TLS_KEY, read only), and so is every variable
  * of the test's `env` outside WEBUI_* (an upstream header's `${NAME}`): added to `--allow-env`.
  */
 function denoPermissionFlags(args: string[], env: Record<string, string | undefined>): string[] {
@@ -50,7 +51,9 @@ function denoPermissionFlags(args: string[], env: Record<string, string | undefi
   const dataDir = flagValue(args, '--data-dir') ?? env['WEBUI_DATA_DIR'];
   const configFile = flagValue(args, '--config') ?? env['WEBUI_CONFIG'];
   const ownVariables = Object.keys(env).filter((name) => !name.startsWith('WEBUI_') && env[name] !== undefined);
-  const extra = { read: [dataDir, configFile], write: [dataDir], env: ownVariables };
+  // A certificate and key kept elsewhere, as certbot's are: the operator grants reading them.
+  const tlsFiles = [flagValue(args, '--tls-cert') ?? env['WEBUI_TLS_CERT'], flagValue(args, '--tls-key') ?? env['WEBUI_TLS_KEY']];
+  const extra = { read: [dataDir, configFile, ...tlsFiles], write: [dataDir], env: ownVariables };
   const appPath = (path: string) => (path.startsWith('../') ? join(DENO_APP, path) : path);
   return manifest.scripts.start
     .split(' ')
@@ -83,6 +86,12 @@ export const denoLauncher: ServerLauncher = {
  * keeps what it cannot judge, and the operator removes a crashed server's lock by hand.
  */
 export const canJudgeOtherProcesses = (launcher: ServerLauncher = defaultLauncher) => launcher.name !== 'deno';
+
+/**
+ * Whether the server can give new handshakes a new certificate while it runs (SIGHUP, a file change). Bun's server.reload()
+ * keeps the first one (oven-sh/bun#43815) and Deno.serve takes it once: they say so at startup (docs/https.md).
+ */
+export const canReloadCertificates = (launcher: ServerLauncher = defaultLauncher) => launcher.name === 'node';
 
 export const launchers = { node: nodeLauncher, bun: bunLauncher, deno: denoLauncher } as const satisfies Record<string, ServerLauncher>;
 
