@@ -116,7 +116,7 @@ describe('forwarding through the real server to the stand-in upstream', () => {
     const asReader = { headers: bearer(keys.reader), cookie: null, rawBody: megabyte };
     const refused = await reader.request('OPTIONS', CONFIG_BOT, asReader);
     expectErrorBody(refused, 403, 'insufficient_scope');
-    expect(refused.json?.['required']).toBe('write');
+    expect(refused.json?.['required']).toBe('admin');
     expectErrorBody(await reader.request('OPTIONS', CONFIG_BOT, { headers: bearer(keys.reader), cookie: null }), 403, 'insufficient_scope');
     // The session's cookie from another site, as a form or fetch without Origin would carry it.
     const crossSite = await gateway.operator.request('OPTIONS', CONFIG_BOT, { headers: { 'sec-fetch-site': 'cross-site' } });

@@ -77,7 +77,7 @@ describe("a bot's route group on the Node server", () => {
     expect((await client.get('/config/nothing-here')).status).toBe(401); // unknown paths under a group: 401 before 404
     const reader = await createKey(client, token, 'read');
     expect((await client.request('PUT', '/config/bot', { ...as(reader), body: {} })).json).toMatchObject({ code: 'insufficient_scope' });
-    expect((await client.get('/config/secrets', as(reader))).json).toMatchObject({ code: 'insufficient_scope', required: 'write' });
+    expect((await client.get('/config/secrets', as(reader))).json).toMatchObject({ code: 'insufficient_scope', required: 'admin' });
     // A logged-in browser session, but the request comes from another site: CSRF refuses it before the handler.
     const browser = new HttpClient(`http://127.0.0.1:${port}`);
     expect((await browser.post('/auth/verify', { body: { token } })).status).toBe(200);

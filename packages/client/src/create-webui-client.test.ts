@@ -80,6 +80,9 @@ describe('createWebuiClient against the real server', () => {
   it('keeps working after updateToken: it logs in again with the new token by itself', async () => {
     const client = createWebuiClient({ baseUrl: server.baseUrl });
     await client.login(server.token());
+    const wrong = await client.createKey({ name: 'x', scope: 'root' as never, expires: 90 as never }).catch((error: unknown) => error);
+    expect(wrong).toMatchObject({ status: 422, code: 'invalid_body', problems: [{ path: 'scope' }, { path: 'expires' }] });
+    expect((wrong as WebuiError).problems?.[1]?.message).toMatch(/expires/);
     const weak = await client.updateToken('short').catch((error: unknown) => error);
     expect(weak).toMatchObject({ status: 400, code: 'weak_token', body: { violations: expect.arrayContaining(['too_short']) } });
 
@@ -350,7 +353,7 @@ describe('createWebuiClient with API keys', () => {
     expect(await channel.close()).toMatchObject({ code: 1000 });
 
     // A read key changes nothing: the refusal is thrown as is, with no login to try.
-    await expect(client.completeSetup()).rejects.toMatchObject({ status: 403, code: 'insufficient_scope' });
+    await expect(client.completeSetup()).rejects.toMatchObject({ status: 403, code: 'insufficient_scope', required: 'admin' });
     await expect(client.createKey({ name: 'sneaky', scope: 'admin' })).rejects.toMatchObject({ status: 403, code: 'insufficient_scope' });
     await expect(client.login('anything')).rejects.toThrow(TypeError);
     expect(() => client.setToken('anything')).toThrow(TypeError);

@@ -38,6 +38,6 @@ export {
 } from './channel.js';
 export type { CallOptions } from './call-signal.js';
 export type { TokenChange } from './token-change.js';
-export { WebuiError, parseRetryAfter } from './webui-error.js';
+export { WebuiError, parseRetryAfter, type BodyProblem, type RequiredScope } from './webui-error.js';
 export { CookieJar } from './cookie-jar.js';
 export type { FetchLike } from './session-fetch.js';

@@ -1,3 +1,11 @@
+import type { WireBody } from '@webui/http-hono';
+
+/** One problem of a refused body (422 `invalid_body`): where (a dot path such as `name`; '' for the body itself) and what. */
+export type BodyProblem = WireBody<'InvalidRequestBody'>['problems'][number];
+
+/** What a 403 `insufficient_scope` says would do: an API key of that scope (or the access token), or the access token. */
+export type RequiredScope = 'read' | 'admin' | 'access_token';
+
 /** Every non-2xx answer of the API, with the error body (docs/decisions/0001-error-bodies.md) `{detail, code}` (and `retry_after` on 429) read out. */
 export class WebuiError extends Error {
   override readonly name = 'WebuiError';
@@ -11,6 +19,10 @@ export class WebuiError extends Error {
   readonly retryAfter: number | undefined;
   /** The whole parsed body, for endpoint-specific fields such as `violations` of weak_token. */
   readonly body: unknown;
+  /** 422 `invalid_body`: every problem of the body sent, from `problems`; otherwise undefined. */
+  readonly problems: BodyProblem[] | undefined;
+  /** 403 `insufficient_scope`: what the call needs, from `required`; otherwise undefined. */
+  readonly required: RequiredScope | undefined;
 
   constructor(init: { status: number; code: string; detail: string; retryAfter?: number | undefined; body?: unknown }) {
     super(`${init.status} ${init.code}: ${init.detail}`);
@@ -19,6 +31,9 @@ export class WebuiError extends Error {
     this.detail = init.detail;
     this.retryAfter = init.retryAfter;
     this.body = init.body;
+    const fields = typeof init.body === 'object' && init.body !== null ? (init.body as Record<string, unknown>) : {};
+    this.problems = Array.isArray(fields['problems']) ? (fields['problems'] as BodyProblem[]) : undefined;
+    this.required = typeof fields['required'] === 'string' ? (fields['required'] as RequiredScope) : undefined;
   }
 
   /** Reads the error out of a response; consumes its body. */

@@ -87,7 +87,7 @@ export function forwardAuthBehind(proxy: ForwardAuthProxy): void {
       const before = backend.received.length;
       const refused = await script.post('/api/config', { ...asReader, body: {} });
       expectErrorBody(refused, 403, proxy.codes.readScope);
-      if (proxy.passesServerBodies) expect(refused.json?.['required']).toBe('write');
+      if (proxy.passesServerBodies) expect(refused.json?.['required']).toBe('admin');
       expectErrorBody(await script.request('PUT', '/api/config', asReader), 403, proxy.codes.readScope);
       expect(backend.received).toHaveLength(before);
     });

@@ -209,9 +209,9 @@ describe('permits (scopes)', () => {
   const token: Principal = { kind: 'token', session: 't', status: { tokenSource: 'configured', requiresCustomToken: false } };
   const key = (scope: 'read' | 'admin'): Principal => ({ kind: 'key', session: 'k', name: 'k', scope, firstUse: false });
   const table: Array<[Principal, Record<Permission, boolean>]> = [
-    [token, { read: true, write: true, manage_keys: true, change_token: true }],
-    [key('admin'), { read: true, write: true, manage_keys: false, change_token: false }],
-    [key('read'), { read: true, write: false, manage_keys: false, change_token: false }],
+    [token, { read: true, admin: true, manage_keys: true, change_token: true }],
+    [key('admin'), { read: true, admin: true, manage_keys: false, change_token: false }],
+    [key('read'), { read: true, admin: false, manage_keys: false, change_token: false }],
   ];
   it.each(table)('%o', (principal, expected) => {
     for (const [permission, allowed] of Object.entries(expected))

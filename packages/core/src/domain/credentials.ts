@@ -16,14 +16,14 @@ export type Unauthenticated = { expiredKey?: string };
 export type Authentication = { ok: true; principal: Principal } | ({ ok: false } & Unauthenticated);
 
 /**
- * What a request needs: `read` (GET, the WebSocket), `write` (any other state change), and the two
- * only the access token may do: managing keys, and changing the token itself.
+ * What a request needs: `read` (GET, the WebSocket), `admin` (any other state change), the two scopes an API key
+ * can have; and the two only the access token may do: managing keys, and changing the token itself.
  */
-export type Permission = 'read' | 'write' | 'manage_keys' | 'change_token';
+export type Permission = 'read' | 'admin' | 'manage_keys' | 'change_token';
 
 const SCOPE_PERMISSIONS: Record<ApiKeyScope, ReadonlySet<Permission>> = {
   read: new Set(['read']),
-  admin: new Set(['read', 'write']),
+  admin: new Set(['read', 'admin']),
 };
 
 /** Whether `principal` may do what needs `permission`: the access token may do everything. */

@@ -85,7 +85,7 @@ describe('a forwarded request passes the whole pipeline first; refused, it never
     const key = await t.createKey('viewer', 'read');
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
       const body = await expectErrorBody(await t.request('/config/bot', { method, bearer: key, json: {} }), 403, 'insufficient_scope');
-      expect(body.required).toBe('write');
+      expect(body.required).toBe('admin');
     }
     expect(received).toEqual([]);
     expect((await t.request('/config/bot', { bearer: key })).status).toBe(200);

@@ -1,5 +1,7 @@
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../app.js';
+import { bodyProblems } from './json-body.js';
 import { createTestApp, expectErrorBody, json } from '../testing/test-app.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -80,6 +82,33 @@ describe('request bodies (docs/decisions/0001-error-bodies.md, docs/decisions/00
       const body = await expectErrorBody(await t.request('/auth/verify', { method: 'POST', json: value }), 422, 'invalid_body');
       expect(body.detail).toMatch(/token|object|Invalid/i);
     }
+  });
+
+  it('lists every problem of a body in `problems` (path and message each) and names them all in `detail` (issue 45)', async () => {
+    const t = await createTestApp();
+    const cookie = await t.login();
+    const res = await t.request('/keys', { method: 'POST', cookie, json: { name: 7, scope: 'root', expires: 90 } });
+    const body = await expectErrorBody(res, 422, 'invalid_body');
+    expect(body.problems).toEqual([
+      { path: 'name', message: 'name must be a string' },
+      { path: 'scope', message: expect.stringContaining('"read"') },
+      { path: 'expires', message: 'expires must be a string such as "90d"' },
+    ]);
+    expect(body.detail).toMatch(/^The request body has 3 problems: "name": name must be a string; "scope": .+; "expires": .+\.$/);
+    expect((await t.harness.keys.list()).map((key) => key.name)).toEqual([]);
+    // A body that is not an object at all: one problem, of the body itself.
+    const whole = await expectErrorBody(await t.request('/keys', { method: 'POST', cookie, json: 'reader' }), 422, 'invalid_body');
+    expect(whole.problems).toEqual([{ path: '', message: expect.stringContaining('Object') }]);
+    expect(whole.detail).toMatch(/^The request body has one problem: the body: .+\.$/);
+  });
+
+  it('lists at most 20 problems; the detail counts the rest', () => {
+    const parsed = v.safeParse(v.array(v.string()), Array.from({ length: 30 }, (_, i) => i));
+    if (parsed.success) throw new Error('numbers are not strings');
+    const { detail, problems } = bodyProblems(parsed.issues);
+    expect(problems).toHaveLength(20);
+    expect(problems[19]).toEqual({ path: '19', message: expect.stringContaining('string') });
+    expect(detail).toMatch(/^The request body has 30 problems: "0": .+; "19": [^;]+; and 10 more\.$/);
   });
 
   it('does not count body errors as failed verifications', async () => {

@@ -4,6 +4,7 @@ import type { WebuiEnv } from '../app-env.js';
 import { payloadTooLarge, readBodyText } from '../middleware/state-change/body-limit.js';
 import { errorBody } from './error-body.js';
 import { requestHeader } from '../runtime-port.js';
+import type { WireBody } from '../wire-body.js';
 
 export type JsonBody<T> = { ok: true; value: T } | { ok: false; response: Response };
 
@@ -33,14 +34,31 @@ export async function readJsonBody<TSchema extends v.GenericSchema>(
   } catch {
     return { ok: false, response: errorBody(c, 400, 'invalid_json', 'The request body is not valid JSON.') };
   }
-  const parsed = v.safeParse(schema, data);
+  const parsed = v.safeParse(schema, data, { abortEarly: false });
   if (!parsed.success) {
-    const issue = parsed.issues[0];
-    const field = issue ? v.getDotPath(issue) : null;
-    const detail = field ? `Field "${field}": ${issue?.message}` : `Invalid body: ${issue?.message ?? 'unexpected shape'}`;
-    return { ok: false, response: errorBody(c, 422, 'invalid_body', detail) };
+    const { detail, problems } = bodyProblems(parsed.issues);
+    return { ok: false, response: errorBody(c, 422, 'invalid_body', detail, { problems }) };
   }
   return { ok: true, value: parsed.output };
+}
+
+/** One thing wrong with a body: where (a dot path such as `token` or `items.0.name`; '' for the body itself) and what. */
+export type BodyProblem = WireBody<'InvalidRequestBody'>['problems'][number];
+
+/** At most this many problems are listed (a 16 KiB array of wrong items would make thousands); `detail` counts the rest. */
+export const MAX_LISTED_PROBLEMS = 20;
+
+/** Every problem valibot found in a body, and the sentence that names them: what a 422 `invalid_body` answers. */
+export function bodyProblems(issues: readonly [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]): {
+  detail: string;
+  problems: BodyProblem[];
+} {
+  const problems = issues.slice(0, MAX_LISTED_PROBLEMS).map((issue) => ({ path: v.getDotPath(issue) ?? '', message: issue.message }));
+  const named = problems.map(({ path, message }) => `${path === '' ? 'the body' : `"${path}"`}: ${message}`).join('; ');
+  const more = issues.length - problems.length;
+  const count = issues.length === 1 ? 'one problem' : `${issues.length} problems`;
+  const detail = `The request body has ${count}: ${named}${more > 0 ? `; and ${more} more` : ''}.`;
+  return { detail, problems };
 }
 
 /** Whether every charset parameter of a Content-Type says utf-8 (any case, quoted or not): the body is always read as UTF-8. */

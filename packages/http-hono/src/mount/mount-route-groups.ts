@@ -106,7 +106,7 @@ function routeHandler(route: MountedRoute, audit: SecurityEventSink): Handler<We
   const schema = options.body;
   return async (c) => {
     const principal: Principal | null = isPublic ? null : c.get('principal');
-    const refusal = needsAdmin && principal !== null ? permissionRefusal(c, principal, 'write') : undefined;
+    const refusal = needsAdmin && principal !== null ? permissionRefusal(c, principal, 'admin') : undefined;
     if (refusal) return refusal;
     let body: unknown;
     if (schema !== undefined) {

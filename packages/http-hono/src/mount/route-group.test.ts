@@ -67,9 +67,9 @@ describe('a mounted route is behind the whole pipeline', () => {
       403,
       'insufficient_scope',
     );
-    expect(put.required).toBe('write');
+    expect(put.required).toBe('admin');
     const secrets = await expectErrorBody(await t.request('/config/secrets', { bearer: reader }), 403, 'insufficient_scope');
-    expect(secrets.required).toBe('write');
+    expect(secrets.required).toBe('admin');
     expect(routes()).toEqual([]);
 
     expect((await t.request('/config', { bearer: reader })).status).toBe(200);

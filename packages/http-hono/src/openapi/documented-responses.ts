@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ErrorBody, StoreUnavailableBody } from '../schemas.js';
+import { ErrorBody, InvalidRequestBody, StoreUnavailableBody } from '../schemas.js';
 import type { DocumentedHeader, DocumentedOperation, DocumentedResponse } from './documented-operation.js';
 
 /** One documented status of an operation: every body it can carry, whichever step answered. */
@@ -39,7 +39,10 @@ const BODY_RESPONSES: Record<number, DocumentedResponse> = {
       'or declares a charset other than utf-8 (`unsupported_charset`).',
     schema: ErrorBody,
   },
-  422: { description: 'A field is missing or of the wrong type.', schema: ErrorBody },
+  422: {
+    description: 'The body does not fit its schema (`invalid_body`): `problems` lists each problem with its path, `detail` names them.',
+    schema: InvalidRequestBody,
+  },
 };
 const STORE_RESPONSES: Record<number, DocumentedResponse> = {
   503: {

@@ -6,6 +6,21 @@ export const ErrorBody = v.looseObject({
   code: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]*$/), v.description('A stable snake_case code for scripts.')),
 });
 
+/** A 422 `invalid_body`: the error fields, and every problem of the body (at most 20; `detail` counts the rest). */
+export const InvalidRequestBody = v.looseObject({
+  ...ErrorBody.entries,
+  code: v.literal('invalid_body'),
+  problems: v.pipe(
+    v.array(
+      v.object({
+        path: v.pipe(v.string(), v.description('Where, as a dot path (`token`, `items.0.name`); empty for the body itself.')),
+        message: v.pipe(v.string(), v.description('What is wrong there.')),
+      }),
+    ),
+    v.description('Every problem of the body, in order.'),
+  ),
+});
+
 const retryAfter = (what: string) => v.pipe(v.number(), v.integer(), v.description(`${what}; also in the Retry-After header.`));
 
 /** docs/decisions/0001-error-bodies.md, docs/decisions/0002-failed-verification-and-bans.md: a 429 for too many failed attempts, from this address or (scope `server`) from many. */

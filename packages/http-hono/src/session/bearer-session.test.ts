@@ -32,7 +32,7 @@ describe('Authorization: Bearer with the access token or a key', () => {
       key: { name: 'monitor', scope: 'read' },
     });
     const body = await expectErrorBody(await t.request('/setup/complete', { method: 'POST', bearer: key }), 403, 'insufficient_scope');
-    expect(body.required).toBe('write');
+    expect(body.required).toBe('admin');
     await expectErrorBody(await t.request('/security/bans/all', { method: 'DELETE', bearer: key }), 403, 'insufficient_scope');
     expect(await t.harness.setup.isFirstSetup()).toBe(true);
   });

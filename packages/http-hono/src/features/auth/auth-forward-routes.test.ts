@@ -99,7 +99,7 @@ describe('GET /auth/forward: the original method', () => {
       for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'PROPFIND']) {
         const res = await t.request('/auth/forward', asked('203.0.113.8', { bearer: reader, original: method, header }));
         const body = await expectErrorBody(res, 403, 'insufficient_scope');
-        expect(body.required).toBe('write');
+        expect(body.required).toBe('admin');
       }
     }
   });

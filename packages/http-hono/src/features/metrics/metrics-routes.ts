@@ -26,14 +26,14 @@ export const METRICS_OPERATION: DocumentedOperation = {
       mediaType: 'text/plain',
     },
     401: unauthenticated,
-    403: { description: 'A read key (`insufficient_scope`, required `write`); or a refused Origin or Host.', schema: ErrorBody },
+    403: { description: 'A read key (`insufficient_scope`, required `admin`); or a refused Origin or Host.', schema: ErrorBody },
     429: banned,
   },
 };
 
 /** GET /metrics, behind the whole pipeline, for the access token's session or an admin key only: what a read key may not see. */
 export function metricsRoutes(scrape: MetricsScrape) {
-  return new Hono<WebuiEnv>().get('/metrics', requires('write'), async (c) => {
+  return new Hono<WebuiEnv>().get('/metrics', requires('admin'), async (c) => {
     const { contentType, body } = await scrape();
     return c.body(body, 200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' });
   });

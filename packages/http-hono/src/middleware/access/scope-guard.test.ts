@@ -22,30 +22,30 @@ function appAs(principal: Principal | undefined) {
 }
 
 describe('methodScopeRefusal and requires', () => {
-  it('needs read for GET, HEAD and OPTIONS, write for anything else', () => {
+  it('needs read for GET, HEAD and OPTIONS, admin for anything else', () => {
     expect(['GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE', 'PUT', 'PATCH'].map((method) => methodPermission(method))).toEqual([
       'read',
       'read',
       'read',
-      'write',
-      'write',
-      'write',
-      'write',
+      'admin',
+      'admin',
+      'admin',
+      'admin',
     ]);
   });
 
-  it('needs write for an OPTIONS on a forwarded path, read elsewhere; GET and HEAD stay reads there (issue 42)', () => {
+  it('needs admin for an OPTIONS on a forwarded path, read elsewhere; GET and HEAD stay reads there (issue 42)', () => {
     const isForwarded = (path: string) => path.startsWith('/bot/');
-    expect(methodPermission('OPTIONS', '/bot/x', isForwarded)).toBe('write');
+    expect(methodPermission('OPTIONS', '/bot/x', isForwarded)).toBe('admin');
     expect(methodPermission('OPTIONS', '/api/webui/x', isForwarded)).toBe('read');
-    expect(['GET', 'HEAD', 'POST'].map((method) => methodPermission(method, '/bot/x', isForwarded))).toEqual(['read', 'read', 'write']);
+    expect(['GET', 'HEAD', 'POST'].map((method) => methodPermission(method, '/bot/x', isForwarded))).toEqual(['read', 'read', 'admin']);
   });
 
   it('refuses a read-scoped key a state change with 403 insufficient_scope naming what it needs', async () => {
     const app = appAs(READ_KEY);
     expect((await app.request('/state')).status).toBe(200);
     const body = await expectErrorBody(await app.request('/state', { method: 'POST' }), 403, 'insufficient_scope');
-    expect(body.required).toBe('write');
+    expect(body.required).toBe('admin');
   });
 
   it('lets an admin key and the token change state', async () => {
@@ -55,7 +55,7 @@ describe('methodScopeRefusal and requires', () => {
 
   it('lets a route ask for more than its method: managing keys is for the token only', async () => {
     const body = await expectErrorBody(await appAs(ADMIN_KEY).request('/keys', { method: 'POST' }), 403, 'insufficient_scope');
-    expect(body.required).toBe('manage_keys');
+    expect(body.required).toBe('access_token');
     expect((await appAs(TOKEN).request('/keys', { method: 'POST' })).status).toBe(200);
   });
 });

@@ -10,7 +10,17 @@ import { readsOnly } from '../state-change/safe-methods.js';
  * readsOnly). Routes that need more say so with `requires`.
  */
 export function methodPermission(method: string, path = '', isForwarded?: (path: string) => boolean): Permission {
-  return readsOnly(method, path, isForwarded) ? 'read' : 'write';
+  return readsOnly(method, path, isForwarded) ? 'read' : 'admin';
+}
+
+/**
+ * What a permission asks of the caller, as refusals (`required`) and the OpenAPI document (`x-webui-scope`) name it:
+ * the scope of an API key that covers it, or the access token itself, which no key's scope covers.
+ */
+export type RequiredScope = 'read' | 'admin' | 'access_token';
+
+export function requiredScope(permission: Permission): RequiredScope {
+  return permission === 'read' || permission === 'admin' ? permission : 'access_token';
 }
 
 /** The scope step, which the session guard runs right after the credentials: 403 when the principal's scope does not cover the method. */
@@ -35,8 +45,9 @@ export function requires(permission: Permission): MiddlewareHandler<WebuiEnv> {
 
 const SCOPE_REFUSAL_DETAIL: Record<Permission, string> = {
   read: 'This credential may not read this endpoint.',
-  write:
-    'This API key has the read scope: it may call GET endpoints and open the WebSocket, not change anything. Create an admin key for this.',
+  admin:
+    'This needs the admin scope, and this API key has the read scope: it may read and open the WebSocket, not change anything. ' +
+    'Use an admin key or the access token.',
   manage_keys: 'Creating and revoking API keys needs the access token (log in, or send the token as the bearer), not an API key.',
   change_token: 'Changing the access token needs the access token itself (log in, or send it as the bearer), not an API key.',
 };
@@ -48,5 +59,5 @@ function scopeRefusal(c: Context<WebuiEnv>, permission: Permission): Response {
 
 /** The 403 insufficient_scope answer as plain values, for a runtime's fast path. */
 export function scopeRefusalAnswer(permission: Permission): JsonAnswer {
-  return jsonAnswer(403, errorFields('insufficient_scope', SCOPE_REFUSAL_DETAIL[permission], { required: permission }));
+  return jsonAnswer(403, errorFields('insufficient_scope', SCOPE_REFUSAL_DETAIL[permission], { required: requiredScope(permission) }));
 }

@@ -1,4 +1,6 @@
 import type { Principal } from '@webui/core';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { WSContext, WSEvents } from 'hono/ws';
 import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
@@ -417,5 +419,30 @@ describe('the built-in security domain', () => {
     expect(client.socket.take()).toEqual([]);
     // The listener is gone: nothing builds lines for nobody.
     expect((feed as unknown as { listeners: Set<unknown> }).listeners.size).toBe(0);
+  });
+});
+
+describe("the root README's channel section (issue 45)", () => {
+  /** The frames of the README's channel example: `→` what a client sends, `←` what the server answers. */
+  function readmeFrames(): { sent: unknown[]; answered: unknown[] } {
+    const readme = readFileSync(fileURLToPath(new URL('../../../../../../README.md', import.meta.url)), 'utf8');
+    const section = readme.split(/^## /m).find((part) => part.startsWith('The WebSocket channel\n'));
+    if (section === undefined) throw new Error('README.md has no section "The WebSocket channel"');
+    const lines = section.split('\n');
+    const frames = (arrow: string) => lines.filter((line) => line.startsWith(`${arrow} `)).map((line) => JSON.parse(line.slice(2)) as unknown);
+    return { sent: frames('→'), answered: frames('←') };
+  }
+
+  it('documents a call, and the hub answers it as written: ok for the token, insufficient_scope for a read key', async () => {
+    const { sent, answered } = readmeFrames();
+    expect(sent).toEqual([expect.objectContaining({ op: 'call' })]);
+    const chat = new ChannelDomain('chat', {
+      calls: { send: channelCall({ data: v.object({ text: v.string() }), handle: ({ text }) => ({ reply: `Mai heard: ${text}` }) }) },
+    });
+    const { open } = makeHub([chat]);
+    const [admin, reader] = [open(), open(keyPrincipal('board', 'read'))];
+    for (const client of [admin, reader]) client.send(sent[0]);
+    await settle();
+    expect([...admin.socket.take(), ...reader.socket.take()]).toEqual(answered);
   });
 });

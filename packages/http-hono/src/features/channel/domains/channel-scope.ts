@@ -26,7 +26,7 @@ export function domainShapeProblem(scope: unknown, topics: readonly unknown[] | 
 
 /** The access token covers both; a key covers its own scope (an admin key covers read too). */
 export function coversScope(principal: Principal, scope: ChannelScope): boolean {
-  return permits(principal, scope === 'admin' ? 'write' : 'read');
+  return permits(principal, scope);
 }
 
 /** The answer to a subscribe or call the principal's scope does not cover; only a read key is ever refused. */
