@@ -123,7 +123,7 @@ export interface ServerOptions {
 export type LogLine = Record<string, unknown> & { msg?: string; level?: number };
 
 export interface ServerProcess {
-  /** http://127.0.0.1:PORT */
+  /** http://127.0.0.1:PORT (https:// with [webui.tls]) */
   baseUrl: string;
   port: number;
   /** Every address the server says it listens on. */
@@ -211,12 +211,13 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerPr
   await eventually(() => BANNER.test(output.stderr()), timeoutMs, 'the startup banner on stderr');
 
   const addresses = (listening['addresses'] as string[] | undefined) ?? [];
-  const ipv4 = addresses.find((address) => address.startsWith('http://127.0.0.1:')) ?? addresses[0];
+  const ipv4 = addresses.find((address) => /^https?:\/\/127\.0\.0\.1:/.test(address)) ?? addresses[0];
   if (!ipv4) throw new Error(`listening line without addresses: ${JSON.stringify(listening)}`);
   const port = Number(new URL(ipv4).port);
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    // https with [webui.tls].
+    baseUrl: `${new URL(ipv4).protocol}//127.0.0.1:${port}`,
     port,
     addresses,
     dataDir: String(listening['dataDir']),

@@ -7,6 +7,7 @@ import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './cli/exit-codes.js';
 import { keysCommand } from './cli/keys-commands.js';
 import { serveCommand } from './cli/serve-command.js';
 import { setupCommand } from './cli/setup-commands.js';
+import { tlsCommand } from './cli/tls-command.js';
 import { tokenCommand } from './cli/token-commands.js';
 import { USAGE } from './cli/usage.js';
 
@@ -34,7 +35,10 @@ export async function runCli(
     io.stdout(USAGE);
     return EXIT_OK;
   }
-  if (!['serve', 'token', 'setup', 'keys', 'bans', 'audit', 'config'].includes(command) || (command === 'serve' && args.length > 0)) {
+  if (
+    !['serve', 'token', 'setup', 'keys', 'bans', 'audit', 'config', 'tls'].includes(command) ||
+    (command === 'serve' && args.length > 0)
+  ) {
     io.stderr(`webui: unknown command or option ${JSON.stringify(command === 'serve' ? args[0] : command)}\n${USAGE}`);
     return EXIT_USAGE;
   }
@@ -66,6 +70,8 @@ export async function runCli(
         return await bansCommand(args, loaded, io);
       case 'audit':
         return auditCommand(args, loaded, io);
+      case 'tls':
+        return await tlsCommand(args, loaded, io);
       default:
         return await serveCommand(loaded, io, extensions);
     }

@@ -3,6 +3,8 @@ import { listenOnHosts, unixSocketPath, type Bound } from '../index.js';
 import type { SessionCheckShortcut } from '@webui/http-hono';
 import { chmod } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TlsService } from '../tls/index.js';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { withSessionCheckShortcut } from './fast-path/session-check-listener.js';
@@ -24,7 +26,10 @@ const CONNECTIONS_CHECK_MS = 1_000;
 // Owner and group: a reverse proxy in the server's group connects, nobody else on the machine does.
 const UNIX_SOCKET_MODE = 0o660;
 
-/** Binds every host on one port, the assembly's rule for a host that cannot be bound or a port in use. */
+/**
+ * Binds every host on one port, the assembly's rule for a host that cannot be bound or a port in use. With `tls`, every TCP
+ * host speaks HTTPS with its pair (a Unix socket stays plain: the proxy in front terminates TLS).
+ */
 export function bindAll(
   hosts: readonly string[],
   port: number,
@@ -32,26 +37,30 @@ export function bindAll(
   logger: Logger,
   shortcut?: SessionCheckShortcut,
   forwardShortcut?: ForwardShortcut,
+  tls?: TlsService,
 ): Promise<BoundListener[]> {
   const app = appListener(fetch);
   // The Node fast paths (src/fast-path/): the gateway's forwarded reads, then the dashboard's /auth/check poll.
   const forwarding = forwardShortcut ? withForwardShortcut(forwardShortcut, app) : undefined;
   const inner = forwarding?.listener ?? app;
   const listener = shortcut ? withSessionCheckShortcut(shortcut, inner) : inner;
+  const overTls = tls?.hsts === undefined ? listener : withHeader(listener, 'Strict-Transport-Security', tls.hsts);
   return listenOnHosts(
     hosts,
     port,
     {
       async bind(host, chosenPort) {
+        const socketPath = unixSocketPath(host);
         // requireHostHeader off: Node's own 400 for a missing Host has no body; malformedRequest answers it with the error body (docs/decisions/0001-error-bodies.md).
-        const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS, requireHostHeader: false }, listener);
+        const options = { connectionsCheckingInterval: CONNECTIONS_CHECK_MS, requireHostHeader: false };
+        const server =
+          tls === undefined || socketPath !== null ? createServer(options, listener) : httpsServer(options, overTls, tls, logger);
         server.on('clientError', answerClientError);
         server.on('connect', refuseConnect);
         if (forwarding) server.on('close', forwarding.close);
         server.headersTimeout = HEADERS_TIMEOUT_MS;
         server.requestTimeout = REQUEST_TIMEOUT_MS;
         server.keepAliveTimeout = 5_000;
-        const socketPath = unixSocketPath(host);
         if (socketPath !== null) {
           await clearLeftoverSocket(socketPath);
           server.on('connection', markUnixSocketConnection);
@@ -72,6 +81,25 @@ export function bindAll(
 /** The Hono app as a Node listener, with the error body for what never reached it: every request no fast path takes. */
 export function appListener(fetch: FetchHandler): RequestListener {
   return getRequestListener(fetch, { errorHandler: malformedRequest });
+}
+
+/** An HTTPS server (HTTP/1.1) with the pair `tls` serves now; its reloads swap the pair for new handshakes. */
+function httpsServer(options: object, listener: RequestListener, tls: TlsService, logger: Logger): Server {
+  const { cert, key } = tls.current();
+  const server = createHttpsServer({ ...options, cert, key }, listener);
+  // Plain HTTP, a port scan, a client that does not trust the certificate: the handshake fails and the connection is closed
+  // without an answer. Nothing to tell an operator about.
+  server.on('tlsClientError', (error: NodeJS.ErrnoException) => logger.debug({ err: error.code ?? error.message }, 'TLS handshake failed'));
+  // https.Server has http.Server's whole interface.
+  return server as unknown as Server;
+}
+
+/** Sets one header on every answer; the answer's own value of it, if any, wins. */
+function withHeader(listener: RequestListener, name: string, value: string): RequestListener {
+  return (incoming, outgoing) => {
+    outgoing.setHeader(name, value);
+    listener(incoming, outgoing);
+  };
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {

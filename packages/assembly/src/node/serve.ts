@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { NodeParts } from './container.js';
 import { openControlSocket, type ControlSocket } from './control/control-socket.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
+import { serveTlsReloads } from './tls-reloads.js';
 import { nodeUpstreamClient } from '@webui/gateway/node';
 
 export interface RunningServer {
@@ -38,6 +39,7 @@ export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): P
   // Set inside the listen callback; the cast keeps TypeScript from narrowing it to null out here.
   let control = null as ControlSocket | null;
   let metricsListeners: BoundListener[] = [];
+  let stopTlsReloads = (): void => undefined;
   const metricsListen = (hosts: readonly string[], port: number, fetch: Parameters<typeof bindAll>[2]) =>
     bindAll(hosts, port, fetch, logger);
   let started: StartedWebui<Server>;
@@ -56,17 +58,26 @@ export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): P
           webui.sessionCheckShortcut(),
           // And a forwarded GET or HEAD, sent with Node's own client (same rules, same answers).
           webui.forwardShortcut(),
+          webui.tls,
         );
+        if (webui.tls) stopTlsReloads = serveTlsReloads(webui.tls, listeners);
         for (const listener of listeners) channel.attach(listener.server, webui.app);
         // The instance lock is held by now, so a socket file left by a killed server is safe to replace; opened
         // before the listening line, so `webui bans` reaches a server as soon as it says it listens.
         if (dataDir !== null)
-          control = await openControlSocket({ dataDir, core: parts.core, audit: webui.audit, logger: logger.child({ module: 'control' }) });
+          control = await openControlSocket({
+            dataDir,
+            core: parts.core,
+            audit: webui.audit,
+            logger: logger.child({ module: 'control' }),
+            tls: webui.tls,
+          });
         return listeners;
       },
       options.banner,
     );
   } catch (error) {
+    stopTlsReloads();
     await control?.close();
     await Promise.all(metricsListeners.map((listener) => closeServer(listener.server)));
     channel.close();
@@ -79,6 +90,7 @@ export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): P
     logger,
     webui,
     async close() {
+      stopTlsReloads();
       // Stop accepting first, so no handshake slips in after the sockets were told 1001.
       const stopped = Promise.all([...listeners, ...metricsListeners].map((listener) => closeServer(listener.server)));
       // Gone before the store closes and the lock is released, so the socket file never outlives the server.

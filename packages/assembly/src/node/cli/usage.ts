@@ -1,4 +1,5 @@
 export const USAGE = `Usage: webui [command] [--config PATH] [--data-dir PATH] [--host LIST] [--port N] [--store URL] [--upstream-url URL]
+             [--tls-cert PATH] [--tls-key PATH]
 
 Commands:
   serve                 start the server (the default)
@@ -21,6 +22,9 @@ Commands:
                         print the security events of DATA_DIR/audit.log, oldest first; WHEN is a duration
                         (30m, 1h, 7d) or a time (2025-01-31T08:00, local unless it ends in Z or an offset)
   config check          validate the config file and print the effective settings and their sources
+                        (with [webui.tls]: the certificate's names and days left)
+  tls reload            the running server reads its certificate and key again (as on SIGHUP); a pair that
+                        cannot serve is refused and the old one keeps serving
   help                  print this text
 
 No command needs the token. The keys, setup, token set and token regenerate commands go through the

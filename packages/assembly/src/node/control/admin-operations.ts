@@ -1,5 +1,5 @@
 import { createOperatorOperations, EventRecorder, DETAILS, type Actor, type Core, type Logger, type SecurityEventSink } from '@webui/core';
-import { apiKeyJson, banEntryJson } from '../../index.js';
+import { apiKeyJson, banEntryJson, type TlsService } from '../../index.js';
 import type { AdminAnswer, AdminRefusal, AdminRefusalCode, AdminRequest } from './admin-protocol.js';
 import { budgetJson } from './budget-body.js';
 
@@ -11,6 +11,8 @@ export interface AdminContext {
   via: Actor['via'];
   /** The running server's log; the CLI acting on a stopped server's directory has only the audit trail. */
   logger?: Logger;
+  /** The running server's HTTPS pair, when it has one. */
+  tls?: TlsService | undefined;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface AdminContext {
  * audit and log lines in the core's EventRecorder): the one implementation behind the control socket (a running
  * server) and the CLI (no server). Never echoes a token given to it.
  */
-export async function performAdminOperation(request: AdminRequest, { core, audit, via, logger }: AdminContext): Promise<AdminAnswer> {
+export async function performAdminOperation(request: AdminRequest, { core, audit, via, logger, tls }: AdminContext): Promise<AdminAnswer> {
   const operations = createOperatorOperations(core, { sink: new EventRecorder(audit, logger ?? null) });
   // Local actions have no client address.
   const actor: Actor = { address: null, via };
@@ -64,7 +66,24 @@ export async function performAdminOperation(request: AdminRequest, { core, audit
       return setupAnswer(core, (await operations.completeSetup(actor)).outcome);
     case 'setup.reset':
       return setupAnswer(core, (await operations.resetSetup(actor)).outcome);
+    case 'tls.reload':
+      return reloadTls(tls);
   }
+}
+
+async function reloadTls(tls: TlsService | undefined): Promise<AdminAnswer> {
+  if (tls === undefined) return refusal('no_tls', 'this server speaks plain HTTP: [webui.tls] is not configured');
+  const outcome = await tls.reload('command');
+  if (!outcome.ok) return refusal('tls_refused', `${outcome.error}; the old certificate still serves`);
+  const { pair, changed } = outcome;
+  return {
+    ok: true,
+    changed,
+    serial: pair.serial,
+    fingerprint: pair.fingerprint256,
+    names: pair.names,
+    not_after: pair.notAfter.toISOString(),
+  };
 }
 
 async function setupAnswer(core: Core, isFirstSetup: boolean): Promise<AdminAnswer> {

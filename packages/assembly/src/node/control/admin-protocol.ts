@@ -20,6 +20,8 @@ export const AdminRequest = v.variant('op', [
   v.object({ op: v.literal('setup.status') }),
   v.object({ op: v.literal('setup.complete') }),
   v.object({ op: v.literal('setup.reset') }),
+  // Server only: the pair a running server serves (`webui tls reload`).
+  v.object({ op: v.literal('tls.reload') }),
 ]);
 export type AdminRequest = v.InferOutput<typeof AdminRequest>;
 export type AdminOp = AdminRequest['op'];
@@ -33,7 +35,9 @@ export type AdminRefusalCode =
   | 'invalid_expiry'
   | 'unknown_key'
   | 'weak_token'
-  | 'no_data';
+  | 'no_data'
+  | 'no_tls'
+  | 'tls_refused';
 
 const SetupAnswer = v.union([
   v.object({ ok: v.literal(true), is_first_setup: v.boolean(), token_source: v.picklist(['temporary', 'configured']) }),
@@ -57,6 +61,17 @@ export const ADMIN_ANSWERS = {
   'setup.status': SetupAnswer,
   'setup.complete': SetupAnswer,
   'setup.reset': SetupAnswer,
+  'tls.reload': v.union([
+    v.object({
+      ok: v.literal(true),
+      changed: v.boolean(),
+      serial: v.string(),
+      fingerprint: v.string(),
+      names: v.array(v.string()),
+      not_after: v.string(),
+    }),
+    Refusal,
+  ]),
 } as const satisfies Record<AdminOp, v.GenericSchema>;
 
 export type AdminAnswerTo<Op extends AdminOp> = v.InferOutput<(typeof ADMIN_ANSWERS)[Op]>;

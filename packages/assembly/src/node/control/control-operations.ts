@@ -1,4 +1,5 @@
 import { afterAuditWritten, type Core, type Logger, type SecurityEventSink } from '@webui/core';
+import type { TlsService } from '../../index.js';
 import { performAdminOperation } from './admin-operations.js';
 import { parseControlRequest, type ControlAnswer } from './control-protocol.js';
 
@@ -7,6 +8,8 @@ export interface ControlServices {
   core: Core;
   audit: SecurityEventSink;
   logger: Logger;
+  /** The server's HTTPS pair, which `tls.reload` reloads. */
+  tls?: TlsService | undefined;
 }
 
 /** Answers one request line over the same core the HTTP app uses: one implementation of every operation. */

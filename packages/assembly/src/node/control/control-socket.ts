@@ -1,6 +1,7 @@
 import type { Core, Logger, SecurityEventSink } from '@webui/core';
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
+import type { TlsService } from '../../index.js';
 import { answerControlLine, type ControlServices } from './control-operations.js';
 import { MAX_REQUEST_LINE_BYTES, type ControlAnswer } from './control-protocol.js';
 import { controlSocketPlace } from './control-socket-place.js';
@@ -24,6 +25,8 @@ export interface ControlSocketOptions {
   /** The server's audit trail, where what the CLI changed is recorded (via "cli"). */
   audit: SecurityEventSink;
   logger: Logger;
+  /** The server's HTTPS pair, for `webui tls reload`. */
+  tls?: TlsService | undefined;
   /** CONTROL_IDLE_TIMEOUT_MS unless a test wants it shorter. */
   idleTimeoutMs?: number;
 }
@@ -39,6 +42,7 @@ export async function openControlSocket({
   core,
   audit,
   logger,
+  tls,
   idleTimeoutMs = CONTROL_IDLE_TIMEOUT_MS,
 }: ControlSocketOptions): Promise<ControlSocket | null> {
   const place = controlSocketPlace(dataDir);
@@ -55,7 +59,7 @@ export async function openControlSocket({
   const connections = new Set<Socket>();
   // Half-open allowed: `nc -U` ends its side after the request and still reads the answer.
   const server = createServer({ allowHalfOpen: true }, (socket) =>
-    serveConnection(socket, connections, { core, audit, logger }, idleTimeoutMs),
+    serveConnection(socket, connections, { core, audit, logger, tls }, idleTimeoutMs),
   );
   server.maxConnections = MAX_CONNECTIONS;
   try {
