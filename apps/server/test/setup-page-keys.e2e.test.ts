@@ -1,24 +1,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from './harness/error-body.js';
 import { HttpClient, type HttpResponse } from './harness/http-client.js';
+import { launchChromium } from './harness/chromium.js';
 import { cleanupServers, startServer, type ServerProcess } from './harness/server-process.js';
 import { dataDirFiles, readWebuiFile, webuiFilePath } from './harness/webui-file.js';
-
-// Debian's Chromium (scripts/system-packages.mjs installs it), driven by playwright-core: no browser download.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const KEY_NAME = 'deploy-bot';
 const KEY_SHAPE = /^wk_[A-Za-z0-9_-]{43}$/;
@@ -71,7 +59,7 @@ describe('the API keys panel of the first-setup page in a real browser', () => {
       .join('\n');
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+    [server, browser] = await Promise.all([startServer(), launchChromium()]);
     token = readWebuiFile(server.dataDir).access_token;
     operator = new HttpClient(server.baseUrl);
     expect((await operator.post('/auth/verify', { body: { token } })).json).toMatchObject({ valid: true });

@@ -1,22 +1,10 @@
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from './harness/http-client.js';
+import { launchChromium } from './harness/chromium.js';
 import { cleanupServers, startServer, type ServerProcess } from './harness/server-process.js';
 import { HEX64 } from './harness/tokens.js';
 import { readWebuiFile } from './harness/webui-file.js';
-
-// Debian's Chromium (scripts/system-packages.mjs installs it), driven by playwright-core: no browser download.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 interface SocketRecord {
   url: string;
@@ -39,7 +27,7 @@ describe('the first-setup page in a real browser', () => {
   const referers: string[] = [];
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+    [server, browser] = await Promise.all([startServer(), launchChromium()]);
     temporaryToken = readWebuiFile(server.dataDir).access_token;
     context = await browser.newContext();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
