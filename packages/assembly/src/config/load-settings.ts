@@ -1,14 +1,12 @@
 import {
   resolveUpstream,
-  templateVariables,
-  upstreamFileKeys,
+  describeUpstream,
   upstreamUrlSchema,
   UpstreamSettingError,
   type ResolvedUpstream,
   type UpstreamLayers,
-  type UpstreamSettingName,
-  type UpstreamSettings,
 } from '@webui/gateway';
+import { describeReceived } from '@webui/http-hono';
 import { redactStoreUrl } from '@webui/store-redis';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { readConfigFile, readWebuiTable, type FileSettings } from './config-file.js';
@@ -168,39 +166,9 @@ export function describeSettings(loaded: LoadedSettings): string[] {
   lines.push(...describeTlsSettings(loaded));
   // Without an upstream nothing is shown, as nothing changes.
   const { upstream } = loaded.settings;
-  if (upstream === undefined) return lines;
-  for (const name of Object.keys(upstreamFileKeys) as UpstreamSettingName[]) {
-    lines.push(`webui.${upstreamFileKeys[name]} = ${formatUpstreamValue(name, upstream)} (${sources[name] ?? 'default'})`);
-  }
+  if (upstream !== undefined) lines.push(...describeUpstream(upstream, sources));
   return lines;
 }
-
-function formatUpstreamValue(name: UpstreamSettingName, upstream: UpstreamSettings): string {
-  switch (name) {
-    case 'upstreamUrl':
-      // It holds no secret: a user or password in it is refused.
-      return JSON.stringify(upstream.url);
-    case 'upstreamPaths':
-      return formatList(upstream.paths);
-    case 'upstreamPublicPaths':
-      return formatList(upstream.publicPaths);
-    case 'upstreamHeaders':
-      return formatHeaders(upstream.headerTemplates);
-    case 'upstreamTimeout':
-      return String(upstream.timeoutSeconds);
-  }
-}
-
-// Every value is masked, even one written in the file: only the names of the variables it reads are shown.
-function formatHeaders(templates: Record<string, string>): string {
-  const entries = Object.entries(templates).map(([name, template]) => {
-    const variables = templateVariables(template);
-    return variables.length === 0 ? `${name}: ***` : `${name}: *** (from ${variables.map((variable) => `\${${variable}}`).join(', ')})`;
-  });
-  return `{${entries.join(', ')}}`;
-}
-
-const formatList = (entries: readonly string[]): string => `[${entries.map((entry) => JSON.stringify(entry)).join(', ')}]`;
 
 function formatValue(name: SettingName, loaded: LoadedSettings): string {
   const value = loaded.settings[name];
@@ -208,6 +176,6 @@ function formatValue(name: SettingName, loaded: LoadedSettings): string {
   if (name === 'secretKey') return value === undefined ? '(not set)' : '(set)';
   if (name === 'store') return JSON.stringify(redactStoreUrl(loaded.settings.store));
   if (value === undefined) return '(not set)';
-  if (Array.isArray(value)) return formatList(value);
+  if (Array.isArray(value)) return describeReceived(value);
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }

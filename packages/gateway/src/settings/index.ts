@@ -1,5 +1,5 @@
 /** `[webui.upstream]`: its valibot schema, its resolution from flag, variable and file, its reference notes, its gateway options. */
-export { templateVariables } from './header-template.js';
+export { describeUpstream } from './describe-upstream.js';
 export { upstreamTableSchema, type UpstreamTable } from './upstream-table.js';
 export { upstreamUrlSchema, type UpstreamAddress } from './upstream-url.js';
 export {
