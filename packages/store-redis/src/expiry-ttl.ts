@@ -7,9 +7,12 @@ export function expiryTtl(until: number, now: number): number {
   return Math.max(1, Math.ceil(until - now)) + TTL_SLACK_MS;
 }
 
-/** Lua: lengthens a key's TTL to at least `ttl` ms, so an index or set outlives every entry it holds and is forgotten after the last. */
+/**
+ * Lua: lengthens a key's TTL to at least `ttl` ms, so an index or set outlives every entry it holds and is forgotten after the last.
+ * One call when the TTL grows, as it does at every login and retirement (GT); a key without a TTL yet gets one (NX). Redis 7.0.
+ */
 export const KEEP_AT_LEAST_LUA = `
 local function keep_at_least(key, ttl)
-  if redis.call('PTTL', key) < tonumber(ttl) then redis.call('PEXPIRE', key, ttl) end
+  if redis.call('PEXPIRE', key, ttl, 'GT') == 0 then redis.call('PEXPIRE', key, ttl, 'NX') end
 end
 `;

@@ -23,6 +23,9 @@ export class KeySpace {
   readonly instanceStarts: string;
   /** The keys of the layout before hash tags (kept only to carry their state over once, see legacy-layout.ts). */
   readonly legacy: { attemptPrefix: string; attemptIndex: string; recentSuccesses: string; globalFailures: string };
+  // Named once: a login asks for its shard's keys at every step.
+  private readonly shards: readonly AttemptShardKeys[];
+  private readonly budgetShards: readonly string[];
 
   constructor(
     readonly prefix: string,
@@ -43,29 +46,26 @@ export class KeySpace {
       recentSuccesses: `${prefix}recent-successes`,
       globalFailures: `${prefix}global-failures`,
     };
+    this.shards = Array.from({ length: attemptShards }, (_, shard) => shardKeys(prefix, shard));
+    this.budgetShards = Array.from({ length: BUDGET_SHARDS }, (_, shard) => `${prefix}{budget:${shard}}failures`);
   }
 
   /** The keys of the shard that holds `clientKey`: see AttemptShardKeys. */
   attemptsOf(clientKey: string): AttemptShardKeys {
-    return this.attemptShard(shardOf(clientKey, this.attemptShards));
-  }
-
-  attemptShard(shard: number): AttemptShardKeys {
-    const tag = `${this.prefix}{attempts:${shard}}`;
-    return { recordPrefix: `${tag}record:`, counting: `${tag}counting`, banned: `${tag}banned`, logins: `${tag}logins` };
+    return this.shards[shardOf(clientKey, this.attemptShards)] as AttemptShardKeys;
   }
 
   /** Every attempt shard, for the listings. */
-  allAttemptShards(): AttemptShardKeys[] {
-    return Array.from({ length: this.attemptShards }, (_, shard) => this.attemptShard(shard));
+  allAttemptShards(): readonly AttemptShardKeys[] {
+    return this.shards;
   }
 
   budgetShard(shard: number): string {
-    return `${this.prefix}{budget:${shard}}failures`;
+    return this.budgetShards[shard] as string;
   }
 
-  allBudgetShards(): string[] {
-    return Array.from({ length: BUDGET_SHARDS }, (_, shard) => this.budgetShard(shard));
+  allBudgetShards(): readonly string[] {
+    return this.budgetShards;
   }
 
   ticket(ticket: string): string {
@@ -88,6 +88,11 @@ export interface AttemptShardKeys {
   counting: string;
   banned: string;
   logins: string;
+}
+
+function shardKeys(prefix: string, shard: number): AttemptShardKeys {
+  const tag = `${prefix}{attempts:${shard}}`;
+  return { recordPrefix: `${tag}record:`, counting: `${tag}counting`, banned: `${tag}banned`, logins: `${tag}logins` };
 }
 
 /** The shard of a client key: FNV-1a of its UTF-16 code units, the same in every instance and every runtime. */

@@ -69,12 +69,23 @@ return {'counted', #failures}
 `);
 
 // KEYS: record, counting, banned, logins. ARGV: client key, now, remember (1/0), until, the shard's share of maxRecentSuccesses,
-// TTL, clock now. Remembers the login when asked, then deletes the failures unless a ban runs at now.
-export const RECORD_LOGIN = new LuaScript(`${LIVE_RECORD}${REMEMBER_LUA}
+// TTL, clock now. Remembers the login when asked, then deletes the failures unless a ban runs at now. A key in neither index
+// has nothing to delete (its record, if one is left, has ended: every read goes through the indexes), so the usual login, a
+// client with no failure, costs its two ZSCOREs and no write.
+export const RECORD_LOGIN = new LuaScript(`
+${REMEMBER_LUA}
 if ARGV[3] == '1' then remember(KEYS[4], ARGV[1], ARGV[4], ARGV[7], ARGV[5], ARGV[6]) end
 local now = tonumber(ARGV[2])
-local record = live_record(KEYS[1], KEYS[2], KEYS[3], ARGV[1], now)
-if record and record.bannedUntil and record.bannedUntil > now then return 0 end
+local banned_until = redis.call('ZSCORE', KEYS[3], ARGV[1])
+local counted_until = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if not banned_until and not counted_until then return 1 end
+if (banned_until and tonumber(banned_until) > now) or (counted_until and tonumber(counted_until) > now) then
+  local stored = redis.call('GET', KEYS[1])
+  if stored then
+    local record = cjson.decode(stored)
+    if record.bannedUntil and record.bannedUntil > now then return 0 end
+  end
+end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
@@ -89,7 +100,7 @@ local stored = false
 local full_until = 0
 if live_expiry(KEYS[2], KEYS[3], ARGV[1], now) then
   stored = redis.call('GET', KEYS[1])
-elseif redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[2], '+inf') >= tonumber(ARGV[3]) then
+elseif redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) and redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[2], '+inf') >= tonumber(ARGV[3]) then
   full_until = tonumber(redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[2], '+inf', 'WITHSCORES', 'LIMIT', 0, 1)[2])
 end
 local login = redis.call('ZSCORE', KEYS[4], ARGV[1])

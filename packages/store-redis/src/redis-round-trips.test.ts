@@ -10,22 +10,29 @@ const CLIENT = '203.0.113.7';
 
 /** The commands clients sent to Redis while `run` ran (those a script ran inside are not round trips), seen through MONITOR. */
 async function commandsSentDuring(run: () => Promise<unknown>): Promise<string[]> {
+  return (await commandsDuring(run)).sent;
+}
+
+/** What MONITOR saw while `run` ran: the commands clients sent, and those the scripts ran inside Redis. */
+async function commandsDuring(run: () => Promise<unknown>): Promise<{ sent: string[]; ranByScripts: string[] }> {
   const monitor = await redis.raw().monitor();
   const sent: string[] = [];
+  const ranByScripts: string[] = [];
   const sentinel = `sentinel-${randomUUID()}`;
   let seen = false;
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
     if (args[1] === sentinel) seen = true;
-    else if (source !== 'lua' && !seen) sent.push(String(args[0]).toLowerCase());
+    else if (!seen) (source === 'lua' ? ranByScripts : sent).push(String(args[0]).toLowerCase());
   });
   try {
     // MONITOR is live once it reports a command sent after it started.
     await eventually(async () => (await redis.raw().echo(`ready-${sentinel}`), sent.includes('echo')), 2_000, 'MONITOR started');
     sent.length = 0;
+    ranByScripts.length = 0;
     await run();
     await redis.raw().echo(sentinel);
     await eventually(() => seen, 2_000, 'the sentinel seen by MONITOR');
-    return sent;
+    return { sent, ranByScripts };
   } finally {
     monitor.disconnect();
   }
@@ -92,6 +99,39 @@ describe('RedisStore round trips on the request path', () => {
       await bans.recordFailure(CLIENT);
       expect(await commandsSentDuring(() => bans.recordSuccess(CLIENT))).toEqual(['evalsha']);
       expect(await store.attempts.readClient('203.0.113.7')).toEqual({ attempts: null, loggedInRecently: true });
+    },
+  );
+
+  it(
+    'the login of a client with no failure (a renewed one, as a user logging in again) runs no write in Redis but the login: ' +
+      'its ZADD and TTL, after the two reads that find nothing to forget',
+    async () => {
+      const clock = new FakeClock();
+      const store = await redis.open({ prefix: `round-trips-${randomUUID()}:`, clock });
+      const bans = new BanPolicy(store, clock);
+      await bans.recordSuccess(CLIENT);
+      clock.advance(1_000);
+      const { sent, ranByScripts } = await commandsDuring(() => bans.recordSuccess(CLIENT));
+      expect(sent).toEqual(['evalsha']);
+      // TIME is the deadline's (script-deadline.ts).
+      expect(ranByScripts).toEqual(['time', 'zadd', 'pexpire', 'zscore', 'zscore']);
+      expect(await store.attempts.readClient(CLIENT)).toEqual({ attempts: null, loggedInRecently: true });
+    },
+  );
+
+  it(
+    'admitting a client that has not logged in lately, on one Redis, sends three scripts: its state, its place in the ' +
+      "budget, and one read of the budget's four shards (one script per shard on a cluster)",
+    async () => {
+      const clock = new FakeClock();
+      const store = await redis.open({ prefix: `round-trips-${randomUUID()}:`, clock });
+      const bans = new BanPolicy(store, clock);
+      await bans.recordFailure('198.51.100.3');
+      await bans.admit('198.51.100.4');
+      let admission: unknown;
+      expect(await commandsSentDuring(async () => (admission = await bans.admit(CLIENT)))).toEqual(['evalsha', 'evalsha', 'evalsha']);
+      expect(admission).toMatchObject({ kind: 'open', hold: expect.any(Number) });
+      expect(await bans.budget()).toMatchObject({ failures: 3 });
     },
   );
 });

@@ -101,7 +101,7 @@ export class RedisStore implements Store {
     this.connection = connection;
     this.record = new SharedRecord(connection, this.keys, this.instanceId, this.emit);
     this.attempts = new RedisAttempts(connection, this.keys, options.clock, limits);
-    this.budget = new RedisGlobalFailures(connection, this.keys, options.clock);
+    this.budget = new RedisGlobalFailures(connection, this.keys, options.clock, url.value.nodes === undefined);
     this.retiredTokens = new RedisRetiredTokens(connection, this.keys.retiredTokens, options.clock, limits.maxRetiredTokens);
     this.tickets = new RedisTickets(connection, this.keys, options.clock, limits);
     this.instances = new InstanceRegistry(connection, this.keys, options.clock, this.instanceId);
