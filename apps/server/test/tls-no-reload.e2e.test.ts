@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeOpensslCa, servedSerial, type OpensslCa } from './harness/openssl-ca.js';
 import {
   canReloadCertificates,
   cleanupServers,
@@ -10,10 +9,11 @@ import {
   startServer,
   type ServerProcess,
 } from './harness/server-process.js';
+import { servedSerial, TestCa, type Issued } from './harness/test-ca.js';
 
 const NO_RELOAD = `TLS reload is not supported on ${defaultLauncher.name === 'bun' ? 'Bun' : 'Deno'}: restart the server to serve a new certificate`;
 
-/** curl with the test CA: the status line's code, the protocol curl ended up speaking, and the answer's headers. */
+/** curl with the test CA: the answer's status, the protocol curl ended up speaking, and the answer's headers. */
 function curl(url: string, caPath: string): { status: number; version: string; headers: string } {
   const out = String(
     execFileSync('curl', ['-sS', '-D', '-', '-o', '/dev/null', '--cacert', caPath, '-w', '%{http_code} %{http_version}', url]),
@@ -23,37 +23,37 @@ function curl(url: string, caPath: string): { status: number; version: string; h
 }
 
 // Bun and Deno serve HTTPS from the same settings but cannot swap a certificate in place (docs/https.md#on-bun-and-deno):
-// they say so, and keep serving the first one. Node's reloads are in the shared TLS tests.
+// they say so, and keep serving the first one. Node's reloads are in tls.e2e.test.ts.
 describe.skipIf(canReloadCertificates())('HTTPS on a runtime that cannot reload a certificate', () => {
-  let ca: OpensslCa;
-  let first: { cert: string; key: string };
+  let ca: TestCa;
+  let first: Issued;
+  let paths: { cert: string; key: string };
   let server: ServerProcess;
 
   beforeAll(async () => {
     const dir = makeTempDir('webui-tls-');
-    ca = makeOpensslCa(dir);
-    first = ca.leaf('served', 4097);
-    server = await startServer({
-      config: '[webui.tls]\nhsts = true\n',
-      args: ['--tls-cert', first.cert, '--tls-key', first.key],
-    });
+    ca = await TestCa.create(dir);
+    first = await ca.issue();
+    paths = { cert: join(dir, 'served.pem'), key: join(dir, 'served.key') };
+    TestCa.place(first, paths);
+    server = await startServer({ config: '[webui.tls]\nhsts = true\n', args: ['--tls-cert', paths.cert, '--tls-key', paths.key] });
   });
 
   afterAll(cleanupServers);
 
-  it('serves HTTPS with the named pair, Strict-Transport-Security on every answer', () => {
-    expect(servedSerial(server.port, ca.caPath)).toBe('1001');
+  it('serves HTTPS with the named pair, Strict-Transport-Security on every answer', async () => {
+    expect(await servedSerial(server.port)).toBe(first.serial);
     // Deno offers HTTP/2, which curl takes: the answer is the same, the Host the app checks comes from :authority.
     for (const [path, status] of [
       ['/api/webui/health', 200],
       ['/api/webui/auth/check', 200],
       ['/api/webui/keys', 401],
     ] as const) {
-      const answer = curl(`https://localhost:${server.port}${path}`, ca.caPath);
+      const answer = curl(`https://localhost:${server.port}${path}`, ca.caCert);
       expect(answer.status, path).toBe(status);
       expect(answer.headers, path).toContain('strict-transport-security: max-age=31536000');
     }
-    expect(curl(`https://localhost:${server.port}/api/webui/health`, ca.caPath).version).toBe(
+    expect(curl(`https://localhost:${server.port}/api/webui/health`, ca.caCert).version).toBe(
       defaultLauncher.name === 'deno' ? '2' : '1.1',
     );
   });
@@ -65,12 +65,10 @@ describe.skipIf(canReloadCertificates())('HTTPS on a runtime that cannot reload 
   });
 
   it('on SIGHUP says it again, keeps running and serves the certificate it started with', async () => {
-    const next = ca.leaf('renewed', 4098);
-    copyFileSync(next.cert, first.cert);
-    copyFileSync(next.key, first.key);
+    TestCa.place(await ca.issue(), paths);
     process.kill(server.pid, 'SIGHUP');
     await expect.poll(() => server.logs().filter((line) => line.msg === NO_RELOAD).length).toBe(2);
-    expect(curl(`https://localhost:${server.port}/api/webui/health`, ca.caPath).status).toBe(200);
-    expect(servedSerial(server.port, ca.caPath)).toBe('1001');
+    expect(curl(`https://localhost:${server.port}/api/webui/health`, ca.caCert).status).toBe(200);
+    expect(await servedSerial(server.port)).toBe(first.serial);
   });
 });

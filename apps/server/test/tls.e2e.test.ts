@@ -9,7 +9,14 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { runWebui } from './harness/cli-process.js';
-import { cleanupServers, makeTempDir, runServerToExit, startServer, type ServerProcess } from './harness/server-process.js';
+import {
+  canReloadCertificates,
+  cleanupServers,
+  makeTempDir,
+  runServerToExit,
+  startServer,
+  type ServerProcess,
+} from './harness/server-process.js';
 import { servedSerial, TestCa, type Issued } from './harness/test-ca.js';
 import { readWebuiFile } from './harness/webui-file.js';
 
@@ -128,59 +135,66 @@ describe('a certificate from files', () => {
     expect((await httpsGet(server.port, '/api/webui/auth/check')).headers['strict-transport-security']).toBe('max-age=31536000');
   });
 
-  it('reloads on SIGHUP and when the files change, while a connection opened before keeps answering', async () => {
-    const kept = await keptConnection(server.port);
-    try {
-      expect(await servedSerial(server.port)).toBe(first.serial);
-      expect(await kept.ask()).toBe('HTTP/1.1 200 OK');
+  // Bun and Deno cannot swap a served certificate: tls-no-reload.e2e.test.ts holds what they do instead (docs/https.md).
+  it.runIf(canReloadCertificates())(
+    'reloads on SIGHUP and when the files change, while a connection opened before keeps answering',
+    async () => {
+      const kept = await keptConnection(server.port);
+      try {
+        expect(await servedSerial(server.port)).toBe(first.serial);
+        expect(await kept.ask()).toBe('HTTP/1.1 200 OK');
 
-      // By signal: the same files rewritten in place would also be seen by the poll; a signal is at once.
-      const bySignal = await ca.issue();
-      TestCa.place(bySignal, paths);
+        // By signal: the same files rewritten in place would also be seen by the poll; a signal is at once.
+        const bySignal = await ca.issue();
+        TestCa.place(bySignal, paths);
+        process.kill(server.pid, 'SIGHUP');
+        await expect.poll(() => servedSerial(server.port), { timeout: 10_000 }).toBe(bySignal.serial);
+        expect(await kept.ask()).toBe('HTTP/1.1 200 OK');
+
+        // By the files changing, as a certbot renewal replaces them.
+        const byFile = await ca.issue();
+        TestCa.place(byFile, paths);
+        await expect.poll(() => servedSerial(server.port), { timeout: 15_000 }).toBe(byFile.serial);
+        expect(await kept.ask()).toBe('HTTP/1.1 200 OK');
+        expect(kept.closed()).toBe(false);
+        // The open connection still has the certificate it shook hands with.
+        expect(kept.serial()).toBe(first.serial);
+        expect(server.logs()).toContainEqual(
+          expect.objectContaining({ msg: 'certificate reloaded', trigger: 'file', serial: byFile.serial }),
+        );
+      } finally {
+        kept.end();
+      }
+    },
+  );
+
+  it.runIf(canReloadCertificates())(
+    'keeps the old pair serving when the new one does not match, logging one error naming the file',
+    async () => {
+      const before = await servedSerial(server.port);
+      const foreign = await ca2.issue();
+      // The certificate changes, the key is another's.
+      writeFileSync(paths.cert, readFileSync((await ca.issue()).cert));
+      writeFileSync(paths.key, readFileSync(foreign.key));
       process.kill(server.pid, 'SIGHUP');
-      await expect.poll(() => servedSerial(server.port), { timeout: 10_000 }).toBe(bySignal.serial);
-      expect(await kept.ask()).toBe('HTTP/1.1 200 OK');
+      const error = await server.waitForLog((line) => line.level === 50 && String(line.msg).includes('certificate not reloaded'), 10_000);
+      expect(error.msg).toContain(`${paths.key}: the key does not match the certificate in ${paths.cert}`);
+      expect(await servedSerial(server.port)).toBe(before);
+      expect((await httpsGet(server.port, '/api/webui/health')).status).toBe(200);
 
-      // By the files changing, as a certbot renewal replaces them.
-      const byFile = await ca.issue();
-      TestCa.place(byFile, paths);
-      await expect.poll(() => servedSerial(server.port), { timeout: 15_000 }).toBe(byFile.serial);
-      expect(await kept.ask()).toBe('HTTP/1.1 200 OK');
-      expect(kept.closed()).toBe(false);
-      // The open connection still has the certificate it shook hands with.
-      expect(kept.serial()).toBe(first.serial);
-      expect(server.logs()).toContainEqual(
-        expect.objectContaining({ msg: 'certificate reloaded', trigger: 'file', serial: byFile.serial }),
-      );
-    } finally {
-      kept.end();
-    }
-  });
-
-  it('keeps the old pair serving when the new one does not match, logging one error naming the file', async () => {
-    const before = await servedSerial(server.port);
-    const foreign = await ca2.issue();
-    // The certificate changes, the key is another's.
-    writeFileSync(paths.cert, readFileSync((await ca.issue()).cert));
-    writeFileSync(paths.key, readFileSync(foreign.key));
-    process.kill(server.pid, 'SIGHUP');
-    const error = await server.waitForLog((line) => line.level === 50 && String(line.msg).includes('certificate not reloaded'), 10_000);
-    expect(error.msg).toContain(`${paths.key}: the key does not match the certificate in ${paths.cert}`);
-    expect(await servedSerial(server.port)).toBe(before);
-    expect((await httpsGet(server.port, '/api/webui/health')).status).toBe(200);
-
-    // `webui tls reload` says the same and changes nothing; once the pair is whole it serves it.
-    const refused = await runWebui(server.cwd, ['tls', 'reload']);
-    expect(refused).toMatchObject({ code: 1 });
-    expect(refused.stderr).toContain('the key does not match the certificate');
-    expect(refused.stderr).toContain('the old certificate still serves');
-    const fixed = await ca.issue();
-    TestCa.place(fixed, paths);
-    const reloaded = await runWebui(server.cwd, ['tls', 'reload']);
-    expect(reloaded).toMatchObject({ code: 0 });
-    expect(reloaded.stdout).toContain(`serial ${fixed.serial}`);
-    expect(await servedSerial(server.port)).toBe(fixed.serial);
-  });
+      // `webui tls reload` says the same and changes nothing; once the pair is whole it serves it.
+      const refused = await runWebui(server.cwd, ['tls', 'reload']);
+      expect(refused).toMatchObject({ code: 1 });
+      expect(refused.stderr).toContain('the key does not match the certificate');
+      expect(refused.stderr).toContain('the old certificate still serves');
+      const fixed = await ca.issue();
+      TestCa.place(fixed, paths);
+      const reloaded = await runWebui(server.cwd, ['tls', 'reload']);
+      expect(reloaded).toMatchObject({ code: 0 });
+      expect(reloaded.stdout).toContain(`serial ${fixed.serial}`);
+      expect(await servedSerial(server.port)).toBe(fixed.serial);
+    },
+  );
 
   it('closes a plain-HTTP request to the TLS port without an answer, logs nothing above debug, and keeps serving', async () => {
     const logged = server.logs().length;

@@ -2,8 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseToml } from 'smol-toml';
 import { vi } from 'vitest';
 
 /** The bundle global-setup.ts builds once per run; WEBUI_E2E_BUNDLE points the suite at another build. */
@@ -42,18 +43,25 @@ const flagValue = (args: string[], flag: string) => (args.includes(flag) ? args[
  * The permission flags of apps/deno's start script, the one place they are written: paths starting
  * with `../` are the app's own files (resolved against apps/deno), `./` ones the deployment's data and
  * config (resolved by Deno against the server's working directory). A data directory or config file
- * placed elsewhere by flag or environment is granted as an operator would grant it (and a certificate and key named by
- * --tls-cert/--tls-key or WEBUI_TLS_CERT/WEBUI_TLS_KEY, read only), and so is every variable
+ * placed elsewhere by flag or environment is granted as an operator would grant it (and so is reading a [webui.tls]
+ * certificate and key, named by flag, variable or the config file), and so is every variable
  * of the test's `env` outside WEBUI_* (an upstream header's `${NAME}`): added to `--allow-env`.
  */
-function denoPermissionFlags(args: string[], env: Record<string, string | undefined>): string[] {
+function denoPermissionFlags(cwd: string, args: string[], env: Record<string, string | undefined>): string[] {
   const manifest = JSON.parse(readFileSync(join(DENO_APP, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const dataDir = flagValue(args, '--data-dir') ?? env['WEBUI_DATA_DIR'];
   const configFile = flagValue(args, '--config') ?? env['WEBUI_CONFIG'];
   const ownVariables = Object.keys(env).filter((name) => !name.startsWith('WEBUI_') && env[name] !== undefined);
-  // A certificate and key kept elsewhere, as certbot's are: the operator grants reading them.
-  const tlsFiles = [flagValue(args, '--tls-cert') ?? env['WEBUI_TLS_CERT'], flagValue(args, '--tls-key') ?? env['WEBUI_TLS_KEY']];
-  const extra = { read: [dataDir, configFile, ...tlsFiles], write: [dataDir], env: ownVariables };
+  const tls = tlsTable(resolve(cwd, configFile ?? 'config/bot_config.toml'));
+  const tlsFiles = [
+    flagValue(args, '--tls-cert') ?? env['WEBUI_TLS_CERT'] ?? tls['cert'],
+    flagValue(args, '--tls-key') ?? env['WEBUI_TLS_KEY'] ?? tls['key'],
+  ];
+  const extra = {
+    read: [dataDir, configFile, ...tlsFiles.map((path) => (typeof path === 'string' ? resolve(cwd, path) : undefined))],
+    write: [dataDir],
+    env: ownVariables,
+  };
   const appPath = (path: string) => (path.startsWith('../') ? join(DENO_APP, path) : path);
   return manifest.scripts.start
     .split(' ')
@@ -67,16 +75,26 @@ function denoPermissionFlags(args: string[], env: Record<string, string | undefi
     });
 }
 
+/** The config file's [webui.tls] table, or nothing when there is no file, no table or no valid TOML. */
+function tlsTable(configPath: string): Record<string, unknown> {
+  try {
+    const webui = (parseToml(readFileSync(configPath, 'utf8')) as { webui?: { tls?: unknown } }).webui;
+    return typeof webui?.tls === 'object' && webui.tls !== null ? (webui.tls as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /**
  * apps/deno from its TypeScript sources, with the deno binary the `deno` npm package ships, apps/deno/deno.json and the start script's
  * permissions.
  */
 export const denoLauncher: ServerLauncher = {
   name: 'deno',
-  command: (_cwd, args, env) => ({
+  command: (cwd, args, env) => ({
     // The package's own lookup: the binary its postinstall placed, or the one of the platform's @deno/* package.
     cmd: (require('deno/install_api.cjs') as { runInstall(): string }).runInstall(),
-    args: ['run', '--quiet', `--config=${join(DENO_APP, 'deno.json')}`, ...denoPermissionFlags(args, env), appEntry('deno'), ...args],
+    args: ['run', '--quiet', `--config=${join(DENO_APP, 'deno.json')}`, ...denoPermissionFlags(cwd, args, env), appEntry('deno'), ...args],
   }),
 };
 
