@@ -13,13 +13,13 @@ import { connect, type WsClient } from './harness/ws-client.js';
 /**
  * The entry census (issue 43, item 6): every way into the running server, enumerated from what the server itself reports
  * (its OpenAPI document, the prefixes its startup line says it forwards, the channel domains its `unknown_topic` answer
- * lists, any other domain name being relayed) and the Node fast path, is put to the same four rules: no credential is
+ * lists, any other domain name being relayed) and the Node fast paths its startup line names, is put to the same four rules: no credential is
  * refused; a banned client presenting a credential gets 429; a read key's state change is refused; a foreign Origin on a
  * state change is refused. Nothing refused reaches a bot's handler (no bot_action audit line) or the upstream (the
  * stand-in records nothing). An entry added beside the pipeline then fails here with no case written for it.
  *
  * Two processes, each in front of the stand-in upstream: the server itself (apps/server's bundle, or apps/bun or
- * apps/deno, with Node's /auth/check fast path), and examples/bot, which mounts route groups and a channel domain.
+ * apps/deno; on Node with its fast paths for /auth/check and forwarded reads), and examples/bot, which mounts route groups and a channel domain.
  */
 
 afterAll(async () => {
@@ -35,7 +35,10 @@ const require = createRequire(import.meta.url);
 function exampleBotLauncher(runtime: string): ServerLauncher {
   if (runtime === 'bun') {
     const bun = join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe');
-    return { name: 'bun', command: (_cwd, args) => ({ cmd: bun, args: ['--conditions=source', join(EXAMPLE_BOT, 'src', 'bun.ts'), ...args] }) };
+    return {
+      name: 'bun',
+      command: (_cwd, args) => ({ cmd: bun, args: ['--conditions=source', join(EXAMPLE_BOT, 'src', 'bun.ts'), ...args] }),
+    };
   }
   if (runtime === 'deno') {
     const deno = (require('deno/install_api.cjs') as { runInstall(): string }).runInstall();
@@ -122,6 +125,7 @@ const targets = [
 ];
 
 describe.each(targets)('the entry census of $name', ({ bot }) => {
+  const nodeServer = defaultLauncher.name === 'node' && !bot;
   let census: Census;
   const clean = (gateway: Gateway, address: string) => new HttpClient(gateway.server.baseUrl, { localAddress: address, prefix: '' });
 
@@ -155,14 +159,30 @@ describe.each(targets)('the entry census of $name', ({ bot }) => {
     const forwardedPublic: Entry[] = PUBLIC_FORWARDED.flatMap((path) =>
       ['GET', 'POST'].map((method) => ({ source: 'forwarded public' as const, method, path, isPublic: true, adminGet: false })),
     );
-    const fastPath: Entry = { source: 'fast path', method: 'GET', path: SESSION_CHECK_TARGET, isPublic: true, adminGet: false };
+    // The Node server's fast paths, as its startup line names them (Bun, Deno and the bot's portable server have none).
+    const fastPaths = nodeServer
+      ? ((await gateway.server.waitForLog((line) => line.msg === 'Node fast paths in front of the app'))['fastPaths'] as string[])
+      : [];
+    if (nodeServer) expect(fastPaths).toEqual([`GET ${SESSION_CHECK_TARGET}`, 'GET forwarded', 'HEAD forwarded']);
+    const fastPath: Entry[] = fastPaths.flatMap((named) => {
+      const [method = '', what = ''] = named.split(' ');
+      if (what !== 'forwarded')
+        return [{ source: 'fast path' as const, method, path: what, isPublic: what === SESSION_CHECK_TARGET, adminGet: false }];
+      return prefixes.map((prefix) => ({
+        source: 'fast path' as const,
+        method,
+        path: `${prefix}/census-fast-path`,
+        isPublic: false,
+        adminGet: false,
+      }));
+    });
     const ws = documented.find((entry) => entry.path === '/api/webui/ws');
     expect(ws, 'the document names the channel').toBeDefined();
     census = {
       gateway,
       upstream,
       readKey: String(created.json?.['key']),
-      http: [...documented.filter((entry) => entry !== ws), ...forwarded, ...forwardedPublic, fastPath],
+      http: [...documented.filter((entry) => entry !== ws), ...forwarded, ...forwardedPublic, ...fastPath],
       wsPath: ws!.path,
     };
     // The census is of something: the server's own routes, the bot's when it mounts some, and the fast path.
@@ -194,6 +214,7 @@ describe.each(targets)('the entry census of $name', ({ bot }) => {
     for (const entry of census.http) sources.set(entry.source, (sources.get(entry.source) ?? 0) + 1);
     expect(sources.get('openapi')).toBeGreaterThan(15);
     expect(sources.get('forwarded')).toBe(FORWARDED.length * 4);
+    if (nodeServer) expect(sources.get('fast path')).toBe(1 + FORWARDED.length * 2);
   });
 
   it('no credential: every entry that is not public is refused, and nothing reaches a handler or the upstream', async () => {
@@ -265,7 +286,10 @@ describe.each(targets)('the entry census of $name', ({ bot }) => {
     const serverOf = (): ServerProcess => census.gateway.server;
 
     async function ticketFor(address: string, bearer: string): Promise<string> {
-      const res = await clean(census.gateway, address).get('/api/webui/ws-token', { headers: { authorization: `Bearer ${bearer}` }, cookie: null });
+      const res = await clean(census.gateway, address).get('/api/webui/ws-token', {
+        headers: { authorization: `Bearer ${bearer}` },
+        cookie: null,
+      });
       expect(res.json, res.text).toMatchObject({ success: true });
       return String(res.json?.['token']);
     }

@@ -1,4 +1,5 @@
 import { listenForMetrics, startWebui, type AssembledWebui, type ExtensionsSource, type StartedWebui } from '../index.js';
+import { SESSION_CHECK_TARGET } from '@webui/http-hono';
 import type { Logger } from 'pino';
 import type { Server } from 'node:http';
 import type { NodeParts } from './container.js';
@@ -50,17 +51,25 @@ export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): P
         // [webui] metrics_port: the scrape without a credential, on loopback only; bound first, so a port in use leaves nothing else open.
         metricsListeners = await listenForMetrics(loaded.settings.metricsPort, loaded.configPath, parts.metrics, metricsListen, logger);
         // The dashboard's poll, GET /auth/check, skips the Hono pipeline when it can (same checks, same answer).
+        const sessionCheck = webui.sessionCheckShortcut();
+        // And a forwarded GET or HEAD, sent with Node's own client (same rules, same answers).
+        const forward = webui.forwardShortcut();
         const listeners = await bindAll(
           loaded.settings.host,
           loaded.settings.port,
           webui.app.fetch,
           logger,
-          webui.sessionCheckShortcut(),
-          // And a forwarded GET or HEAD, sent with Node's own client (same rules, same answers).
-          webui.forwardShortcut(),
+          sessionCheck,
+          forward,
           webui.tls,
         );
         if (webui.tls) stopTlsReloads = serveTlsReloads(webui.tls, listeners);
+        // Every way in that skips the Hono app, as the entry census reads it from the running server.
+        const fastPaths = [
+          ...(sessionCheck ? [`GET ${SESSION_CHECK_TARGET}`] : []),
+          ...(forward ? ['GET forwarded', 'HEAD forwarded'] : []),
+        ];
+        logger.info({ fastPaths }, 'Node fast paths in front of the app');
         for (const listener of listeners) channel.attach(listener.server, webui.app);
         // The instance lock is held by now, so a socket file left by a killed server is safe to replace; opened
         // before the listening line, so `webui bans` reaches a server as soon as it says it listens.

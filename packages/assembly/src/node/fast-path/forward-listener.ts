@@ -3,6 +3,7 @@ import { isCanonicalHost, rememberHostVerdicts, type AdmittedRead, type PlainAns
 import { Agent, request, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { isTlsIncoming } from '../runtime/node-runtime-port.js';
 import { peerAddressOf } from '../runtime/unix-socket-peer.js';
+import { collectYoungGeneration } from '../runtime/tight-heap.js';
 import { incomingHeader } from './incoming-header.js';
 
 /** A Node listener with the pool its forwards use, closed with the server. */
@@ -121,8 +122,18 @@ function relay(answer: IncomingMessage, outgoing: ServerResponse, headers: Recor
   outgoing.on('close', () => {
     if (!outgoing.writableFinished) answer.destroy();
   });
+  // The read buffers of a large body are freed as it goes (collectYoungGeneration), one collection per MiB relayed.
+  let relayed = 0;
+  answer.on('data', (chunk: Buffer) => {
+    relayed += chunk.length;
+    if (relayed < COLLECT_EVERY_BYTES) return;
+    relayed = 0;
+    collectYoungGeneration();
+  });
   answer.pipe(outgoing);
 }
+
+const COLLECT_EVERY_BYTES = 1024 * 1024;
 
 function writePlain(outgoing: ServerResponse, plain: PlainAnswer): void {
   if (outgoing.destroyed || outgoing.headersSent) return;
