@@ -3,6 +3,7 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
 
@@ -19,6 +20,13 @@ const option = (name) => {
 };
 const port = Number(option('--port') ?? 0);
 const file = join(option('--data-dir') ?? 'data', 'webui.json');
+// --tls-cert and --tls-key: the same work over node:https (the HTTPS comparison, bench/lib/tls.mjs).
+const tlsCert = option('--tls-cert');
+const tlsKey = option('--tls-key');
+const createServer = (listener) =>
+  tlsCert && tlsKey
+    ? https.createServer({ cert: readFileSync(tlsCert), key: readFileSync(tlsKey) }, listener)
+    : http.createServer(listener);
 
 // The token record lives in memory, refreshed when the file changes (same 250 ms stat poll as the server).
 let record = loadRecord();
@@ -121,7 +129,7 @@ function readBody(req) {
   });
 }
 
-const server = http.createServer(async (req, res) => {
+const server = createServer(async (req, res) => {
   const path = req.url?.split('?')[0] ?? '';
   if (req.method === 'GET' && path === `${PREFIX}/health`) return send(res, 200, { status: 'healthy', service: 'webui' });
 

@@ -34,6 +34,7 @@ import { nginxMissing } from './lib/nginx-proxy.mjs';
 import { compareCluster } from './lib/redis-cluster.mjs';
 import { runtimeCommand } from './lib/runtimes.mjs';
 import { compareOriginalBackend, ORIGINAL_CASE_ID, originalBackendMissing } from './lib/original-backend.mjs';
+import { compareTls, TLS_CASE_ID } from './lib/tls.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BASELINE_SCRIPT = join(ROOT, 'bench/baseline-server.mjs');
@@ -54,7 +55,8 @@ const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options
   --smoke           1 s, 1 round; targets not enforced, exit 1 if any request errors or is non-2xx
   --warmup S        unrecorded seconds per case and server before each round (default 2; 0 in --smoke)
   --cases IDS       only these cases, comma-separated: check-valid, check-none, check-query, verify, ws-token, health, ws-handshake,
-                    ${GATEWAY_CASE_ID} (the gateway comparison below), ${ORIGINAL_CASE_ID} (with --original-backend)
+                    ${GATEWAY_CASE_ID} (the gateway comparison below), ${ORIGINAL_CASE_ID} (with --original-backend),
+                    ${TLS_CASE_ID} (GET /auth/check over HTTPS against a bare node:https server, target >= 0.9)
   --load NAME       the HTTP load generator: autocannon (default) or wrk (Debian's package; in C, so it
                     leaves more of a small machine to the server)
   --stores LIST     after the server/baseline comparison, the same server on each store, alternating:
@@ -119,6 +121,8 @@ async function main() {
     ? await compareOriginalBackend({ dir: options.originalBackend, startServer, pinning, options, log })
     : null;
   if (original) failures.push(...original.failures);
+  const tls = options.tls ? await compareTls({ pinning, options, log }) : null;
+  if (tls) failures.push(...tls.failures);
   machine.loadAverageAtEnd = loadavg()[0];
   warnIfBusy(log, 'at the end');
 
@@ -132,6 +136,7 @@ async function main() {
         : {}),
       ...(gateway ? { gateway: { ...gateway, failures: undefined } } : {}),
       ...(original ? { originalBackend: { ...original, failures: undefined } } : {}),
+      ...(tls ? { tls: { ...tls, failures: undefined } } : {}),
       ...(stores ? { stores: { redis: stores.redis, summaries: stores.summaries, ratios: stores.ratios, runs: stores.raw } } : {}),
       ...(cluster
         ? {
@@ -157,7 +162,7 @@ async function main() {
   log(
     options.smoke
       ? `bench smoke: OK (every case ran on every target${stores ? ', both stores' : ''}${cluster ? ', the cluster' : ''}` +
-          `${gateway ? ', every gateway setup' : ''}${original ? ', the original backend' : ''} ` +
+          `${gateway ? ', every gateway setup' : ''}${original ? ', the original backend' : ''}${tls ? ', HTTPS' : ''} ` +
           'without an error or a non-2xx answer)'
       : 'bench: done',
   );
@@ -340,7 +345,7 @@ function parseOptions() {
   };
   const nonNegative = (name, text) => (Number(text) === 0 ? 0 : positive(name, text));
   const smoke = values.smoke;
-  const knownCases = [...defineCases().map((c) => c.id), GATEWAY_CASE_ID, ORIGINAL_CASE_ID];
+  const knownCases = [...defineCases().map((c) => c.id), GATEWAY_CASE_ID, ORIGINAL_CASE_ID, TLS_CASE_ID];
   const cases = values.cases?.split(',').map((id) => id.trim());
   const unknownCase = cases?.find((id) => !knownCases.includes(id));
   if (unknownCase !== undefined) {
@@ -418,6 +423,7 @@ function parseOptions() {
     gateway: runGateway ? gateway : [],
     upstreamCpu: values['upstream-cpu'],
     originalBackend: runOriginal ? originalDir : undefined,
+    tls: cases === undefined || cases.includes(TLS_CASE_ID),
     httpLoad: values.load === 'wrk' ? runWrkLoad : runHttpLoad,
     loadName: values.load,
     duration,

@@ -325,3 +325,17 @@ describe('a pair that cannot serve stops the start with one line naming the file
     expect(exited.stderr).toContain('webui.tls.hsts cannot be used with self_signed: a browser that saw the header would refuse the site');
   });
 });
+
+// The webui command reaches a server through its control socket, which only the Node server opens.
+describe.skipIf(!canReloadCertificates())('webui tls reload without HTTPS', () => {
+  it('says the server speaks plain HTTP, or that none runs, and exits 1', async () => {
+    const server = await startServer();
+    const plain = await runWebui(server.cwd, ['tls', 'reload']);
+    expect(plain).toMatchObject({ code: 1 });
+    expect(plain.stderr).toContain('this server speaks plain HTTP: [webui.tls] is not configured');
+    await server.stop();
+    const stopped = await runWebui(server.cwd, ['tls', 'reload']);
+    expect(stopped).toMatchObject({ code: 1 });
+    expect(stopped.stderr).toContain('no server is running on');
+  });
+});

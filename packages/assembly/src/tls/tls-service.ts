@@ -9,12 +9,14 @@ import type { TlsSettings } from './tls-settings.js';
 
 /** What a reload did: the pair now served, or why the new one was refused (the old one still serves). */
 export type TlsReloadOutcome = { ok: true; pair: TlsPair; changed: boolean } | { ok: false; error: string };
-export type TlsReloadTrigger = 'signal' | 'file' | 'command';
+export type TlsReloadTrigger = 'signal' | 'file' | 'command' | 'renewal';
 
 /** Strict-Transport-Security with `hsts = true`: a year, this host only (the server cannot know its subdomains). */
 export const HSTS_VALUE = 'max-age=31536000';
 /** How often the certificate and key files are looked at. */
 export const TLS_POLL_MS = 2_000;
+/** How often a running server asks whether its self-signed certificate is near its end (then it is made again). */
+const RENEWAL_CHECK_MS = 86_400_000 / 4;
 
 /** HTTPS for a runtime's listeners: the pair to serve, and its reloads. docs/https.md. */
 export interface TlsService {
@@ -68,6 +70,7 @@ export async function openTls(loaded: LoadedSettings, options: OpenTlsOptions): 
   }
   let apply: ((pair: TlsPair) => void) | undefined;
   let poll: FilePoll | undefined;
+  let renewal: ReturnType<typeof setInterval> | undefined;
   // One error per refused version of the files, however often the poll or a signal meets it.
   let lastError: string | undefined;
   const service: TlsService = {
@@ -77,6 +80,11 @@ export async function openTls(loaded: LoadedSettings, options: OpenTlsOptions): 
     serveReloads(swap) {
       apply = swap;
       poll ??= pollFiles([paths.cert, paths.key], options.pollMs ?? TLS_POLL_MS, () => service.reload('file').then(() => undefined));
+      // A server up for most of a year still serves a valid certificate: ensureSelfSigned makes it again near its end.
+      if (settings.selfSigned && renewal === undefined) {
+        renewal = setInterval(() => void service.reload('renewal'), RENEWAL_CHECK_MS);
+        (renewal as { unref?: () => void }).unref?.();
+      }
     },
     reloadUnsupported(runtime) {
       logger.warn({ runtime }, `TLS reload is not supported on ${runtime}: restart the server to serve a new certificate`);
@@ -89,7 +97,7 @@ export async function openTls(loaded: LoadedSettings, options: OpenTlsOptions): 
         if (pair.fingerprint256 !== current.fingerprint256 || pair.key !== current.key) apply(pair);
       } catch (error) {
         const message = error instanceof TlsPairError ? error.message : `${paths.cert}: refused by the TLS stack (${String(error)})`;
-        if (message !== lastError || trigger !== 'file')
+        if (message !== lastError || trigger === 'signal' || trigger === 'command')
           logger.error({ trigger }, `certificate not reloaded, the old one still serves: ${message}`);
         lastError = message;
         return { ok: false, error: message };
@@ -97,11 +105,14 @@ export async function openTls(loaded: LoadedSettings, options: OpenTlsOptions): 
       lastError = undefined;
       const changed = pair.fingerprint256 !== current.fingerprint256;
       current = pair;
-      logger.info({ trigger, serial: pair.serial, notAfter: pair.notAfter.toISOString(), changed }, 'certificate reloaded');
+      // The poll and the renewal check find nothing new most of the time: only a change is worth a line then.
+      if (changed || trigger === 'signal' || trigger === 'command')
+        logger.info({ trigger, serial: pair.serial, notAfter: pair.notAfter.toISOString(), changed }, 'certificate reloaded');
       return { ok: true, pair, changed };
     },
     close() {
       poll?.stop();
+      clearInterval(renewal);
     },
   };
   return service;
