@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './harness/chromium.js';
 import { HttpClient } from './harness/http-client.js';
 import { cleanupServers, startServer, type ServerProcess } from './harness/server-process.js';
 
@@ -35,5 +36,30 @@ describe('API docs', () => {
     expect(bundle.text.length).toBeGreaterThan(100_000);
     const init = await client.get('/docs/init.js', { cookie: null });
     expect(init.text).toContain('/api/webui/openapi.json');
+  });
+
+  it("/docs shows each operation's security and the scope it needs (issue 45)", { timeout: 90_000 }, async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      // A deep link opens one operation: creating a key, which only the access token may do; its extensions come last.
+      await page.goto(`${server.baseUrl}/api/webui/docs#/keys/postKeys`);
+      const operation = page.locator('#operations-keys-postKeys');
+      await operation.getByText('Extensions').waitFor({ timeout: 30_000 });
+      const text = await operation.innerText();
+      expect(text).toMatch(/x-webui-scope\s+"access_token"/);
+      expect(text).toContain('Scope access_token: the access token itself, as the bot_session cookie or Authorization: Bearer');
+      // A guarded operation has the lock of its security; a public one neither the lock nor a scope.
+      expect(await operation.locator('.authorization__btn').count()).toBe(1);
+      // A new page: Swagger UI reads the deep link when it loads, not on a change of the hash.
+      const other = await browser.newPage();
+      await other.goto(`${server.baseUrl}/api/webui/docs#/health/getHealth`);
+      const health = other.locator('#operations-health-getHealth');
+      await health.getByText('Public: no credential.').waitFor({ timeout: 30_000 });
+      expect(await health.innerText()).not.toContain('x-webui-scope');
+      expect(await health.locator('.authorization__btn').count()).toBe(0);
+    } finally {
+      await browser.close();
+    }
   });
 });

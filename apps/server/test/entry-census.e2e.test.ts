@@ -79,11 +79,14 @@ interface Entry {
   method: string;
   path: string;
   isPublic: boolean;
-  /** A GET that still needs the admin scope, as the document says. */
-  adminGet: boolean;
+  /** What it needs: its document's x-webui-scope, or its method's scope for a forwarded path; undefined when public. */
+  scope: Scope | undefined;
 }
 
-type Operation = { security?: unknown[]; description?: string; responses?: unknown };
+type Scope = 'read' | 'admin' | 'access_token';
+type Operation = { security?: unknown[]; 'x-webui-scope'?: Scope; responses?: unknown };
+/** A forwarded path's scope, by its method alone: a read (GET, HEAD) needs read, anything else (OPTIONS too) admin. */
+const methodScope = (method: string): Scope => (method === 'GET' || method === 'HEAD' ? 'read' : 'admin');
 
 /** Every operation of the server's own OpenAPI document, its path parameters filled with a placeholder. */
 function documentedEntries(document: { paths: Record<string, Record<string, Operation>> }): Entry[] {
@@ -96,7 +99,7 @@ function documentedEntries(document: { paths: Record<string, Record<string, Oper
         method: method.toUpperCase(),
         path: path.replace(/\{[^}]+\}/g, 'census'),
         isPublic: Array.isArray(operation.security) && operation.security.length === 0,
-        adminGet: method === 'get' && /needs the admin scope/i.test(operation.description ?? ''),
+        scope: operation['x-webui-scope'],
       });
     }
   return entries;
@@ -114,6 +117,7 @@ interface Census {
   gateway: Gateway;
   upstream: StandInUpstream;
   readKey: string;
+  adminKey: string;
   /** Entries of the HTTP side; the WebSocket's own handshake entry is left to the channel census. */
   http: Entry[];
   wsPath: string;
@@ -139,6 +143,8 @@ describe.each(targets)('the entry census of $name', ({ bot }) => {
     });
     const created = await gateway.operator.post('/api/webui/keys', { body: { name: 'census-reader', scope: 'read', expires: null } });
     expect(created.status, created.text).toBe(200);
+    const admin = await gateway.operator.post('/api/webui/keys', { body: { name: 'census-admin', scope: 'admin', expires: null } });
+    expect(admin.status, admin.text).toBe(200);
 
     // What the server reports: its document, and the prefixes its startup line names.
     const document = await clean(gateway, '127.0.0.1').get('/api/webui/openapi.json');
@@ -153,11 +159,11 @@ describe.each(targets)('the entry census of $name', ({ bot }) => {
         method,
         path: `${prefix}/census-probe`,
         isPublic: false,
-        adminGet: false,
+        scope: methodScope(method),
       })),
     );
     const forwardedPublic: Entry[] = PUBLIC_FORWARDED.flatMap((path) =>
-      ['GET', 'POST'].map((method) => ({ source: 'forwarded public' as const, method, path, isPublic: true, adminGet: false })),
+      ['GET', 'POST'].map((method) => ({ source: 'forwarded public' as const, method, path, isPublic: true, scope: undefined })),
     );
     // The Node server's fast paths, as its startup line names them (Bun, Deno and the bot's portable server have none).
     const fastPaths = nodeServer
@@ -167,13 +173,21 @@ describe.each(targets)('the entry census of $name', ({ bot }) => {
     const fastPath: Entry[] = fastPaths.flatMap((named) => {
       const [method = '', what = ''] = named.split(' ');
       if (what !== 'forwarded')
-        return [{ source: 'fast path' as const, method, path: what, isPublic: what === SESSION_CHECK_TARGET, adminGet: false }];
+        return [
+          {
+            source: 'fast path' as const,
+            method,
+            path: what,
+            isPublic: what === SESSION_CHECK_TARGET,
+            scope: what === SESSION_CHECK_TARGET ? undefined : methodScope(method),
+          },
+        ];
       return prefixes.map((prefix) => ({
         source: 'fast path' as const,
         method,
         path: `${prefix}/census-fast-path`,
         isPublic: false,
-        adminGet: false,
+        scope: methodScope(method),
       }));
     });
     const ws = documented.find((entry) => entry.path === '/api/webui/ws');
@@ -182,6 +196,7 @@ describe.each(targets)('the entry census of $name', ({ bot }) => {
       gateway,
       upstream,
       readKey: String(created.json?.['key']),
+      adminKey: String(admin.json?.['key']),
       http: [...documented.filter((entry) => entry !== ws), ...forwarded, ...forwardedPublic, ...fastPath],
       wsPath: ws!.path,
     };
@@ -249,15 +264,34 @@ describe.each(targets)('the entry census of $name', ({ bot }) => {
     }
   });
 
-  it("a read key's state change (and a GET documented as needing admin) is refused 403, and reaches nothing", async () => {
+  it('every entry that is not public names its scope, and a public one none (issue 45)', () => {
+    for (const entry of census.http)
+      expect(entry.scope === undefined, `${entry.source} ${entry.method} ${entry.path}`).toBe(entry.isPublic);
+  });
+
+  it('a read key is refused 403 wherever the scope is not read (a state change, a GET documented as admin), and reaches nothing', async () => {
     const reader = clean(census.gateway, '127.0.0.62');
-    const changes = census.http.filter((entry) => !entry.isPublic && (entry.adminGet || !['GET', 'HEAD'].includes(entry.method)));
+    const changes = census.http.filter((entry) => entry.scope !== undefined && entry.scope !== 'read');
     if (bot) expect(changes.map((entry) => `${entry.method} ${entry.path}`)).toContain('PUT /api/webui/config/bot');
     await reachingNothing(async () => {
       for (const entry of changes) {
         const res = await send(reader, entry, { authorization: `Bearer ${census.readKey}` }, null);
         expect(res.status, label(entry, 'read key', res)).toBe(403);
         expect(res.json?.['code'], label(entry, 'read key', res)).toBe('insufficient_scope');
+        expect(res.json?.['required'], label(entry, 'read key', res)).toBe('admin');
+      }
+    });
+  });
+
+  it('an admin key is refused 403 wherever the scope is access_token, naming it, and reaches nothing (issue 45)', async () => {
+    const operator = clean(census.gateway, '127.0.0.66');
+    const tokenOnly = census.http.filter((entry) => entry.scope === 'access_token');
+    expect(tokenOnly.map((entry) => `${entry.method} ${entry.path}`)).toEqual(expect.arrayContaining(['POST /api/webui/keys']));
+    await reachingNothing(async () => {
+      for (const entry of tokenOnly) {
+        const res = await send(operator, entry, { authorization: `Bearer ${census.adminKey}` }, null);
+        expect(res.status, label(entry, 'admin key', res)).toBe(403);
+        expect(res.json, label(entry, 'admin key', res)).toMatchObject({ code: 'insufficient_scope', required: 'access_token' });
       }
     });
   });

@@ -21,10 +21,11 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-// Kept out of the page: the CSP allows scripts from this server only, never inline ones.
+// Kept out of the page: the CSP allows scripts from this server only, never inline ones. showExtensions shows each
+// operation's x-webui-scope (the scope it needs) beside its description.
 const INIT =
   `window.ui = SwaggerUIBundle({ url: '/api/webui/openapi.json', dom_id: '#swagger-ui', withCredentials: true, deepLinking: ` +
-  `true });\n`;
+  `true, showExtensions: true });\n`;
 
 /** Swagger UI served from the swagger-ui-dist npm package (no CDN), read once at startup. */
 export function createApiDocs(): MiddlewareHandler {

@@ -131,6 +131,7 @@ type Operation = {
   summary?: string;
   description?: string;
   security?: Array<Record<string, unknown>>;
+  'x-webui-scope'?: string;
   parameters?: Array<{ name: string; in: string; required?: boolean; description?: string; schema?: JsonSchema }>;
   requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
   responses: Record<string, { description?: string; content?: Record<string, { schema?: JsonSchema }>; headers?: Record<string, unknown> }>;
@@ -201,6 +202,11 @@ function credentialOf(operation: Operation): string {
   return schemes.map((scheme) => CREDENTIALS[scheme] ?? `\`${scheme}\``).join(', or ');
 }
 
+/** The scope an operation needs, from its `x-webui-scope`; none when public. */
+function scopeOf(operation: Operation): string {
+  return operation['x-webui-scope'] ? `\`${operation['x-webui-scope']}\`` : 'none';
+}
+
 function bodyOf(content: Record<string, { schema?: JsonSchema }> | undefined): string {
   if (!content) return '';
   return Object.entries(content)
@@ -228,18 +234,18 @@ export function httpApiReference(document: Record<string, unknown>): string {
     '',
     '## Endpoints',
     '',
-    '| Endpoint | What | Credential |',
-    '|---|---|---|',
+    '| Endpoint | What | Credential | Scope |',
+    '|---|---|---|---|',
     ...operations.map(
       ({ heading, operation }) =>
-        `| [\`${heading}\`](#${anchorOf(heading)}) | ${cell(operation.summary ?? '')} | ${cell(credentialOf(operation))} |`,
+        `| [\`${heading}\`](#${anchorOf(heading)}) | ${cell(operation.summary ?? '')} | ${cell(credentialOf(operation))} | ${scopeOf(operation)} |`,
     ),
     '',
   ];
   for (const { heading, operation } of operations) {
     lines.push(`## \`${heading}\``, '');
     if (operation.summary) lines.push(`**${operation.summary}.**${operation.description ? ` ${operation.description}` : ''}`, '');
-    lines.push(`Credential: ${credentialOf(operation)}.`, '');
+    lines.push(`Credential: ${credentialOf(operation)}; scope: ${scopeOf(operation)}.`, '');
     if (operation.parameters?.length) {
       lines.push('| Parameter | In | Type | Required | Notes |', '|---|---|---|---|---|');
       for (const parameter of operation.parameters)

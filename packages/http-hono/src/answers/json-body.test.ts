@@ -103,7 +103,10 @@ describe('request bodies (docs/decisions/0001-error-bodies.md, docs/decisions/00
   });
 
   it('lists at most 20 problems; the detail counts the rest', () => {
-    const parsed = v.safeParse(v.array(v.string()), Array.from({ length: 30 }, (_, i) => i));
+    const parsed = v.safeParse(
+      v.array(v.string()),
+      Array.from({ length: 30 }, (_, i) => i),
+    );
     if (parsed.success) throw new Error('numbers are not strings');
     const { detail, problems } = bodyProblems(parsed.issues);
     expect(problems).toHaveLength(20);

@@ -1,3 +1,4 @@
+import type { Permission } from '@webui/core';
 import type * as v from 'valibot';
 import { ErrorBody, TooManyAttemptsBody } from '../schemas.js';
 
@@ -29,6 +30,11 @@ export interface DocumentedOperation {
   summary: string;
   description: string;
   access: Access;
+  /**
+   * What the operation needs beyond its method (a GET `read`, any other `admin`), as its route's `requires` says: `admin`
+   * for a GET only an admin may call, `manage_keys` or `change_token` for what only the access token may do.
+   */
+  needs?: Permission;
   /** The document's tag; the path's first segment by default. */
   tag?: string;
   /** False for the few operations that never ask the state store, so never answer 503 store_unavailable. */

@@ -15,7 +15,7 @@ export function mountedOperations(routes: readonly MountedRoute[], groups: reado
       public: route.options.public === true,
       summary: route.options.summary,
       description: route.options.description,
-      // The one scope a method does not imply, so the reader is told.
+      // The one scope a method does not imply (mount-route-groups.ts refuses a read scope on any other method).
       adminGet: route.method === 'GET' && route.options.scope === 'admin',
       tag: route.options.tag,
       requestBody: route.options.body,
@@ -54,12 +54,10 @@ function operationOf(method: RouteMethod, path: string, groupPath: string, descr
     method: method.toLowerCase() as DocumentedOperation['method'],
     path: documentedPath,
     summary: described.summary ?? `${method} ${documentedPath}`,
-    description: [
-      described.description ?? (described.public ? 'A public route of a mounted group.' : 'A route of a mounted group.'),
-      ...(described.adminGet ? ['Needs the admin scope (the access token or an admin key), though a GET.'] : []),
-    ].join(' '),
+    description: described.description ?? (described.public ? 'A public route of a mounted group.' : 'A route of a mounted group.'),
     tag: described.tag ?? groupPath.slice(1),
     access: described.public ? 'public' : 'session',
+    ...(described.adminGet ? { needs: 'admin' as const } : {}),
     // A public route asks nothing of the store before its handler; a guarded one authenticates first.
     ...(described.public ? { store: false as const } : {}),
     responses: described.public ? { 200: described.ok } : { 200: described.ok, 401: unauthenticated, 429: banned },

@@ -4,10 +4,13 @@ import * as schemas from '../schemas.js';
 import { documentedResponses, type StatusResponse } from './documented-responses.js';
 import type { DocumentedOperation } from './documented-operation.js';
 import { OPERATIONS } from './operations.js';
+import { operationSecurity } from './operation-security.js';
 
 type JsonObject = Record<string, unknown>;
 
 const COMPONENT_PREFIX = '#/components/schemas/';
+/** The operation's scope: `read`, `admin` or `access_token` (operation-security.ts); absent on a public operation. */
+const SCOPE_EXTENSION = 'x-webui-scope';
 
 /** Every wire shape schemas.ts exports, by its export name: the document's components. */
 const NAMED: Record<string, v.GenericSchema> = {};
@@ -44,7 +47,9 @@ export function buildOpenApiDocument(options: {
       version: options.version,
       description:
         'Token login with an HttpOnly bot_session cookie, token rotation, per-IP bans, first-setup state, one-time WebSocket tickets. ' +
-        'Every non-2xx answer is {detail, code}.',
+        'Every non-2xx answer is {detail, code}. ' +
+        `Each operation's \`${SCOPE_EXTENSION}\` names what it needs: \`read\` (the access token or any API key), \`admin\` ` +
+        '(the access token or an admin key) or `access_token` (the token itself); a public operation has none.',
     },
     paths,
     components: {
@@ -73,13 +78,14 @@ export function buildOpenApiDocument(options: {
 function describeOperation(operation: DocumentedOperation): JsonObject {
   const responses: Record<string, JsonObject> = {};
   for (const [status, response] of documentedResponses(operation)) responses[status] = describeResponse(response);
-  const isSession = operation.access === 'session' || operation.access === 'session-or-200';
+  const { security, scope, sentence } = operationSecurity(operation);
   const described: JsonObject = {
     operationId: `${operation.method}${operation.path.replace(/[^a-zA-Z0-9]+(.)/g, (_match, next: string) => next.toUpperCase())}`,
     summary: operation.summary,
-    description: operation.description,
+    description: `${operation.description} ${sentence}`,
     tags: [operation.tag ?? operation.path.split('/')[1] ?? 'api'],
-    security: isSession ? [{ botSession: [] }, { bearerAuth: [] }] : operation.access === 'ticket' ? [{ wsTicket: [] }] : [],
+    security,
+    ...(scope === undefined ? {} : { [SCOPE_EXTENSION]: scope }),
     responses,
   };
   if (operation.pathParameters) {

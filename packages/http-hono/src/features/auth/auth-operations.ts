@@ -91,6 +91,7 @@ export const AUTH_OPERATIONS: Operation[] = [
     summary: 'Replace the token with a custom one',
     description: 'The current cookie is cleared; log in again with the new token.',
     access: 'session',
+    needs: 'change_token',
     requestBody: UpdateTokenRequest,
     responses: {
       200: { description: 'Updated; the old token is invalid at once.', schema: UpdateTokenResponse },
@@ -108,6 +109,7 @@ export const AUTH_OPERATIONS: Operation[] = [
     summary: 'Replace the token with 64 random hex characters',
     description: 'The new token is shown only in this response; the current cookie is cleared.',
     access: 'session',
+    needs: 'change_token',
     responses: { 200: { description: 'Regenerated.', schema: RegenerateResponse }, 401: unauthenticated, 429: banned },
   },
   {

@@ -17,8 +17,9 @@ export const KEYS_OPERATIONS: Operation[] = [
     summary: 'Create an API key',
     description:
       'Creates a key for scripts: `wk_` and 43 URL-safe characters, shown only in this answer and kept hashed. ' +
-      'Needs the access token (a cookie session or the token as bearer), not a key. Changing the access token never revokes keys.',
+      'Changing the access token never revokes keys.',
     access: 'session',
+    needs: 'manage_keys',
     requestBody: CreateKeyRequest,
     responses: {
       200: { description: 'Created; `key` is shown only here.', schema: KeyCreatedResponse },
@@ -37,9 +38,9 @@ export const KEYS_OPERATIONS: Operation[] = [
     path: '/keys/{name}',
     pathParameters: { name: 'The name of the key, percent-encoded.' },
     summary: 'Revoke an API key',
-    description:
-      'Revokes the key at once: its next request is refused and its WebSockets close with 4001. Needs the access token, not a key.',
+    description: 'Revokes the key at once: its next request is refused and its WebSockets close with 4001.',
     access: 'session',
+    needs: 'manage_keys',
     responses: {
       200: { description: 'Revoked.', schema: KeyRevokedResponse },
       401: unauthenticated,

@@ -15,9 +15,10 @@ export const METRICS_OPERATION: DocumentedOperation = {
   summary: 'Prometheus metrics',
   description:
     'Logins and failures by outcome, bans, the global failure budget, sockets and subscriptions by domain, tickets, store latency and ' +
-    'availability, forwarded requests by status; no label carries an address or a secret. For the access token or an admin key; ' +
+    'availability, forwarded requests by status; no label carries an address or a secret. ' +
     '`[webui] metrics_port` serves the same text on loopback without a credential.',
   access: 'session',
+  needs: 'admin',
   tag: 'metrics',
   responses: {
     200: {

@@ -429,7 +429,8 @@ describe("the root README's channel section (issue 45)", () => {
     const section = readme.split(/^## /m).find((part) => part.startsWith('The WebSocket channel\n'));
     if (section === undefined) throw new Error('README.md has no section "The WebSocket channel"');
     const lines = section.split('\n');
-    const frames = (arrow: string) => lines.filter((line) => line.startsWith(`${arrow} `)).map((line) => JSON.parse(line.slice(2)) as unknown);
+    const frames = (arrow: string) =>
+      lines.filter((line) => line.startsWith(`${arrow} `)).map((line) => JSON.parse(line.slice(2)) as unknown);
     return { sent: frames('→'), answered: frames('←') };
   }
 
