@@ -24,13 +24,26 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function serveWith(extensions: ExtensionsSource): Promise<{ running: RunningServer; port: number; token: string; dataDir: string }> {
+/** Keeps what the server writes to its process output. */
+class Captured extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    this.text += chunk.toString('utf8');
+    callback();
+  }
+}
+
+async function serveWith(
+  extensions: ExtensionsSource,
+  output: Writable = new Discard(),
+  env: Record<string, string> = {},
+): Promise<{ running: RunningServer; port: number; token: string; dataDir: string }> {
   const cwd = mkdtempSync(join(tmpdir(), 'webui-mounts-'));
   cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
   const dataDir = join(cwd, 'data');
-  const loaded = loadSettings({ argv: ['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], env: {}, cwd });
+  const loaded = loadSettings({ argv: ['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], env, cwd });
   const container = createContainer(loaded).createChildContainer();
-  container.register(TOKENS.LogDestination, { useValue: new Discard() });
+  container.register(TOKENS.LogDestination, { useValue: output });
   const running = await serve(nodeParts(container), { banner: new Discard(), extensions });
   cleanups.push(() => running.close());
   const token = (JSON.parse(readFileSync(join(dataDir, 'webui.json'), 'utf8')) as { access_token: string }).access_token;
@@ -172,5 +185,66 @@ describe("a bot's channel domain and log lines on the Node server", () => {
     await bystander.waitFor((message) => message['domain'] === 'moderation' && message['event'] === 'alert');
     expect(bystander.events('chat', 'message')).toEqual([]);
     expect(listener.events('moderation', 'alert')).toEqual([]);
+  });
+});
+
+describe("a bot's logger", () => {
+  const SECRET = 'f'.repeat(64);
+  /** A bot that logs from its start, from a route handler and from a channel call, once with a secret in the fields. */
+  const loggingBot: ExtensionsSource = ({ log }) => {
+    log.info('bot up');
+    const chat = new ChannelDomain('chat', {
+      calls: { send: { scope: 'read', handle: (_data: unknown, { log: callLog }) => (callLog.warn({ turn: 1 }, 'call line'), 'ok') } },
+    });
+    const routes = new RouteGroup('/api/webui/config').put('/bot', (c, { log: routeLog }) => {
+      routeLog.info({ access_token: SECRET, changed: 'nickname' }, 'route line');
+      return c.json({ ok: true });
+    });
+    return { routes: [routes], domains: [chat] };
+  };
+
+  async function exercise(port: number, token: string): Promise<unknown[]> {
+    const client = new HttpClient(`http://127.0.0.1:${port}`);
+    const put = await client.request('PUT', '/config/bot', { headers: { authorization: `Bearer ${token}` }, body: {} });
+    expect(put.status, put.text).toBe(200);
+    const channel = await openChannel(port, client, token);
+    expect(await channel.request({ op: 'call', domain: 'chat', method: 'send', data: {} })).toMatchObject({ ok: true, data: 'ok' });
+    expect(await channel.request({ op: 'subscribe', domain: 'logs', topic: 'main', data: { replay: 500 } })).toMatchObject({ ok: true });
+    const snapshot = await channel.waitFor((message) => message['domain'] === 'logs' && message['event'] === 'snapshot');
+    return (snapshot['data'] as { entries: unknown[] }).entries;
+  }
+
+  it('writes module "bot" lines to the log view and to the process output as JSON, redacted like the server\'s', async () => {
+    const output = new Captured();
+    const { port, token } = await serveWith(loggingBot, output, { WEBUI_LOG_FORMAT: 'json' });
+    const entries = await exercise(port, token);
+    for (const [level, message] of [
+      ['INFO', 'bot up'],
+      ['INFO', 'route line'],
+      ['WARNING', 'call line'],
+    ])
+      expect(entries).toContainEqual(expect.objectContaining({ module: 'bot', level, message }));
+
+    const lines = output.text
+      .split('\n')
+      .filter((line) => line.includes('"module":"bot"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((line) => line['msg'])).toEqual(['bot up', 'route line', 'call line']);
+    expect(lines[1]).toMatchObject({ access_token: '[redacted]', changed: 'nickname', level: 30 });
+    expect(lines[2]).toMatchObject({ turn: 1, level: 40 });
+    expect(output.text).not.toContain(SECRET);
+    expect(JSON.stringify(entries)).not.toContain(SECRET);
+  });
+
+  it('writes readable lines when the output is configured pretty', async () => {
+    const output = new Captured();
+    const { port, token } = await serveWith(loggingBot, output, { WEBUI_LOG_FORMAT: 'pretty' });
+    await exercise(port, token);
+    const routeLine = output.text.split('\n').find((line) => line.includes('route line'));
+    expect(routeLine).toBeDefined();
+    expect(routeLine).toContain('bot');
+    expect(() => JSON.parse(routeLine as string)).toThrow();
+    expect(output.text).toContain('call line');
+    expect(output.text).not.toContain(SECRET);
   });
 });

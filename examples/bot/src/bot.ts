@@ -1,6 +1,5 @@
-import { runPortableServer, type PortableRuntime, type StartedWebui } from '@webui/assembly';
+import type { ExtensionsSource } from '@webui/assembly';
 import { join } from 'node:path';
-import pino from 'pino';
 import { BotConfigFile } from './bot-config-file.js';
 import { chatDomain } from './chat-domain.js';
 import { configRoutes } from './config-routes.js';
@@ -8,19 +7,18 @@ import { pluginRoutes } from './plugin-routes.js';
 import { systemRoutes } from './system-routes.js';
 
 /**
- * The example bot: the WebUI server with the bot's own routes and channel domain behind its login. Runtime-neutral;
- * node.ts, bun.ts and deno.ts bring the runtime.
+ * The example bot: its route groups and channel domain, made once the server has made what they need (the bot's logger,
+ * the plugin progress board, the data directory). Runtime-neutral: node.ts, bun.ts and deno.ts hand it to their runtime's
+ * `serveWebui`.
  */
-export function startBot<Server>(runtime: PortableRuntime<Server>, runtimeName: string): Promise<StartedWebui<Server> | undefined> {
+export function exampleBot(runtime: string): ExtensionsSource {
   const startedAt = Date.now();
-  return runPortableServer(runtime, async ({ logs, progress, dataDir }) => {
-    // The bot's lines go to the terminal and to the dashboard's log page (module "bot").
-    const log = pino({ base: { module: 'bot' } }, pino.multistream([{ stream: process.stdout }, { stream: logs.destination('bot') }]));
-    const settings = await BotConfigFile.open(join(dataDir ?? runtime.cwd, 'bot.toml'));
-    log.info({ runtime: runtimeName }, 'example bot started');
+  return async ({ log, progress, dataDir }) => {
+    const settings = await BotConfigFile.open(join(dataDir ?? process.cwd(), 'bot.toml'));
+    log.info({ runtime }, 'example bot started');
     return {
-      routes: [configRoutes(settings, log), systemRoutes(runtimeName, startedAt), pluginRoutes(progress, log)],
-      domains: [chatDomain(() => settings.section().nickname, log)],
+      routes: [configRoutes(settings), systemRoutes(runtime, startedAt), pluginRoutes(progress)],
+      domains: [chatDomain(() => settings.section().nickname)],
     };
-  });
+  };
 }

@@ -1,13 +1,12 @@
 import { RouteGroup, type PluginProgressBoard } from '@webui/assembly';
-import type { Logger } from 'pino';
 import * as v from 'valibot';
 
 const PLUGINS = ['greeter', 'dice', 'weather'] as const;
 const Reloaded = v.strictObject({ reloaded: v.number() });
 
 /** POST /api/webui/plugins/reload: reloads the plugins, publishing each step to the channel's plugin_progress domain. */
-export function pluginRoutes(progress: PluginProgressBoard, log: Logger): RouteGroup {
-  return new RouteGroup('/api/webui/plugins').post('/reload', { summary: 'Reload every plugin', response: Reloaded }, (c) => {
+export function pluginRoutes(progress: PluginProgressBoard): RouteGroup {
+  return new RouteGroup('/api/webui/plugins').post('/reload', { summary: 'Reload every plugin', response: Reloaded }, (c, { log }) => {
     const step = { operation: 'update', stage: 'loading', error: null, plugin_id: null, total_plugins: PLUGINS.length } as const;
     PLUGINS.forEach((plugin, index) =>
       progress.publish({

@@ -112,7 +112,9 @@ export async function assembleWebui({
   const { settings } = loaded;
   const progress = new PluginProgressBoard();
   // Made first, before anything that would need undoing: a bot that cannot start stops here (with its own StartupError).
-  const extensions = await extensionsFrom(bot, { logs: feed, progress, dataDir: storage.dataDir });
+  // The bot's logger: made once, the same one in the context and in every handler.
+  const botLog = logger.child({ module: 'bot' });
+  const extensions = await extensionsFrom(bot, { log: botLog, logs: feed, progress, dataDir: storage.dataDir });
   // Read before anything listens or a token is made: a pair that cannot serve stops the start with one line naming the file.
   const tls = await openTls(loaded, { logger, machine: machineAddresses });
   const scheme = tls ? 'https' : 'http';
@@ -173,6 +175,7 @@ export async function assembleWebui({
       logs: feed,
       // With an upstream, plugin_progress is the bot's: relayed like every domain the hub does not serve itself.
       domains: channelDomains(features),
+      handlerLog: botLog,
       logger: wsLogger,
       now: () => Date.now(),
       newConnectionId: () => crypto.randomUUID(),
@@ -182,6 +185,7 @@ export async function assembleWebui({
       relay: channelRelay(features),
     });
     app = createWebuiApp({
+      handlerLog: botLog,
       services: core,
       policy,
       runtime,

@@ -1,4 +1,5 @@
 import type { ChannelDomainPort, PluginProgressBoard, RouteGroup } from '@webui/http-hono';
+import type { Logger } from 'pino';
 import type { LogFeed } from './logging/log-feed.js';
 
 /** What a bot mounts on the server: route groups under /api/webui behind its login, and channel domains. */
@@ -7,8 +8,13 @@ export interface WebuiExtensions {
   domains?: readonly ChannelDomainPort[];
 }
 
-/** What the server hands a bot before it mounts: where its log lines go, the plugin progress board, its data directory. */
+/** What the server hands a bot before it mounts: its logger, where its log lines go, the plugin progress board, its data directory. */
 export interface ExtensionContext {
+  /**
+   * The bot's logger (pino, module `bot`), the one its handlers get as `log`: each line reaches the log view and the process
+   * output, formatted (pretty or JSON) and redacted as the server's own.
+   */
+  log: Logger;
   /** The dashboard's log stream: `write(entry)`, or `destination(module)` for the bot's own pino logger. */
   logs: Pick<LogFeed, 'write' | 'destination'>;
   /** What the channel's plugin_progress domain serves (the bot's own channel's, with an upstream). */

@@ -18,6 +18,7 @@ import type { WsHub } from './features/channel/hub/ws-hub.js';
 import { SessionCookie } from './session/session-cookie.js';
 import { createReadAccess } from './session/request-access.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { handlerLogOver, type HandlerLog } from './mount/handler-log.js';
 import { mountRouteGroups } from './mount/mount-route-groups.js';
 import { mountedOperations } from './openapi/mounted-operations.js';
 
@@ -48,6 +49,8 @@ export interface WebuiAppOptions {
   audit?: SecurityEventSink;
   /** Whether the state store answers right now (a shared store can be lost); /health says degraded when not. */
   storeAvailable?: () => boolean;
+  /** The logger the route groups' handlers get (`RouteRequest.log`); `logger` when absent. */
+  handlerLog?: HandlerLog;
   /**
    * More features after the built-in ones (features/*), registered the same way: a bot's route groups and domains
    * (`extensionFeature`; a group that cannot be mounted is a MountError), the gateway.
@@ -81,7 +84,12 @@ export function createWebuiApp(options: WebuiAppOptions) {
   for (const feature of features.features) if (feature.routes) api.route('/', feature.routes);
   // The bot's groups last: each is checked against every path above (and the channel's and the docs' when not mounted).
   const own = features.ownPaths().map((path) => `${API_PREFIX}${path}`);
-  const mounted = mountRouteGroups(api, features.groups, { prefix: API_PREFIX, ownPaths: own, audit });
+  const mounted = mountRouteGroups(api, features.groups, {
+    prefix: API_PREFIX,
+    ownPaths: own,
+    audit,
+    log: options.handlerLog ?? handlerLogOver(logger),
+  });
   openApi = buildOpenApiDocument({
     serviceName: policy.serviceName,
     version: options.version ?? '0.1.0',

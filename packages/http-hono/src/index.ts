@@ -80,6 +80,7 @@ export {
   type RouteRequest,
   type RouteScope,
 } from './mount/route-group.js';
+export type { HandlerLog, HandlerLogFn } from './mount/handler-log.js';
 export { OPERATIONS, type DocumentedOperation, type Operation } from './openapi/operations.js';
 export { documentedResponses, responseSchema, type StatusResponse } from './openapi/documented-responses.js';
 export * as schemas from './schemas.js';

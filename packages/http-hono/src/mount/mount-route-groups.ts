@@ -7,6 +7,7 @@ import { permissionRefusal } from '../middleware/access/scope-guard.js';
 import { callerIdentity } from '../features/auth/caller-identity.js';
 import { MountError } from './mount-error.js';
 import { groupPathProblem, pathsOverlap, routePathProblem } from './mount-paths.js';
+import type { HandlerLog } from './handler-log.js';
 import type { AuditDetails, DeclaredRoute, RouteGroup, RouteRequest } from './route-group.js';
 
 /** A declared route as mounted: its full path (prefix included, Hono's `:name` form) and its group. */
@@ -31,6 +32,8 @@ export interface MountOptions {
   ownPaths: readonly string[];
   /** Where `RouteRequest.audit` writes. */
   audit: SecurityEventSink;
+  /** What `RouteRequest.log` is: one logger for every handler. */
+  log: HandlerLog;
 }
 
 // The audit line stays small whatever path a caller sends (as for upstream_request) or a bot passes as its action or details.
@@ -47,7 +50,8 @@ const MAX_AUDITED_DETAIL = 256;
 export function mountRouteGroups(api: Hono<WebuiEnv>, groups: readonly RouteGroup[], options: MountOptions): MountedGroups {
   checkGroupPaths(groups, options);
   const routes = groups.flatMap((group) => checkedRoutes(group));
-  for (const route of routes) api.on(route.method, route.fullPath.slice(options.prefix.length), routeHandler(route, options.audit));
+  for (const route of routes)
+    api.on(route.method, route.fullPath.slice(options.prefix.length), routeHandler(route, options.audit, options.log));
   // A plain Hono app is served the same context; it only does not name its variables' types.
   for (const group of groups) if (group.app) api.route(group.path.slice(options.prefix.length), group.app as Hono<WebuiEnv>);
   return {
@@ -98,7 +102,7 @@ function routeShape(method: string, path: string): string {
 }
 
 /** The one handler a declared route is mounted as: the scope a GET needs beyond its method, the body, then the bot's handler. */
-function routeHandler(route: MountedRoute, audit: SecurityEventSink): Handler<WebuiEnv> {
+function routeHandler(route: MountedRoute, audit: SecurityEventSink, log: HandlerLog): Handler<WebuiEnv> {
   const { options, handler } = route;
   const isPublic = options.public === true;
   // The session guard already refused a non-GET the admin scope does not cover; only a GET can need more than its method.
@@ -118,6 +122,7 @@ function routeHandler(route: MountedRoute, audit: SecurityEventSink): Handler<We
       body,
       principal,
       audit: (action, details) => recordAction(c, audit, principal, action, details),
+      log,
     };
     return handler(c, request);
   };

@@ -2,6 +2,7 @@ import type { Principal } from '@webui/core';
 import type { Context, Hono } from 'hono';
 import type * as v from 'valibot';
 import type { WebuiEnv } from '../app-env.js';
+import type { HandlerLog } from './handler-log.js';
 
 /** What a caller's credential must cover: `read` (any session or key) or `admin` (the access token or an admin key). */
 export type RouteScope = 'read' | 'admin';
@@ -36,6 +37,8 @@ export interface RouteRequest<BodyOut = undefined> {
   principal: Principal | null;
   /** Writes a `bot_action` security event (data/audit.log, the `security` domain): who, method, path, action, details. */
   audit(action: string, details?: AuditDetails): void;
+  /** The bot's logger (module `bot`): the log view and the process output. */
+  log: HandlerLog;
 }
 
 export type RouteHandler<BodyOut = undefined> = (c: Context<WebuiEnv>, request: RouteRequest<BodyOut>) => Response | Promise<Response>;

@@ -1,4 +1,5 @@
 import type { Principal } from '@webui/core';
+import type { HandlerLog } from '../../../mount/handler-log.js';
 import type { ChannelScope } from './channel-scope.js';
 
 /** A subscribe or call a domain refuses: the client gets `ok:false` with this code and message. */
@@ -38,6 +39,8 @@ export interface ChannelCallRequest {
   /** The call message's `data`, as the client sent it (undefined when absent). */
   data: unknown;
   principal: Principal;
+  /** The bot's logger (module `bot`), for the call's handler. */
+  log: HandlerLog;
 }
 
 export type ChannelCallResult = { ok: true; data?: unknown } | ChannelRefusal;

@@ -1,5 +1,6 @@
 import type { Principal } from '@webui/core';
 import * as v from 'valibot';
+import type { HandlerLog } from '../../../mount/handler-log.js';
 import { MountError } from '../../../mount/mount-error.js';
 import { ChannelCallError } from './channel-call-error.js';
 import type {
@@ -23,6 +24,8 @@ import {
 
 export interface ChannelCallContext {
   principal: Principal;
+  /** The bot's logger (module `bot`): the log view and the process output. */
+  log: HandlerLog;
   /** The call message's `session`, when it has one. */
   session?: string;
 }
@@ -101,7 +104,7 @@ export class ChannelDomain implements ChannelDomainPort {
     };
   }
 
-  async call({ method, data, principal, session }: ChannelCallRequest): Promise<ChannelCallResult> {
+  async call({ method, data, principal, session, log }: ChannelCallRequest): Promise<ChannelCallResult> {
     const call = this.calls.get(method);
     if (!call)
       return { ok: false, code: 'unknown_method', message: `The ${JSON.stringify(this.name)} domain has no method ${quoted(method)}.` };
@@ -114,7 +117,7 @@ export class ChannelDomain implements ChannelDomainPort {
       input = parsed.output;
     }
     try {
-      return { ok: true, data: await call.handle(input, session === undefined ? { principal } : { principal, session }) };
+      return { ok: true, data: await call.handle(input, session === undefined ? { principal, log } : { principal, log, session }) };
     } catch (error) {
       if (error instanceof ChannelCallError) return { ok: false, code: error.code, message: error.message };
       // The hub answers internal_error and logs it: a handler's failure never reaches the client's view or the hub's loop.

@@ -1,4 +1,5 @@
 import { errorMessage } from '@webui/core/adapter';
+import type { HandlerLog } from '../../../mount/handler-log.js';
 import type { AppLogger } from '../../../app-env.js';
 import type { ChannelDomainPort, ChannelEventOptions, ChannelRefusal, ChannelSubscription } from './channel-domain-port.js';
 import { coversScope, insufficientScope } from './channel-scope.js';
@@ -21,6 +22,8 @@ export class DomainRequests {
     private readonly domains: ReadonlyMap<string, ChannelDomainPort>,
     private readonly replies: HubReplies,
     private readonly logger: AppLogger,
+    /** What a call's handler gets as its `log`. */
+    private readonly handlerLog: HandlerLog,
   ) {}
 
   subscribe(connection: Connection, message: Extract<ClientMessage, { op: 'subscribe' }>): void {
@@ -80,7 +83,7 @@ export class DomainRequests {
     // The answer comes when the handler settles; whatever it throws or returns, the hub answers once and never rejects.
     void Promise.resolve()
       .then(() => {
-        const request = { method, data: message.data, principal: connection.principal };
+        const request = { method, data: message.data, principal: connection.principal, log: this.handlerLog };
         return domain.call?.(message.session === undefined ? request : { ...request, session: message.session });
       })
       .then(

@@ -1,4 +1,5 @@
 import type { Principal } from '@webui/core';
+import { handlerLogOver, type HandlerLog } from '../../../mount/handler-log.js';
 import { errorMessage } from '@webui/core/adapter';
 import type { WSEvents, WSContext } from 'hono/ws';
 import type { AppLogger } from '../../../app-env.js';
@@ -48,6 +49,8 @@ export interface WsHubOptions {
    */
   domains?: readonly ChannelDomainPort[];
   logger: AppLogger;
+  /** The logger a bot's channel calls get (`ChannelCallContext.log`); `logger` when absent. */
+  handlerLog?: HandlerLog;
   now: () => number;
   newConnectionId: () => string;
   maxPerSession?: number;
@@ -85,6 +88,7 @@ export class WsHub {
         ...(options.relay ? { subscribeMergedLogs: (connection, id, data) => this.subscribeMergedLogs(connection, id, data) } : {}),
       },
       options.logger,
+      options.handlerLog ?? handlerLogOver(options.logger),
     );
     this.caps = new SocketCaps(options.caps ?? {}, options.now, options.logger);
     this.maxPerSession = options.maxPerSession ?? 256;
