@@ -23,7 +23,7 @@ interface Answer {
 type Frame = { op: string; id?: string; ok?: boolean; domain?: string; topic?: string; event?: string; data?: Record<string, unknown> };
 
 /** A WebSocket that keeps every frame, so a test waits for the one it expects whatever came before it. */
-class Channel {
+export class Channel {
   readonly frames: Frame[] = [];
   private waiters: Array<() => void> = [];
   private constructor(private readonly socket: WebSocket) {

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkExampleBot, STARTING_BOT_TOML } from '../../../examples/bot/test/example-bot-checks.js';
+import { botFor, checkReadmeBot, codeLines } from './readme-bot-checks.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EXAMPLE_BOT = join(ROOT, 'examples', 'bot');
@@ -41,16 +42,15 @@ function run(cmd: string, args: readonly string[], cwd: string, env: NodeJS.Proc
   });
 }
 
-/** Builds every package with its own build script, then packs each as it would be published. */
+/** `npm run pack -- --out DIR`, as the README says: installs the workspace if needed, builds, packs each package with pnpm. */
 async function buildAndPack(destination: string): Promise<Packed[]> {
-  await run(join(BIN, 'pnpm'), ['run', 'build:packages'], ROOT);
-  const packed: Packed[] = [];
-  for (const dir of PACKAGES) {
-    const { stdout } = await run(join(BIN, 'pnpm'), ['pack', '--json', '--pack-destination', destination], join(ROOT, 'packages', dir));
-    const { name, filename } = JSON.parse(stdout) as { name: string; filename: string };
-    packed.push({ name, tarball: filename });
-  }
-  return packed;
+  await run(process.execPath, [join(ROOT, 'scripts', 'pack.mjs'), '--out', destination], ROOT);
+  const tarballs = readdirSync(destination).filter((file) => file.endsWith('.tgz'));
+  return PACKAGES.map((dir) => {
+    const file = tarballs.find((name) => name.startsWith(`webui-${dir}-`));
+    if (file === undefined) throw new Error(`npm run pack wrote no tarball of @webui/${dir} (${tarballs.join(', ')})`);
+    return { name: `@webui/${dir}`, tarball: join(destination, file) };
+  });
 }
 
 /** publint over the tarball's own files, so it judges what a user installs, not the working tree. */
@@ -70,26 +70,37 @@ async function attwProblems({ name, tarball }: Packed): Promise<string[]> {
   }
 }
 
-/** A project of its own outside the workspace, with the tarballs and what the examples need installed by pnpm. */
-async function installScratchProject(dir: string, packed: readonly Packed[]): Promise<void> {
-  const tarballs = Object.fromEntries(packed.map(({ name, tarball }) => [name, `file:${tarball}`]));
-  // The tarballs depend on each other by version (pnpm pack rewrote workspace:*): point those at the tarballs, never at the registry.
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({ name: 'webui-packed-scratch', private: true, type: 'module', pnpm: { overrides: tarballs } }, null, 2),
+/** What docs/extending.md tells a bot's author to run in the bot's folder, `PACKS` standing for the tarballs' folder. */
+const INSTALL_STEPS = [
+  'npm init -y && npm pkg set type=module',
+  'npm install PACKS/*.tgz hono valibot',
+  'npm install --save-dev typescript@~5.9.3 @types/node@^20.19.0',
+] as const;
+const COMPILE_STEP = 'npx tsc --strict --module nodenext --target es2022 bot.ts';
+
+/** One step of INSTALL_STEPS as npm's argument lists, the tarballs spelled out as the shell's glob would. */
+function npmCommands(step: string, packed: readonly Packed[]): string[][] {
+  return step.split(' && ').map((command) =>
+    command
+      .split(' ')
+      .slice(1)
+      .flatMap((word) => (word === 'PACKS/*.tgz' ? packed.map(({ tarball }) => tarball) : [word])),
   );
-  const bot = JSON.parse(readFileSync(join(EXAMPLE_BOT, 'package.json'), 'utf8')) as {
-    dependencies: Record<string, string>;
-    devDependencies: Record<string, string>;
-  };
-  // What the README examples and examples/bot need besides the packages, at the versions the example asks for.
-  const examples = Object.entries({ ...bot.dependencies, '@types/node': bot.devDependencies['@types/node'] })
-    .filter(([name]) => !name.startsWith('@webui/'))
-    .map(([name, version]) => `${name}@${version}`);
-  await run(join(BIN, 'pnpm'), ['add', ...packed.map(({ tarball }) => tarball), ...examples, '--prefer-offline'], dir, {
-    ...process.env,
-    CI: 'true',
-  });
+}
+
+/**
+ * A project of its own outside the workspace, installed with npm as docs/extending.md says (npm's cache first: only what it
+ * lacks is fetched), and what the other examples import beside: smol-toml (examples/bot) and the Node server's own adapters
+ * (the assembly README's hand-made server).
+ */
+async function installScratchProject(dir: string, packed: readonly Packed[]): Promise<void> {
+  const npm = (args: readonly string[]) =>
+    run('npm', [...args, ...(args[0] === 'install' ? ['--prefer-offline', '--no-audit', '--no-fund'] : [])], dir, {
+      ...process.env,
+      npm_config_update_notifier: 'false',
+    });
+  for (const step of INSTALL_STEPS) for (const args of npmCommands(step, packed)) await npm(args);
+  await npm(['install', 'smol-toml@^1.9.1', '@hono/node-server@~1.19.19', '@hono/node-ws@~1.3.1']);
 }
 
 // vitest's `it` and `expect` as the README example uses them, over node:assert, so the example runs as plain JavaScript.
@@ -138,7 +149,7 @@ serve({ fetch: webui.app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
 });
 `;
 
-/** How the scratch project compiles examples/bot for Node: type-checked against the packages' published types. */
+/** How the scratch project compiles examples/bot: type-checked against the packages' published types. */
 const BOT_TSCONFIG = {
   compilerOptions: {
     target: 'ES2022',
@@ -153,8 +164,6 @@ const BOT_TSCONFIG = {
     outDir: 'dist',
   },
   include: ['src/**/*.ts'],
-  // Bun's and Deno's entries run as TypeScript in their own runtimes.
-  exclude: ['src/bun.ts', 'src/deno.ts'],
 };
 
 /** Resolves with the port of the server's listening log line; rejects with its output if it exits first. */
@@ -198,6 +207,41 @@ function send(port: number, method: string, path: string, headers: Record<string
 
 const bun = join(dirname(require.resolve('bun/package.json')), 'bin', 'bun.exe');
 const deno = (require('deno/install_api.cjs') as { runInstall(): string }).runInstall();
+/** docs/extending.md's Deno permissions, the data directories (under `dir`) the ones it may write. */
+const DENO_PERMISSIONS = (dir: string) => [
+  '--allow-net',
+  '--allow-env',
+  '--allow-read',
+  `--allow-write=${dir}`,
+  '--allow-sys=hostname,networkInterfaces',
+];
+const EXTENDING = join(ROOT, 'docs', 'extending.md');
+
+/** The first ```ts block of docs/extending.md, verbatim: the bot a reader writes. */
+function extendingBot(): string {
+  const block = /```ts\n([\s\S]*?)```/.exec(readFileSync(EXTENDING, 'utf8'))?.[1];
+  if (block === undefined) throw new Error('docs/extending.md has no ```ts block');
+  return block;
+}
+
+/** Starts `command` in `cwd` on a free port of 127.0.0.1 with its own data directory; resolves with its port once it listens. */
+async function launch(
+  children: ChildProcess[],
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  dataDir: string,
+): Promise<{ port: number; output: Output }> {
+  const output: Output = { stdout: '', stderr: '' };
+  const child = spawn(command, [...args, '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0'], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+  return { port: await waitForListening(child, output), output };
+}
 
 describe('the packages as published', () => {
   const tempDirs: string[] = [];
@@ -226,7 +270,7 @@ describe('the packages as published', () => {
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   }, SLOW_STEP_MS);
 
-  it('pack the five packages', () => {
+  it('pack the seven packages', () => {
     expect(packed.map(({ name }) => name)).toEqual(PACKAGES.map((dir) => `@webui/${dir}`));
   });
 
@@ -244,7 +288,7 @@ describe('the packages as published', () => {
     SLOW_STEP_MS,
   );
 
-  describe('installed in a project outside the workspace', () => {
+  describe('installed with npm in a project outside the workspace, as docs/extending.md says', () => {
     let project = '';
 
     beforeAll(async () => {
@@ -306,48 +350,73 @@ describe('the packages as published', () => {
       SLOW_STEP_MS,
     );
 
+    it('are what the README and docs/extending.md say to run', () => {
+      const docs = readFileSync(EXTENDING, 'utf8');
+      for (const step of [...INSTALL_STEPS, COMPILE_STEP]) expect(docs).toContain(step.replace('PACKS/', '/path/to/webui-api/packs/'));
+      expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('npm install /path/to/webui-api/packs/*.tgz hono valibot');
+    });
+
+    it(
+      'run the bot of docs/extending.md, at most 20 lines, on Node (the production server), Bun and Deno',
+      async () => {
+        const source = extendingBot();
+        expect(codeLines(source)).toBeLessThanOrEqual(20);
+        const runtimes = ['node', 'bun', 'deno'] as const;
+        const dir = join(project, 'readme-bot');
+        mkdirSync(dir);
+        for (const runtime of runtimes) writeFileSync(join(dir, `bot-${runtime}.ts`), botFor(source, runtime));
+        // The docs' compile step for each runtime's file; the project's own tsc (typescript and @types/node as installed).
+        const [, ...tscFlags] = COMPILE_STEP.replace(/ bot\.ts$/, '')
+          .split(' ')
+          .slice(1);
+        await run(join(project, 'node_modules', '.bin', 'tsc'), [...tscFlags, ...runtimes.map((runtime) => `bot-${runtime}.ts`)], dir);
+        const commands: Record<(typeof runtimes)[number], [string, string[]]> = {
+          node: [process.execPath, ['bot-node.js']],
+          bun: [bun, ['bot-bun.js']],
+          deno: [deno, ['run', '--quiet', '--no-prompt', ...DENO_PERMISSIONS(dir), 'bot-deno.js']],
+        };
+        await Promise.all(
+          runtimes.map(async (runtime) => {
+            const dataDir = join(dir, `data-${runtime}`);
+            const [command, args] = commands[runtime];
+            const { port, output } = await launch(children, command, args, dir, dataDir);
+            const failed = (error: Error) => {
+              throw new Error(`${runtime}: ${error.message}\n--- stdout\n${output.stdout}\n--- stderr\n${output.stderr}`);
+            };
+            await checkReadmeBot(port, dataDir, () => output.stdout).catch(failed);
+            if (runtime !== 'node') return;
+            // The production server: the same file's `webui` command reaches it through its control socket.
+            const created = await run(process.execPath, ['bot-node.js', 'keys', 'create', 'ci', '--data-dir', dataDir], dir);
+            const key = created.stdout.trim().split('\n').pop() ?? '';
+            const read = await fetch(`http://127.0.0.1:${port}/api/webui/config/bot`, { headers: { authorization: `Bearer ${key}` } });
+            expect(read.status).toBe(200);
+            // Only the Node server opens the control socket the command went through.
+            expect(statSync(join(dataDir, 'webui.sock')).isSocket()).toBe(true);
+          }),
+        );
+      },
+      SLOW_STEP_MS,
+    );
+
     it(
       'run examples/bot on Node, Bun and Deno',
       async () => {
         const bot = join(project, 'bot');
         cpSync(join(EXAMPLE_BOT, 'src'), join(bot, 'src'), { recursive: true });
         writeFileSync(join(bot, 'tsconfig.json'), JSON.stringify(BOT_TSCONFIG, null, 2));
-        // Node runs JavaScript: tsc gives it, checking the bot against the published .d.ts on the way.
-        await run(join(BIN, 'tsc'), ['-p', 'tsconfig.json'], bot);
+        // tsc gives every runtime JavaScript, checking the bot against the published .d.ts on the way.
+        await run(join(project, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], bot);
         const launches: Record<string, [string, string[]]> = {
           node: [process.execPath, ['dist/node.js']],
-          bun: [bun, ['src/bun.ts']],
-          // The example README's permissions; sloppy imports map the sources' ./x.js to x.ts, as tsc does.
-          deno: [
-            deno,
-            [
-              'run',
-              '--quiet',
-              '--no-prompt',
-              '--unstable-sloppy-imports',
-              '--allow-net',
-              '--allow-sys=hostname,networkInterfaces',
-              '--allow-env',
-              '--allow-read',
-              `--allow-write=${bot}`,
-              'src/deno.ts',
-            ],
-          ],
+          bun: [bun, ['dist/bun.js']],
+          deno: [deno, ['run', '--quiet', '--no-prompt', ...DENO_PERMISSIONS(bot), 'dist/deno.js']],
         };
         await Promise.all(
           Object.entries(launches).map(async ([runtime, [command, args]]) => {
             const dataDir = join(bot, `data-${runtime}`);
             mkdirSync(dataDir, { mode: 0o700 });
             writeFileSync(join(dataDir, 'bot.toml'), STARTING_BOT_TOML, { mode: 0o600 });
-            const output: Output = { stdout: '', stderr: '' };
-            const child = spawn(command, [...args, '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0'], {
-              cwd: bot,
-              stdio: ['ignore', 'pipe', 'pipe'],
-            });
-            children.push(child);
-            child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
-            child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
-            const port = await waitForListening(child, output);
+            const { port, output } = await launch(children, command, args, bot, dataDir);
             await checkExampleBot(port, dataDir, runtime).catch((error: Error) => {
               throw new Error(`${runtime}: ${error.message}\n--- stdout\n${output.stdout}\n--- stderr\n${output.stderr}`);
             });
