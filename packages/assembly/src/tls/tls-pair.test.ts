@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -96,6 +96,15 @@ describe('loadTlsPair', () => {
       `${other.key}: the key does not match the certificate in ${good.cert}`,
     );
     await expect(loadTlsPair(good, now + 40 * 86_400_000)).rejects.toThrow(`${good.cert}: the certificate expired on`);
+  });
+
+  it('names the certificate first when both files are at fault, however long each takes to read', async () => {
+    // A big file that is not PEM takes many reads; a missing key fails at once: the line is still about the certificate.
+    writeFileSync(join(dir, 'big.pem'), 'x'.repeat(16 * 1024 * 1024));
+    await expect(loadTlsPair({ cert: join(dir, 'big.pem'), key: join(dir, 'absent.key') }, Date.now())).rejects.toThrow(
+      `${join(dir, 'big.pem')}: not a PEM certificate`,
+    );
+    rmSync(join(dir, 'big.pem'));
   });
 });
 

@@ -28,7 +28,9 @@ export class TlsPairError extends Error {
 
 /** Reads and checks a pair: both files readable PEM, the key the certificate's, the certificate valid at `now`. */
 export async function loadTlsPair(paths: { cert: string; key: string }, now: number): Promise<TlsPair> {
-  const [cert, key] = await Promise.all([readPem(paths.cert, 'certificate'), readPem(paths.key, 'key')]);
+  // The certificate's problem first when both have one: the same line every time, whichever read ends first.
+  const cert = await readPem(paths.cert, 'certificate');
+  const key = await readPem(paths.key, 'key');
   const x509 = await loadX509();
   let leaf: InstanceType<typeof x509.X509Certificate>;
   try {
