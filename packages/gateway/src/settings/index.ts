@@ -1,4 +1,7 @@
-/** `[webui.upstream]`: its valibot schema, its resolution from flag, variable and file, its reference notes, its gateway options. */
+/**
+ * `[webui.upstream]`: its valibot schema, its resolution from flag, variable and file, its reference notes, its gateway options
+ * (docs/decisions/0038-a-features-settings.md).
+ */
 export { describeUpstream } from './describe-upstream.js';
 export { upstreamTableSchema, type UpstreamTable } from './upstream-table.js';
 export { upstreamUrlSchema, type UpstreamAddress } from './upstream-url.js';
