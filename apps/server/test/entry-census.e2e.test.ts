@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLines, startGateway, STAND_IN_TOKEN, type Gateway } from './harness/gateway.js';
 import { HttpClient, type HttpResponse } from './harness/http-client.js';
+import { parseRawResponses, rawExchange } from './harness/raw-exchange.js';
 import { cleanupServers, defaultLauncher, type ServerLauncher, type ServerProcess } from './harness/server-process.js';
 import { startStandInUpstream, stopAllStandInUpstreams, type StandInUpstream } from './harness/stand-in-upstream.js';
 import { connect, type WsClient } from './harness/ws-client.js';
@@ -338,6 +339,26 @@ describe.each(targets)('the entry census of $name', ({ bot }) => {
         expect(await connect(serverOf(), forBanned, wsOptions('127.0.0.77'))).toEqual({ opened: false, status: 429 });
         const forForeign = await ticketFor('127.0.0.64', census.gateway.token);
         expect(await connect(serverOf(), forForeign, wsOptions('127.0.0.64', FOREIGN_ORIGIN))).toEqual({ opened: false, status: 403 });
+      });
+    });
+
+    it('a refused handshake, a bogus ticket or a spent one, answers 401 with the error body over a raw socket (issue 45)', async () => {
+      const address = '127.0.0.67';
+      const spent = await ticketFor(address, census.gateway.token);
+      const opened = await connect(serverOf(), spent, wsOptions(address));
+      if (!opened.opened) throw new Error(`handshake refused with ${opened.status}`);
+      opened.client.close();
+      await reachingNothing(async () => {
+        for (const ticket of ['census-not-a-ticket', spent]) {
+          const head =
+            `GET ${census.wsPath}?token=${encodeURIComponent(ticket)} HTTP/1.1\r\nHost: 127.0.0.1:${serverOf().port}\r\n` +
+            'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+          const [answer, ...more] = parseRawResponses(await rawExchange(serverOf().port, head, '', address), false);
+          expect(more).toEqual([]);
+          expect(answer?.status, `${ticket === spent ? 'a spent' : 'a bogus'} ticket: ${answer?.body}`).toBe(401);
+          expect(answer?.headers.get('content-type')).toMatch(/^application\/json/);
+          expect(JSON.parse(answer?.body ?? '')).toEqual({ detail: expect.stringMatching(/ws-token/), code: 'unknown_ticket' });
+        }
       });
     });
 
