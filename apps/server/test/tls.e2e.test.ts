@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { runWebui } from './harness/cli-process.js';
+import { startIdentityEchoBackend } from './harness/identity-echo-backend.js';
 import {
   canReloadCertificates,
   cleanupServers,
@@ -63,13 +64,14 @@ async function serverWith(
   issued: Issued,
   tlsKeys = '',
   webuiKeys = '',
+  otherTables = '',
 ): Promise<{ server: ServerProcess; paths: { cert: string; key: string } }> {
   const cwd = makeTempDir();
   const paths = { cert: join(cwd, 'fullchain.pem'), key: join(cwd, 'privkey.pem') };
   TestCa.place(issued, paths);
   const server = await startServer({
     cwd,
-    config: `[webui]\n${webuiKeys}\n[webui.tls]\ncert = "fullchain.pem"\nkey = "privkey.pem"\n${tlsKeys}`,
+    config: `[webui]\n${webuiKeys}\n[webui.tls]\ncert = "fullchain.pem"\nkey = "privkey.pem"\n${tlsKeys}\n${otherTables}`,
   });
   return { server, paths };
 }
@@ -267,6 +269,27 @@ describe('the session over TLS', () => {
     });
     socket.close();
     expect(first).toMatchObject({ event: 'ready' });
+  });
+});
+
+describe('the gateway over TLS', () => {
+  it('tells the bot’s backend the request came over https, from the GET fast path and the app alike', async () => {
+    const backend = await startIdentityEchoBackend();
+    try {
+      const { server } = await serverWith(await ca.issue(), '', '', `[webui.upstream]\nurl = "http://127.0.0.1:${backend.port}"\n`);
+      const bearer = { authorization: `Bearer ${readWebuiFile(server.dataDir).access_token}` };
+      // A GET is the Node fast path's; a POST goes through the Hono app.
+      expect((await httpsGet(server.port, '/api/webui/plugins', bearer)).status).toBe(200);
+      expect(
+        (await httpsGet(server.port, '/api/webui/plugins', { ...bearer, 'content-type': 'application/json' }, 'POST', '{}')).status,
+      ).toBe(200);
+      expect(backend.received.map((request) => [request.method, request.headers['x-forwarded-proto']])).toEqual([
+        ['GET', 'https'],
+        ['POST', 'https'],
+      ]);
+    } finally {
+      await backend.stop();
+    }
   });
 });
 

@@ -10,7 +10,7 @@ import type { GetConnInfo } from 'hono/conninfo';
 export interface RuntimePort {
   /** The client's TCP address, as Hono's getConnInfo helpers give it. */
   getConnInfo: GetConnInfo;
-  /** Whether the connection itself is TLS; absent, it never is. */
+  /** Whether the connection itself is TLS; absent, whether the request's URL is https:// (as Bun and Deno give it over TLS). */
   isTls?: (c: Context) => boolean;
   /** Speed-up: a request header by lower-case name, repeated fields joined as a web Headers joins them. */
   readHeader?: (c: Context, name: string) => string | undefined;

@@ -27,7 +27,8 @@ export function identifyAndAdmitClient(
   refused: Refused,
 ): MiddlewareHandler<WebuiEnv> {
   const edgeVerdict = createEdgeVerdict(policy, warnProxyWithoutForwardedFor);
-  const isTls = runtime.isTls ?? (() => false);
+  // A web-standard server (Bun, Deno) serving TLS hands the app https:// URLs.
+  const isTls = runtime.isTls ?? ((c: Context) => c.req.url.startsWith('https:'));
   return (c, next) => {
     c.set('runtime', runtime);
     // Answers carry session state and, once, a fresh token: never cache them, refusals included. Set before the handler
