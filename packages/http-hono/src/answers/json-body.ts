@@ -48,7 +48,7 @@ export type BodyProblem = WireBody<'InvalidRequestBody'>['problems'][number];
 /** At most this many problems are listed (a 16 KiB array of wrong items would make thousands); `detail` counts the rest. */
 export const MAX_LISTED_PROBLEMS = 20;
 
-/** Every problem valibot found in a body, and the sentence that names them: what a 422 `invalid_body` answers. */
+/** Every problem valibot found in a body, and the sentence that names them: what a 422 `invalid_body` answers (docs/decisions/0039-the-api-names-its-scopes.md). */
 export function bodyProblems(issues: readonly [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]): {
   detail: string;
   problems: BodyProblem[];

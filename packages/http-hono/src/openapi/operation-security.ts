@@ -22,7 +22,7 @@ const SENTENCES: Record<RequiredScope, string> = {
 /**
  * What the document says of who may call an operation: public ones need nothing; the others a session (the cookie or a
  * bearer) whose scope covers the method (a GET `read`, any other `admin`) or what the operation `needs` beyond it; the channel
- * a ticket from GET /ws-token, which any session may get.
+ * a ticket from GET /ws-token, which any session may get (docs/decisions/0039-the-api-names-its-scopes.md).
  */
 export function operationSecurity(operation: DocumentedOperation): OperationSecurity {
   if (operation.access === 'public') return { security: [], scope: undefined, sentence: 'Public: no credential.' };

@@ -15,7 +15,8 @@ export function methodPermission(method: string, path = '', isForwarded?: (path:
 
 /**
  * What a permission asks of the caller, as refusals (`required`) and the OpenAPI document (`x-webui-scope`) name it:
- * the scope of an API key that covers it, or the access token itself, which no key's scope covers.
+ * the scope of an API key that covers it, or the access token itself, which no key's scope covers
+ * (docs/decisions/0039-the-api-names-its-scopes.md).
  */
 export type RequiredScope = 'read' | 'admin' | 'access_token';
 
