@@ -82,6 +82,15 @@ describe('OpenAPI document', () => {
     expect([...served].sort()).toEqual([...documented].sort());
   });
 
+  it('names each operation once, in letters and digits only, as code generators need', () => {
+    const ids = Object.values(document.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) =>
+      Object.values(item).map((operation) => operation.operationId),
+    );
+    expect(ids).toContain('deleteKeysName');
+    for (const id of ids) expect(id).toMatch(/^[a-z]+[A-Za-z0-9]*$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('lists /metrics with its Prometheus text only when the app serves it', async () => {
     const metrics = (document.paths as Paths)[`${API_PREFIX}/metrics`]?.get as { responses: Record<string, { content?: object }> };
     expect(Object.keys(metrics.responses['200']?.content ?? {})).toEqual(['text/plain']);

@@ -80,7 +80,7 @@ function describeOperation(operation: DocumentedOperation): JsonObject {
   for (const [status, response] of documentedResponses(operation)) responses[status] = describeResponse(response);
   const { security, scope, sentence } = operationSecurity(operation);
   const described: JsonObject = {
-    operationId: `${operation.method}${operation.path.replace(/[^a-zA-Z0-9]+(.)/g, (_match, next: string) => next.toUpperCase())}`,
+    operationId: operationIdOf(operation.method, operation.path),
     summary: operation.summary,
     description: `${operation.description} ${sentence}`,
     tags: [operation.tag ?? operation.path.split('/')[1] ?? 'api'],
@@ -130,4 +130,10 @@ function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
 
 function isSchema(value: unknown): value is v.GenericSchema {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'schema';
+}
+
+/** `get` and `/keys/{name}` make `getKeysName`: the path's words in camel case, its separators and braces left out. */
+export function operationIdOf(method: string, path: string): string {
+  const words = path.split(/[^a-zA-Z0-9]+/).filter((word) => word !== '');
+  return method + words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join('');
 }
