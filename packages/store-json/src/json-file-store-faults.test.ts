@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { nodeFileSystem, type FileSystem, type WritableFile } from './file-system.js';
+import { nodeFileSystem, type FileSystem, type WritableFile } from './file/file-system.js';
 import { JsonFileStore } from './json-file-store.js';
 
 const OLD: TokenRecord = { accessToken: 'old-token-123', tokenSource: 'configured', firstSetupCompleted: true };

@@ -4,12 +4,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { nodeFileSystem, type FileSystem } from './file-system.js';
+import { nodeFileSystem, type FileSystem } from './file/file-system.js';
 import { JsonFileStore } from './json-file-store.js';
 import type { StoreEvent } from './store-event.js';
 
 const FIRST: TokenRecord = { accessToken: 'first-token-123', tokenSource: 'configured', firstSetupCompleted: true };
-// The poll's period (hand-edit-poll.ts), on a fake clock: each test says how many polls it lets run.
+// The poll's period (record/hand-edit-poll.ts), on a fake clock: each test says how many polls it lets run.
 const POLL_INTERVAL_MS = 250;
 // Several polls, for asserting that nothing happens.
 const QUIET_POLLS = 3;

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { nodeFileSystem, type FileSystem } from './file-system.js';
+import { nodeFileSystem, type FileSystem } from './file/file-system.js';
 import { JsonFileStore } from './json-file-store.js';
 import type { StoreEvent } from './store-event.js';
 

@@ -2,14 +2,14 @@ import { copyTokenRecord, RecordChangeListeners, sameTokenRecord, SerialQueue, e
 import type { Clock } from '@webui/core';
 import type { RecordChangeListener, RecordChangeOrigin, RecordStore, RecordSwap, TokenRecord } from '@webui/core/adapter';
 import { join } from 'node:path';
-import { removeAbandonedTempFiles } from './abandoned-temp-files.js';
-import { replaceFile, syncDirectory } from './atomic-write.js';
-import { prepareDataDirectory } from './data-directory.js';
-import { FILE_MODE } from './file-permissions.js';
-import { nodeFileSystem, type FileSystem } from './file-system.js';
-import { HandEditPoll } from './hand-edit-poll.js';
-import { parseRecordFile, RECORD_FILE_NAME, serializeRecordFile, type UnknownFields } from './record-file.js';
-import { loadRecordFileAtStartup } from './startup-load.js';
+import { removeAbandonedTempFiles } from './file/abandoned-temp-files.js';
+import { replaceFile, syncDirectory } from './file/atomic-write.js';
+import { prepareDataDirectory } from './file/data-directory.js';
+import { FILE_MODE } from './file/file-permissions.js';
+import { nodeFileSystem, type FileSystem } from './file/file-system.js';
+import { HandEditPoll } from './record/hand-edit-poll.js';
+import { parseRecordFile, RECORD_FILE_NAME, serializeRecordFile, type UnknownFields } from './record/record-file.js';
+import { loadRecordFileAtStartup } from './record/startup-load.js';
 import type { StoreEvent } from './store-event.js';
 
 export interface JsonFileStoreOptions {

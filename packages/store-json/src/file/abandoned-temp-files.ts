@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { tempFileWriter } from './atomic-write.js';
 import type { FileSystem } from './file-system.js';
-import { processIsAlive } from './process-alive.js';
-import { RECORD_FILE_NAME } from './record-file.js';
+import { processIsAlive } from '../process/process-alive.js';
+import { RECORD_FILE_NAME } from '../record/record-file.js';
 
 /**
  * A write cut short by a crash (SIGKILL, power loss) leaves its temp file; the record itself is

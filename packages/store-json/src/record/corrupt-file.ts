@@ -1,5 +1,5 @@
 import { errorMessage, errorCode } from '@webui/core/adapter';
-import { type FileSystem } from './file-system.js';
+import { type FileSystem } from '../file/file-system.js';
 
 /** Keeps a corrupt file for the operator to inspect (docs/decisions/0012-token-file.md): renamed, never deleted; returns where it went. */
 export async function moveCorruptFileAside(fs: FileSystem, path: string, reason: string, nowMs: number): Promise<string> {

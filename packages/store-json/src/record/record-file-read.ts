@@ -1,7 +1,7 @@
 import type { TokenRecord } from '@webui/core/adapter';
 import { join } from 'node:path';
 import { errorMessage, errorCode } from '@webui/core/adapter';
-import { nodeFileSystem, type FileSystem } from './file-system.js';
+import { nodeFileSystem, type FileSystem } from '../file/file-system.js';
 import { parseRecordFile, RECORD_FILE_NAME } from './record-file.js';
 
 /** What a data directory's webui.json holds, read without touching anything: no directory made, no file moved. */

@@ -1,9 +1,9 @@
 import type { SerialQueue } from '@webui/core/adapter';
 import { errorMessage, errorCode } from '@webui/core/adapter';
-import { fileSignature } from './file-signature.js';
-import { type FileStats, type FileSystem } from './file-system.js';
+import { fileSignature } from '../file/file-signature.js';
+import { type FileStats, type FileSystem } from '../file/file-system.js';
 import { parseRecordFile, type RecordFileContent } from './record-file.js';
-import type { StoreEvent } from './store-event.js';
+import type { StoreEvent } from '../store-event.js';
 
 // Four looks a second keeps hand edits well inside the one second docs/decisions/0012-token-file.md promises.
 const POLL_INTERVAL_MS = 250;

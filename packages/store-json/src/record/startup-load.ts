@@ -1,11 +1,11 @@
 import type { Clock } from '@webui/core';
 import { moveCorruptFileAside } from './corrupt-file.js';
 import { errorMessage, errorCode } from '@webui/core/adapter';
-import { fileSignature } from './file-signature.js';
-import { tightenFileMode } from './file-permissions.js';
-import { type FileStats, type FileSystem } from './file-system.js';
+import { fileSignature } from '../file/file-signature.js';
+import { tightenFileMode } from '../file/file-permissions.js';
+import { type FileStats, type FileSystem } from '../file/file-system.js';
 import { parseRecordFile, type RecordFileContent } from './record-file.js';
-import type { StoreEvent } from './store-event.js';
+import type { StoreEvent } from '../store-event.js';
 
 /** The file as read at startup, with what the hand-edit poll compares against later. */
 export interface StartupLoad {

@@ -1,5 +1,5 @@
 import type { FileStats, FileSystem } from './file-system.js';
-import type { StoreEvent } from './store-event.js';
+import type { StoreEvent } from '../store-event.js';
 
 /** The token file is a secret: owner read and write only. */
 export const FILE_MODE = 0o600;

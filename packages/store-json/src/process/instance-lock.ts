@@ -1,8 +1,8 @@
 import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorMessage, errorCode } from '@webui/core/adapter';
-import { DIRECTORY_MODE, FILE_MODE } from './file-permissions.js';
-import { makeDirectory } from './make-directory.js';
+import { DIRECTORY_MODE, FILE_MODE } from '../file/file-permissions.js';
+import { makeDirectory } from '../file/make-directory.js';
 import { processIsAlive } from './process-alive.js';
 
 export const LOCK_FILE_NAME = 'webui.lock';

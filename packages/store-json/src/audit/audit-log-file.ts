@@ -13,9 +13,9 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { DIRECTORY_MODE, FILE_MODE } from './file-permissions.js';
+import { DIRECTORY_MODE, FILE_MODE } from '../file/file-permissions.js';
 import { errorCode } from '@webui/core/adapter';
-import { makeDirectory } from './make-directory.js';
+import { makeDirectory } from '../file/make-directory.js';
 
 /** The audit trail inside the data directory; rotated copies are audit.log.1 (newest) to audit.log.N. */
 export const AUDIT_LOG_FILE_NAME = 'audit.log';

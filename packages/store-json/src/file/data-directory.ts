@@ -1,7 +1,7 @@
 import { errorMessage } from '@webui/core/adapter';
 import { DIRECTORY_MODE, letsOthersIn } from './file-permissions.js';
 import type { FileStats, FileSystem } from './file-system.js';
-import type { StoreEvent } from './store-event.js';
+import type { StoreEvent } from '../store-event.js';
 
 /** Creates the data directory if needed (0700) and warns when group or others may get in; throws, naming it, when it is unusable. */
 export async function prepareDataDirectory(fs: FileSystem, dataDir: string, emit: (event: StoreEvent) => void): Promise<void> {
