@@ -22,16 +22,16 @@ import {
   waitHealthy,
 } from './lib/children.mjs';
 import { pinCpus } from './lib/cpu-pinning.mjs';
-import { runHttpLoad } from './lib/http-load.mjs';
-import { hasWrk, runWrkLoad } from './lib/wrk-load.mjs';
-import { redisServerMissing, startRedisServer } from './lib/redis-server.mjs';
+import { runHttpLoad } from './lib/load/http-load.mjs';
+import { hasWrk, runWrkLoad } from './lib/load/wrk-load.mjs';
+import { redisServerMissing, startRedisServer } from './lib/redis/redis-server.mjs';
 import { evaluateTargets, pairedRatio, resultsTable, storesTable, summarise } from './lib/report.mjs';
 import { runRounds } from './lib/rounds.mjs';
 import { median } from './lib/stats.mjs';
-import { runWsHandshakes } from './lib/ws-load.mjs';
-import { compareGateway, GATEWAY_CASE_ID, GATEWAY_PROXIES } from './lib/gateway.mjs';
-import { nginxMissing } from './lib/nginx-proxy.mjs';
-import { compareCluster } from './lib/redis-cluster.mjs';
+import { runWsHandshakes } from './lib/load/ws-load.mjs';
+import { compareGateway, GATEWAY_CASE_ID, GATEWAY_PROXIES } from './lib/gateway/gateway.mjs';
+import { nginxMissing } from './lib/gateway/nginx-proxy.mjs';
+import { compareCluster } from './lib/redis/redis-cluster.mjs';
 import { runtimeCommand } from './lib/runtimes.mjs';
 import { compareOriginalBackend, ORIGINAL_CASE_ID, originalBackendMissing } from './lib/original-backend.mjs';
 import { compareTls, TLS_CASE_ID } from './lib/tls.mjs';

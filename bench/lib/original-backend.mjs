@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, httpGet, makeTempDir, removeTempDir, rssBytes } from './children.mjs';
-import { CONFIG_PATH, VERSION_PATH } from './bench-upstream.mjs';
-import { gatewayConfig, loginCookie } from './gateway-setups.mjs';
+import { CONFIG_PATH, VERSION_PATH } from './gateway/bench-upstream.mjs';
+import { gatewayConfig, loginCookie } from './gateway/gateway-setups.mjs';
 import { markdownTable, pairedRatio, summarise } from './report.mjs';
 import { runRounds } from './rounds.mjs';
 

@@ -1,5 +1,5 @@
 import type { LogEntry, PluginProgress, ServerEnvelope } from '@webui/http-hono';
-import type { CallOptions } from './call-signal.js';
+import type { CallOptions } from './session/call-signal.js';
 
 /** Events the server is known to send (docs/decisions/0013-websocket-channel.md), by domain and event name; others carry `unknown`. */
 export interface ChannelEventMap {

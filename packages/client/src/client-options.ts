@@ -1,6 +1,6 @@
 /** The client's options, and the checks createWebuiClient makes of them before it sends anything. */
 import type { WebSocketConstructor } from './channel.js';
-import type { FetchLike } from './session-fetch.js';
+import type { FetchLike } from './session/session-fetch.js';
 
 export const API_PREFIX = '/api/webui';
 

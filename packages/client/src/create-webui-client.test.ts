@@ -2,7 +2,7 @@ import type { LogEntry } from '@webui/http-hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createWebuiClient, type BanEntry, type KeyEntry } from './create-webui-client.js';
-import type { FetchLike } from './session-fetch.js';
+import type { FetchLike } from './session/session-fetch.js';
 import {
   failLoginsFrom,
   loginFromAnotherAddress,

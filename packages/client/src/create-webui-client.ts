@@ -1,14 +1,14 @@
 import type { WebuiApp, WireBody } from '@webui/http-hono';
 import { hc } from 'hono/client';
-import { banTargetSegment } from './ban-target.js';
+import { banTargetSegment } from './url-segments/ban-target.js';
 import { API_PREFIX, checkedApiKey, checkedTimeout, KEY_CLIENT_LOGIN, serverOrigin, type WebuiClientOptions } from './client-options.js';
-import { requestSignal, type CallOptions } from './call-signal.js';
+import { requestSignal, type CallOptions } from './session/call-signal.js';
 import { connectChannel, type ChannelOptions, type WebSocketConstructor, type WebuiChannel } from './channel.js';
-import { CookieJar } from './cookie-jar.js';
-import { keyNameSegment } from './key-name.js';
-import { createSessionFetch, sendWithCookies, type FetchLike } from './session-fetch.js';
-import { sharedRun } from './shared-run.js';
-import { changeToken, type TokenChange } from './token-change.js';
+import { CookieJar } from './session/cookie-jar.js';
+import { keyNameSegment } from './url-segments/key-name.js';
+import { createSessionFetch, sendWithCookies, type FetchLike } from './session/session-fetch.js';
+import { sharedRun } from './session/shared-run.js';
+import { changeToken, type TokenChange } from './session/token-change.js';
 import { WebuiError } from './webui-error.js';
 
 export const SESSION_COOKIE = 'bot_session';

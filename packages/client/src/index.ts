@@ -36,8 +36,8 @@ export {
   type WebSocketLike,
   type WebSocketConstructor,
 } from './channel.js';
-export type { CallOptions } from './call-signal.js';
-export type { TokenChange } from './token-change.js';
+export type { CallOptions } from './session/call-signal.js';
+export type { TokenChange } from './session/token-change.js';
 export { WebuiError, parseRetryAfter, type BodyProblem, type RequiredScope } from './webui-error.js';
-export { CookieJar } from './cookie-jar.js';
-export type { FetchLike } from './session-fetch.js';
+export { CookieJar } from './session/cookie-jar.js';
+export type { FetchLike } from './session/session-fetch.js';

@@ -15,7 +15,7 @@ import { pause } from './answers/pause.js';
 import type { MetricsScrape } from './features/metrics/metrics-routes.js';
 import { WS_ROUTE, type WsUpgrade } from './features/channel/ws-routes.js';
 import type { WsHub } from './features/channel/hub/ws-hub.js';
-import { SessionCookie } from './session/session-cookie.js';
+import { SessionCookie } from './session/credentials/session-cookie.js';
 import { createReadAccess } from './session/request-access.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { handlerLogOver, type HandlerLog } from './mount/handler-log.js';

@@ -14,7 +14,7 @@ export { channelDomains, channelRelay } from './feature-set.js';
 export { resolveClient, UNIX_SOCKET_PEER, type ResolvedClient } from './edge/client-ip.js';
 export { isCanonicalHost, isDnsName, isWellFormedHost, namesLoopback, splitHost, type HostParts } from './host/host-header.js';
 export { rememberHostVerdicts } from './host/remembered-host-verdicts.js';
-export { SESSION_COOKIE } from './session/session-cookie.js';
+export { SESSION_COOKIE } from './session/credentials/session-cookie.js';
 export { LOGOUT_MESSAGE } from './features/auth/auth-routes.js';
 export type { WsUpgrade } from './features/channel/ws-routes.js';
 export {
@@ -91,7 +91,7 @@ export {
   SESSION_CHECK_TARGET,
   type PlainRequest,
   type SessionCheckShortcut,
-} from './session/session-check-shortcut.js';
+} from './session/check/session-check-shortcut.js';
 export type { PlainAnswer } from './answers/plain-answer.js';
 export { createReadAccess, type AdmittedRead, type PlainRead, type ReadAccess, type RefusedRead } from './session/request-access.js';
 export { errorFields } from './answers/error-body.js';

@@ -1,6 +1,6 @@
 import type { SecurityEvent } from '@webui/core';
 import { describe, expect, it, vi } from 'vitest';
-import { createSessionCheckShortcut, SESSION_CHECK_TARGET } from '../session/session-check-shortcut.js';
+import { createSessionCheckShortcut, SESSION_CHECK_TARGET } from '../session/check/session-check-shortcut.js';
 import { createTestApp, RecordingAudit, RecordingLogger } from '../testing/test-app.js';
 
 /** A sink that writes in groups, like the audit file with groupCommit: nothing is written until writeNow(). */

@@ -1,7 +1,7 @@
 import type { createWebuiOperations } from '@webui/core';
 import type { WebuiAppOptions } from '../app.js';
 import type { RefusalAudit } from '../answers/refusal-audit.js';
-import type { SessionCookie } from '../session/session-cookie.js';
+import type { SessionCookie } from '../session/credentials/session-cookie.js';
 import type { AssertionSigner } from './auth/caller-identity.js';
 
 /** What app.ts hands every built-in feature: the options it was built with and the parts it made of them. */

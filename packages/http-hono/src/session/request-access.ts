@@ -8,8 +8,8 @@ import { createEdgeVerdict } from '../edge/edge-verdict.js';
 import { forwardedForWarning } from '../edge/forwarded-for-warning.js';
 import { sessionRefusalAnswer } from '../middleware/access/session-guard.js';
 import { methodPermission, scopeRefusalAnswer } from '../middleware/access/scope-guard.js';
-import { presentedCredentials } from './request-session.js';
-import type { PlainRequest } from './session-check-shortcut.js';
+import { presentedCredentials } from './credentials/request-session.js';
+import type { PlainRequest } from './check/session-check-shortcut.js';
 
 /** A read the pipeline let through: who the client is, and the principal (none on a public path). */
 export interface AdmittedRead {

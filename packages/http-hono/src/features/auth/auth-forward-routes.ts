@@ -6,7 +6,7 @@ import { originRefusal, type Refused } from '../../middleware/state-change/origi
 import { isSafeMethod } from '../../middleware/state-change/safe-methods.js';
 import { methodScopeRefusal } from '../../middleware/access/scope-guard.js';
 import { sessionRefusal } from '../../middleware/access/session-guard.js';
-import { authenticateRequest } from '../../session/request-session.js';
+import { authenticateRequest } from '../../session/credentials/request-session.js';
 import { requestHeader } from '../../runtime-port.js';
 import { callerIdentity, type AssertionSigner } from './caller-identity.js';
 

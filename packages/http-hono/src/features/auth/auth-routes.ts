@@ -3,12 +3,12 @@ import { Hono } from 'hono';
 import type { WebuiEnv } from '../../app-env.js';
 import { requires } from '../../middleware/access/session-guard.js';
 import { apiActor } from '../../session/api-actor.js';
-import { attemptClientOf, presentedCredentialsOf } from '../../session/request-session.js';
+import { attemptClientOf, presentedCredentialsOf } from '../../session/credentials/request-session.js';
 import { errorBody, tooManyAttempts } from '../../answers/error-body.js';
 import { readJsonBody } from '../../answers/json-body.js';
-import { answerSessionCheck } from '../../session/session-check.js';
+import { answerSessionCheck } from '../../session/check/session-check.js';
 import { UpdateTokenRequest, VerifyRequest } from '../../schemas.js';
-import type { SessionCookie } from '../../session/session-cookie.js';
+import type { SessionCookie } from '../../session/credentials/session-cookie.js';
 import type { WireBody } from '../../wire-body.js';
 
 export const LOGOUT_MESSAGE = '已成功登出';

@@ -4,7 +4,7 @@ import { DETAILS, type AccessOperations } from '@webui/core';
 import type { HttpPolicy, WebuiEnv } from '../../app-env.js';
 import { isAllowedOrigin } from '../../host/allowed-origins.js';
 import { errorBody, tooManyAttempts } from '../../answers/error-body.js';
-import { attemptClientOf } from '../../session/request-session.js';
+import { attemptClientOf } from '../../session/credentials/request-session.js';
 import { requestHeader } from '../../runtime-port.js';
 import type { WsHub } from './hub/ws-hub.js';
 import { handshakeRefusal } from './hub/websocket-handshake.js';

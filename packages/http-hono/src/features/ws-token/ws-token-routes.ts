@@ -2,7 +2,7 @@ import type { AccessOperations } from '@webui/core';
 import { Hono } from 'hono';
 import type { WebuiEnv } from '../../app-env.js';
 import { ambiguousCredentials } from '../../middleware/access/session-guard.js';
-import { attemptClientOf, presentedCredentialsOf } from '../../session/request-session.js';
+import { attemptClientOf, presentedCredentialsOf } from '../../session/credentials/request-session.js';
 import { tooManyAttempts } from '../../answers/error-body.js';
 
 /** /ws-token: a one-time WebSocket ticket; without a session it answers 200 with success false, as the specification asks. */

@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { WebuiEnv } from '../../app-env.js';
 import { errorBody, errorFields, tooManyAttemptsFields } from '../../answers/error-body.js';
 import { jsonAnswer, type JsonAnswer } from '../../answers/plain-answer.js';
-import { authenticateRequest, type RequestSession } from '../../session/request-session.js';
+import { authenticateRequest, type RequestSession } from '../../session/credentials/request-session.js';
 
 import { methodScopeRefusal } from './scope-guard.js';
 

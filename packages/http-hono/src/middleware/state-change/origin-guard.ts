@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { HttpPolicy, WebuiEnv } from '../../app-env.js';
 import { isAllowedOrigin } from '../../host/allowed-origins.js';
 import { errorBody } from '../../answers/error-body.js';
-import { bearerCredential } from '../../session/bearer-credential.js';
+import { bearerCredential } from '../../session/credentials/bearer-credential.js';
 import type { RefusalReason } from '../../answers/refusal-audit.js';
 import { requestHeader } from '../../runtime-port.js';
 import { isSafeMethod } from './safe-methods.js';

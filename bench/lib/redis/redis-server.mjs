@@ -2,7 +2,7 @@
 import { accessSync, constants } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import { freePort, makeTempDir, removeTempDir, sleep, spawnLogged, stopChild, tail } from './children.mjs';
+import { freePort, makeTempDir, removeTempDir, sleep, spawnLogged, stopChild, tail } from '../children.mjs';
 
 const REDIS_SERVER = '/usr/bin/redis-server';
 const START_TIMEOUT_MS = 10_000;
@@ -20,7 +20,7 @@ export function redisServerMissing() {
 /**
  * Starts redis-server on 127.0.0.1 and waits until it answers PING.
  * No snapshot and no append-only file: the bench measures the request path, not Redis's disk.
- * @returns {Promise<{ child: import('./children.mjs').Child, port: number, url: string, stop: () => Promise<void> }>}
+ * @returns {Promise<{ child: import('../children.mjs').Child, port: number, url: string, stop: () => Promise<void> }>}
  */
 export async function startRedisServer({ prefix = [] } = {}) {
   const home = makeTempDir('redis');

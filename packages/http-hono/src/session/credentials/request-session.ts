@@ -1,8 +1,8 @@
 import type { AccessOperations, AttemptClient, AuthenticationOutcome, PresentedCredentials } from '@webui/core';
 import type { Context } from 'hono';
-import type { WebuiEnv } from '../app-env.js';
+import type { WebuiEnv } from '../../app-env.js';
 import { bearerCredential, holdsSeveralCredentials } from './bearer-credential.js';
-import { requestHeader } from '../runtime-port.js';
+import { requestHeader } from '../../runtime-port.js';
 import { sessionCookieCandidates } from './session-cookie.js';
 
 /** The session of a request as the core's authenticate verb answers it. */

@@ -5,10 +5,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { freePort, makeTempDir, removeTempDir, sleep, spawnLogged, stopChild, tail } from './children.mjs';
+import { freePort, makeTempDir, removeTempDir, sleep, spawnLogged, stopChild, tail } from '../children.mjs';
 import { startRedisServer } from './redis-server.mjs';
-import { markdownTable, pairedRatio, summarise } from './report.mjs';
-import { runRounds } from './rounds.mjs';
+import { markdownTable, pairedRatio, summarise } from '../report.mjs';
+import { runRounds } from '../rounds.mjs';
 
 const run = promisify(execFile);
 const REDIS_SERVER = '/usr/bin/redis-server';

@@ -3,7 +3,7 @@
 // beside it, a bare node:http server receiving or sending the same body, for what Node's own buffers take.
 import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { rssBytes, sleep } from './children.mjs';
+import { rssBytes, sleep } from '../children.mjs';
 import { DOWNLOAD_PATH, UPLOAD_PATH } from './bench-upstream.mjs';
 import { gatewayConfig, loginCookie, startBenchUpstream } from './gateway-setups.mjs';
 

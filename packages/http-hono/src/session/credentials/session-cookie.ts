@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import { deleteCookie, generateCookie } from 'hono/cookie';
-import type { AppLogger, HttpPolicy, WebuiEnv } from '../app-env.js';
+import type { AppLogger, HttpPolicy, WebuiEnv } from '../../app-env.js';
 import { bearerCredential } from './bearer-credential.js';
-import { requestHeader } from '../runtime-port.js';
+import { requestHeader } from '../../runtime-port.js';
 
 export const SESSION_COOKIE = 'bot_session';
 

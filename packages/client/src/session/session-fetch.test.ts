@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CookieJar } from './cookie-jar.js';
 import { createSessionFetch, UNTIL_ANSWERED, type FetchLike } from './session-fetch.js';
-import { WebuiError, parseRetryAfter } from './webui-error.js';
+import { WebuiError, parseRetryAfter } from '../webui-error.js';
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });

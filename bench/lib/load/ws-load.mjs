@@ -1,7 +1,7 @@
 // WebSocket handshakes per second: N workers, each looping ticket -> upgrade -> ready event -> close.
 import http from 'node:http';
 import WebSocket from 'ws';
-import { latencySummary, SampleBuffer } from './stats.mjs';
+import { latencySummary, SampleBuffer } from '../stats.mjs';
 
 const STEP_TIMEOUT_MS = 10_000;
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { WebuiServices } from '../app-env.js';
-import type { PlainAnswer } from '../answers/plain-answer.js';
+import type { WebuiServices } from '../../app-env.js';
+import type { PlainAnswer } from '../../answers/plain-answer.js';
 import { createSessionCheckShortcut, SESSION_CHECK_TARGET, type PlainRequest } from './session-check-shortcut.js';
-import { createTestApp, RecordingLogger, type TestApp } from '../testing/test-app.js';
+import { createTestApp, RecordingLogger, type TestApp } from '../../testing/test-app.js';
 
 const servicesOf = (t: TestApp): WebuiServices => ({
   tokens: t.harness.tokens,

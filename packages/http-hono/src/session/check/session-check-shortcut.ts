@@ -1,13 +1,13 @@
-import type { AppLogger, HttpPolicy, WebuiServices } from '../app-env.js';
+import type { AppLogger, HttpPolicy, WebuiServices } from '../../app-env.js';
 import { afterAuditWritten, createAccessOperations, EventRecorder, type SecurityEventSink } from '@webui/core';
-import { pause } from '../answers/pause.js';
-import { presentedCredentials } from './request-session.js';
-import { NO_AUDIT } from '../answers/refusal-audit.js';
-import { createEdgeVerdict, type ConnectionFacts } from '../edge/edge-verdict.js';
-import { forwardedForWarning } from '../edge/forwarded-for-warning.js';
-import { requestFailureAnswer } from '../answers/error-body.js';
-import { API_PREFIX } from '../app.js';
-import { plainAnswer, type JsonAnswer, type PlainAnswer } from '../answers/plain-answer.js';
+import { pause } from '../../answers/pause.js';
+import { presentedCredentials } from '../credentials/request-session.js';
+import { NO_AUDIT } from '../../answers/refusal-audit.js';
+import { createEdgeVerdict, type ConnectionFacts } from '../../edge/edge-verdict.js';
+import { forwardedForWarning } from '../../edge/forwarded-for-warning.js';
+import { requestFailureAnswer } from '../../answers/error-body.js';
+import { API_PREFIX } from '../../app.js';
+import { plainAnswer, type JsonAnswer, type PlainAnswer } from '../../answers/plain-answer.js';
 import { answerSessionCheck } from './session-check.js';
 
 /** The request-target the shortcut answers, exactly as it comes on the request line. */

@@ -1,6 +1,6 @@
 // One autocannon run: requests/s, latency percentiles at 0.01 ms resolution, and every failure counted.
 import autocannon from 'autocannon';
-import { latencySummary, SampleBuffer } from './stats.mjs';
+import { latencySummary, SampleBuffer } from '../stats.mjs';
 
 /**
  * @typedef {object} LoadResult

@@ -1,13 +1,13 @@
 // The gateway comparison: an authenticated GET forwarded by the real server to an upstream, against the same upstream
 // reached directly, through nginx and through the Node proxies an operator would otherwise pick, and this server on Bun
 // and Deno, in the same rounds; then the server's memory while 50 MB bodies stream through it.
-import { httpGet } from './children.mjs';
+import { httpGet } from '../children.mjs';
 import { CONFIG_PATH } from './bench-upstream.mjs';
 import { measureStreamingMemory } from './gateway-memory.mjs';
 import { gatewayTable, gatewayTargets, memoryTable, SETUP_LABELS } from './gateway-report.mjs';
 import { GATEWAY_PROXIES, startGatewaySetups } from './gateway-setups.mjs';
-import { pairedRatio, summarise } from './report.mjs';
-import { runRounds } from './rounds.mjs';
+import { pairedRatio, summarise } from '../report.mjs';
+import { runRounds } from '../rounds.mjs';
 
 export { GATEWAY_PROXIES };
 export const GATEWAY_CASE_ID = 'gateway';
@@ -27,7 +27,7 @@ const GATEWAY_CASE = {
 /**
  * Rounds on fresh processes of `direct` (the upstream alone) and of every setup of `options.gateway` in front of it; the
  * ratios to direct per round and their median, this server's to each peer the same way (its targets); the memory check.
- * @param {{ startServer: Function, pinning: import('./cpu-pinning.mjs').CpuPinning, options: any, log: (line?: string) => void }} run
+ * @param {{ startServer: Function, pinning: import('../cpu-pinning.mjs').CpuPinning, options: any, log: (line?: string) => void }} run
  */
 export async function compareGateway({ startServer, pinning, options, log }) {
   const proxies = options.gateway;

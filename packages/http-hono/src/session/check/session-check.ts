@@ -1,6 +1,6 @@
 import { DETAILS, type AccessOperations, type AttemptClient, type PresentedCredentials } from '@webui/core';
-import { errorFields, tooManyAttemptsFields } from '../answers/error-body.js';
-import { jsonAnswer, type JsonAnswer } from '../answers/plain-answer.js';
+import { errorFields, tooManyAttemptsFields } from '../../answers/error-body.js';
+import { jsonAnswer, type JsonAnswer } from '../../answers/plain-answer.js';
 
 /**
  * The whole answer to GET /auth/check (specification "Check login"; while banned a 429, docs/decisions/0002-failed-verification-and-bans.md)

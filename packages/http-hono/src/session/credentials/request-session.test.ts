@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, expectErrorBody, json } from '../testing/test-app.js';
+import { createTestApp, expectErrorBody, json } from '../../testing/test-app.js';
 
 describe('guessing through the cookie (docs/decisions/0004-guessing-through-the-cookie.md)', () => {
   it('bans after 5 distinct wrong cookie values from one IP', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, sessionSetCookies, type TestRequest } from '../testing/test-app.js';
+import { createTestApp, sessionSetCookies, type TestRequest } from '../../testing/test-app.js';
 
 const PLAIN = (value: string, maxAge: number) => `bot_session=${value}; Max-Age=${maxAge}; Path=/; HttpOnly; SameSite=Lax`;
 const SECURE = (value: string, maxAge: number) => `bot_session=${value}; Max-Age=${maxAge}; Path=/; HttpOnly; Secure; SameSite=Lax`;

@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir } from './children.mjs';
+import { makeTempDir } from '../children.mjs';
 
 /** True when `wrk` runs on this machine. */
 export function hasWrk() {

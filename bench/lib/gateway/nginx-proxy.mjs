@@ -2,7 +2,7 @@
 // gateway: one worker, no access log, HTTP/1.1 with a keep-alive pool to the upstream, every path it writes in a temp dir.
 import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, makeTempDir, removeTempDir, spawnLogged, stopChild, waitHealthy } from './children.mjs';
+import { freePort, makeTempDir, removeTempDir, spawnLogged, stopChild, waitHealthy } from '../children.mjs';
 
 const NGINX = '/usr/sbin/nginx';
 
@@ -19,7 +19,7 @@ export function nginxMissing() {
 /**
  * Starts nginx on a free port proxying everything to 127.0.0.1:`upstreamPort`, and waits until `healthPath` answers 200
  * through it. `prefix` is the command it runs under (taskset); with `master_process off` the pid is the one worker's.
- * @returns {Promise<{ child: import('./children.mjs').Child, port: number, stop: () => Promise<void> }>}
+ * @returns {Promise<{ child: import('../children.mjs').Child, port: number, stop: () => Promise<void> }>}
  */
 export async function startNginxProxy({ upstreamPort, healthPath, prefix = [] }) {
   const home = makeTempDir('nginx');

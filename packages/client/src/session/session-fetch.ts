@@ -1,6 +1,6 @@
 import { requestSignal, sleepUnlessAborted } from './call-signal.js';
 import type { CookieJar } from './cookie-jar.js';
-import { WebuiError } from './webui-error.js';
+import { WebuiError } from '../webui-error.js';
 
 /** The fetch signature the client needs; the runtime's own fetch fits, and so does a test double. */
 export type FetchLike = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;

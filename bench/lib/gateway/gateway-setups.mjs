@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, httpPostJson, makeTempDir, removeTempDir, spawnNode, stopChild, waitHealthy } from './children.mjs';
+import { freePort, httpPostJson, makeTempDir, removeTempDir, spawnNode, stopChild, waitHealthy } from '../children.mjs';
 import { UPSTREAM_TOKEN_VARIABLE, VERSION_PATH } from './bench-upstream.mjs';
 import { startNginxProxy } from './nginx-proxy.mjs';
 
@@ -15,15 +15,15 @@ const UPSTREAM_SCRIPT = script('./bench-upstream.mjs');
 export const GATEWAY_PROXIES = ['nginx', 'bare', 'fastify', 'http-proxy-3', 'server', 'bun', 'deno'];
 /** The Node peers: a script each, started with `--port N --upstream-port M`. */
 const PEER_SCRIPTS = {
-  bare: script('./peers/bare-forwarder.mjs'),
-  fastify: script('./peers/fastify-http-proxy.mjs'),
-  'http-proxy-3': script('./peers/http-proxy-3.mjs'),
+  bare: script('../peers/bare-forwarder.mjs'),
+  fastify: script('../peers/fastify-http-proxy.mjs'),
+  'http-proxy-3': script('../peers/http-proxy-3.mjs'),
 };
 
 /**
  * A bench script (`node <file> --port N ...args`) on a free port in a temp dir, under `prefix` (taskset), once `VERSION_PATH`
  * answers 200 on it.
- * @returns {Promise<{ child: import('./children.mjs').Child, port: number, stop: () => Promise<void> }>}
+ * @returns {Promise<{ child: import('../children.mjs').Child, port: number, stop: () => Promise<void> }>}
  */
 async function startScript(label, file, { args = [], env = {}, prefix }) {
   const home = makeTempDir(label);
@@ -43,7 +43,7 @@ async function startScript(label, file, { args = [], env = {}, prefix }) {
 
 /**
  * The bench's upstream on a free port, under `prefix` (taskset).
- * @returns {Promise<{ child: import('./children.mjs').Child, port: number, token: string, stop: () => Promise<void> }>}
+ * @returns {Promise<{ child: import('../children.mjs').Child, port: number, token: string, stop: () => Promise<void> }>}
  */
 export async function startBenchUpstream(prefix) {
   const token = randomBytes(24).toString('hex');
@@ -80,7 +80,7 @@ export async function loginCookie(server) {
  * One round's targets: `direct` owns the upstream (its stop stops it); every one of `proxies` (GATEWAY_PROXIES) reaches
  * it, and counts its CPU per request as its store's (`storePid`). Each target carries the headers its requests need:
  * this server a login cookie of its own, nginx and the peers the upstream's cookie, which they pass on as it is.
- * @param {{ startServer: Function, pinning: import('./cpu-pinning.mjs').CpuPinning, proxies: string[] }} how
+ * @param {{ startServer: Function, pinning: import('../cpu-pinning.mjs').CpuPinning, proxies: string[] }} how
  */
 export async function startGatewaySetups({ startServer, pinning, proxies }) {
   const upstream = await startBenchUpstream(pinning.upstreamPrefix);

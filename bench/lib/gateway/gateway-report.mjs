@@ -1,6 +1,6 @@
 // The gateway comparison's tables and targets (issue 44: this server at least as fast as @fastify/http-proxy, stretch the
 // bare node:http forwarder; issue 33: flat memory while streaming).
-import { markdownTable } from './report.mjs';
+import { markdownTable } from '../report.mjs';
 
 const MB = 1024 * 1024;
 
