@@ -1,13 +1,13 @@
 import { createCore, type Clock, type Core, type RandomSource } from '@webui/core';
 import type { Logger } from 'pino';
-import { banPolicyFrom } from './ban-settings.js';
+import { banPolicyFrom } from './http/ban-settings.js';
 import type { LoadedSettings } from './config/index.js';
-import { configuredStorage } from './configured-storage.js';
+import { configuredStorage } from './storage/configured-storage.js';
 import { createLogger } from './logging/create-logger.js';
 import { LogFeed } from './logging/log-feed.js';
 import type { LogDestination } from './logging/readable-lines.js';
 import { WebuiMetrics } from './metrics/webui-metrics.js';
-import { memoryStorage, type Storage } from './storage.js';
+import { memoryStorage, type Storage } from './storage/storage.js';
 
 /** Makes the storage from the parts built before it. */
 export type StorageFactory = (made: { loaded: LoadedSettings; clock: Clock; logger: Logger; metrics: WebuiMetrics }) => Storage;

@@ -12,14 +12,14 @@ export {
 export { createLogger, type LogFormat } from './logging/create-logger.js';
 export { readableLines, writesReadable, type LogDestination } from './logging/readable-lines.js';
 export { dashboardLevel, LogFeed } from './logging/log-feed.js';
-export { createFileStore, dataDirectoryStorage, memoryStorage, jsonFileStore, type FileStorageOptions, type Storage } from './storage.js';
-export { configuredStorage, storeIsShared } from './configured-storage.js';
-export { sharedStore, type SharedStoreOptions } from './shared-store.js';
-export type { DirectoryStore } from './directory-store.js';
-export { listenOnHosts, type Bound, type HostBinder } from './listen-on-hosts.js';
+export { createFileStore, dataDirectoryStorage, memoryStorage, jsonFileStore, type FileStorageOptions, type Storage } from './storage/storage.js';
+export { configuredStorage, storeIsShared } from './storage/configured-storage.js';
+export { sharedStore, type SharedStoreOptions } from './storage/shared-store.js';
+export type { DirectoryStore } from './storage/directory-store.js';
+export { listenOnHosts, type Bound, type HostBinder } from './startup/listen-on-hosts.js';
 export { unixSocketPath } from './config/listen-host.js';
-export { startWebui, type StartedWebui } from './start-webui.js';
-export { stopOnSignals, type ProcessControl, type StoppableServer } from './stop-on-signals.js';
+export { startWebui, type StartedWebui } from './startup/start-webui.js';
+export { stopOnSignals, type ProcessControl, type StoppableServer } from './startup/stop-on-signals.js';
 export { runPortableServer, type PortableRuntime } from './portable-server.js';
 export type { PemPair } from './portable-tls.js';
 export {
@@ -31,13 +31,13 @@ export {
   type StorageFactory,
 } from './compose-webui.js';
 export type { ExtensionContext, ExtensionsSource, WebuiExtensions } from './webui-extensions.js';
-export { StartupError } from './startup-error.js';
+export { StartupError } from './startup/startup-error.js';
 export { WebuiMetrics, type MetricsScrape, type MetricsSources } from './metrics/webui-metrics.js';
 export { listenForMetrics, type ListenWith } from './metrics/metrics-port.js';
-export { weakTokenAdvice } from './weak-token-warning.js';
-export { systemClock, systemRandom } from './system-ports.js';
-export { secretKeyFingerprint } from './secret-key-fingerprint.js';
-export { originOf } from './http-policy.js';
+export { weakTokenAdvice } from './startup/weak-token-warning.js';
+export { systemClock, systemRandom } from './startup/system-ports.js';
+export { secretKeyFingerprint } from './startup/secret-key-fingerprint.js';
+export { originOf } from './http/http-policy.js';
 export {
   checkTlsPair,
   describeTlsSettings,
@@ -51,7 +51,7 @@ export {
   type TlsService,
   type TlsSettings,
 } from './tls/index.js';
-export { banPolicyFrom } from './ban-settings.js';
+export { banPolicyFrom } from './http/ban-settings.js';
 // What a bot mounts (issue 34), from the one package it imports: route groups, channel domains, plugin progress.
 export {
   ChannelCallError,

@@ -2,14 +2,14 @@ import type { WebuiRuntime } from './assemble-webui.js';
 import { composeWebui, configuredStorageFactory, memoryStorageFactory } from './compose-webui.js';
 import { ConfigError, loadSettings, parseConfigFlags, type LoadedSettings } from './config/index.js';
 import { unixSocketPath } from './config/listen-host.js';
-import { listenOnHosts, type Bound, type HostBinder } from './listen-on-hosts.js';
+import { listenOnHosts, type Bound, type HostBinder } from './startup/listen-on-hosts.js';
 import type { TlsService } from './tls/index.js';
-import { StartupError } from './startup-error.js';
-import { stopOnSignals, type ProcessControl } from './stop-on-signals.js';
-import { startWebui, type StartedWebui } from './start-webui.js';
+import { StartupError } from './startup/startup-error.js';
+import { stopOnSignals, type ProcessControl } from './startup/stop-on-signals.js';
+import { startWebui, type StartedWebui } from './startup/start-webui.js';
 import type { ExtensionsSource } from './webui-extensions.js';
 import { listenForMetrics, type ListenWith } from './metrics/metrics-port.js';
-import { systemClock, systemRandom } from './system-ports.js';
+import { systemClock, systemRandom } from './startup/system-ports.js';
 import { servedOverTls, type PemPair } from './portable-tls.js';
 
 const USAGE =

@@ -7,7 +7,7 @@ import { SETTING_LOCATIONS, settingReference, type SettingReference } from '../s
 import { createLogger } from '../src/logging/create-logger.js';
 import { LogFeed } from '../src/logging/log-feed.js';
 import { WebuiMetrics } from '../src/metrics/webui-metrics.js';
-import { memoryStorage } from '../src/storage.js';
+import { memoryStorage } from '../src/storage/storage.js';
 
 /** GET /api/webui/openapi.json of the app as every server assembles it (metrics included), built in this process. */
 export async function openApiDocument(): Promise<Record<string, unknown>> {

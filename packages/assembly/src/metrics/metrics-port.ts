@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Bound } from '../listen-on-hosts.js';
-import { StartupError } from '../startup-error.js';
+import type { Bound } from '../startup/listen-on-hosts.js';
+import { StartupError } from '../startup/startup-error.js';
 import { metricsEndpoint } from './metrics-endpoint.js';
 import type { WebuiMetrics } from './webui-metrics.js';
 

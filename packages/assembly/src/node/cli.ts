@@ -1,10 +1,10 @@
 import { ConfigError, loadSettings, parseConfigFlags, type ExtensionsSource } from '../index.js';
-import { auditCommand } from './cli/audit-command.js';
-import { bansCommand } from './cli/bans-commands.js';
+import { auditCommand } from './cli/audit/audit-command.js';
+import { bansCommand } from './cli/bans/bans-commands.js';
 import { configCheck } from './cli/config-check.js';
 import { processIo, type CliIo } from './cli/cli-io.js';
 import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './cli/exit-codes.js';
-import { keysCommand } from './cli/keys-commands.js';
+import { keysCommand } from './cli/keys/keys-commands.js';
 import { serveCommand } from './cli/serve-command.js';
 import { setupCommand } from './cli/setup-commands.js';
 import { tlsCommand } from './cli/tls-command.js';

@@ -2,7 +2,7 @@ import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { formatIp, parseIp } from '@webui/core/net';
 import { splitHost } from '@webui/http-hono';
-import type { MachineAddress } from '../system-ports.js';
+import type { MachineAddress } from '../startup/system-ports.js';
 import { loadTlsPair, TlsPairError, type TlsPair } from './tls-pair.js';
 import { loadX509 } from './x509.js';
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { LoadedSettings } from '../config/settings.js';
-import { StartupError } from '../startup-error.js';
-import type { MachineAddress } from '../system-ports.js';
+import { StartupError } from '../startup/startup-error.js';
+import type { MachineAddress } from '../startup/system-ports.js';
 import { pollFiles, type FilePoll } from './poll-files.js';
 import { ensureSelfSigned, selfSignedNames } from './self-signed.js';
 import { loadTlsPair, TlsPairError, type TlsPair } from './tls-pair.js';

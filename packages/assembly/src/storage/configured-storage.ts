@@ -1,10 +1,10 @@
 import type { Clock } from '@webui/core';
 import type { Logger } from 'pino';
-import type { LoadedSettings, WebuiSettings } from './config/index.js';
-import { FILE_STORE } from './config/setting-schemas.js';
+import type { LoadedSettings, WebuiSettings } from '../config/index.js';
+import { FILE_STORE } from '../config/setting-schemas.js';
 import { sharedStore } from './shared-store.js';
 import type { DirectoryStore } from './directory-store.js';
-import type { WebuiMetrics } from './metrics/webui-metrics.js';
+import type { WebuiMetrics } from '../metrics/webui-metrics.js';
 import { createFileStore, dataDirectoryStorage, type Storage } from './storage.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { BanEntryJson } from '../../index.js';
-import type { BudgetJson } from '../control/budget-body.js';
-import { localTime } from './local-time.js';
+import type { BanEntryJson } from '../../../index.js';
+import type { BudgetJson } from '../../control/budget-body.js';
+import { localTime } from '../local-time.js';
 
 const HEADINGS = ['KEY', 'FAILURES', 'BANNED UNTIL', 'LAST ATTEMPT'] as const;
 

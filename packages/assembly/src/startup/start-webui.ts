@@ -1,4 +1,4 @@
-import { assembleWebui, type AssembledWebui, type WebuiParts } from './assemble-webui.js';
+import { assembleWebui, type AssembledWebui, type WebuiParts } from '../assemble-webui.js';
 import type { Bound } from './listen-on-hosts.js';
 
 export interface StartedWebui<Server> {

@@ -1,9 +1,9 @@
-import type { LoadedSettings } from '../../index.js';
+import type { LoadedSettings } from '../../../index.js';
 import { parseDuration, SECURITY_EVENT_NAMES } from '@webui/core';
 import { AUDIT_LOG_FILE_NAME, readAuditLog, type AuditLogFilter } from '@webui/store-json';
 import { auditText } from './audit-text.js';
-import type { CliIo } from './cli-io.js';
-import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+import type { CliIo } from '../cli-io.js';
+import { EXIT_OK, EXIT_USAGE } from '../exit-codes.js';
 
 interface AuditOptions {
   filter: AuditLogFilter;

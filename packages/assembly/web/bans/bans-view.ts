@@ -1,6 +1,6 @@
 import type { BanEntry } from '@webui/client';
-import { ui } from './page-elements.js';
-import { timeCell } from './time-cell.js';
+import { ui } from '../page/page-elements.js';
+import { timeCell } from '../page/time-cell.js';
 
 /** Called with a row's key and its button when that row's Lift is pressed. */
 export type LiftHandler = (key: string, button: HTMLButtonElement) => void;

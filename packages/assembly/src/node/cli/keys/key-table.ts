@@ -1,5 +1,5 @@
-import type { ApiKeyJson } from '../../index.js';
-import { localTime } from './local-time.js';
+import type { ApiKeyJson } from '../../../index.js';
+import { localTime } from '../local-time.js';
 
 const HEADINGS = ['NAME', 'SCOPE', 'CREATED', 'EXPIRES', 'LAST USED'] as const;
 

@@ -1,5 +1,5 @@
 import type { AuditLine } from '@webui/core';
-import { localTime } from './local-time.js';
+import { localTime } from '../local-time.js';
 
 // Shown bare; anything else (spaces, quotes, control characters, lists) is shown as JSON.
 const BARE_VALUE = /^[A-Za-z0-9_.:/@+-]+$/;

@@ -1,10 +1,10 @@
-import type { LoadedSettings } from '../../index.js';
-import type { BanEntryJson } from '../../index.js';
-import { runServerStateRequest } from './admin-request.js';
-import type { BudgetJson } from '../control/budget-body.js';
+import type { LoadedSettings } from '../../../index.js';
+import type { BanEntryJson } from '../../../index.js';
+import { runServerStateRequest } from '../admin-request.js';
+import type { BudgetJson } from '../../control/budget-body.js';
 import { banTable, budgetLine, liftedLine } from './ban-table.js';
-import type { CliIo } from './cli-io.js';
-import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exit-codes.js';
+import type { CliIo } from '../cli-io.js';
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from '../exit-codes.js';
 
 // A running server the CLI cannot reach still answers over HTTP.
 const INSTEAD = 'use GET or DELETE /api/webui/security/bans instead';

@@ -1,7 +1,7 @@
 import { parseCidr, type Cidr } from '@webui/core/net';
 import type { HttpPolicy } from '@webui/http-hono';
-import { isLocalHost } from './config/listen-host.js';
-import type { WebuiSettings } from './config/settings.js';
+import { isLocalHost } from '../config/listen-host.js';
+import type { WebuiSettings } from '../config/settings.js';
 
 /** The HTTP layer's view of the settings; CIDRs were validated when the config was loaded. */
 export function httpPolicyFrom(settings: WebuiSettings, listenOrigins: () => readonly string[]): HttpPolicy {

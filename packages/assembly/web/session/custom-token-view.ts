@@ -1,5 +1,5 @@
 import { DETAILS, type TokenViolation } from '@webui/core';
-import { ui } from './page-elements.js';
+import { ui } from '../page/page-elements.js';
 
 /** The rules a custom token must meet, as the server words them. */
 export function renderTokenRules(): void {

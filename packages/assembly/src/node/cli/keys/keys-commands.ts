@@ -1,8 +1,8 @@
-import type { LoadedSettings } from '../../index.js';
+import type { LoadedSettings } from '../../../index.js';
 import { parseArgs } from 'node:util';
-import { runAdminRequest } from './admin-request.js';
-import type { CliIo } from './cli-io.js';
-import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './exit-codes.js';
+import { runAdminRequest } from '../admin-request.js';
+import type { CliIo } from '../cli-io.js';
+import { EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from '../exit-codes.js';
 import { expiryCell, keyTable } from './key-table.js';
 
 type Parsed = { ok: true; options: Record<string, string | boolean | undefined>; names: string[] } | { ok: false; message: string };

@@ -1,6 +1,6 @@
-import { widerThanOneSite } from './config/network-width.js';
-import type { WebuiSettings } from './config/settings.js';
-import { isLocalHost } from './config/listen-host.js';
+import { widerThanOneSite } from '../config/network-width.js';
+import type { WebuiSettings } from '../config/settings.js';
+import { isLocalHost } from '../config/listen-host.js';
 
 /** One risky setting: its lines in the startup banner and its one warning line in the log. */
 export interface SettingWarning {

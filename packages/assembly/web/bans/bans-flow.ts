@@ -1,10 +1,10 @@
 import type { BanEntry, WebuiClient, WebuiError } from '@webui/client';
 import { clearBans, showBans } from './bans-view.js';
-import { failureMessage } from './failure-message.js';
-import { busy, guarded } from './guarded-action.js';
-import { ui } from './page-elements.js';
-import { notify, setText } from './page-view.js';
-import type { SessionFlow, SessionPanel } from './session-flow.js';
+import { failureMessage } from '../page/failure-message.js';
+import { busy, guarded } from '../page/guarded-action.js';
+import { ui } from '../page/page-elements.js';
+import { notify, setText } from '../page/page-view.js';
+import type { SessionFlow, SessionPanel } from '../session/session-flow.js';
 
 /** What a person reads after a lift: the keys lifted, or why nothing was. */
 function liftedMessage(target: string, lifted: readonly BanEntry[]): string {

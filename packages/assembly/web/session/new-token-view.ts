@@ -1,4 +1,4 @@
-import { ui } from './page-elements.js';
+import { ui } from '../page/page-elements.js';
 
 /** Shows a generated token this once, with the copy button focused. */
 export function revealToken(token: string): void {

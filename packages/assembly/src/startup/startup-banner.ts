@@ -2,8 +2,8 @@ import type { BootstrapOutcome } from '@webui/core';
 import { parseIp } from '@webui/core/net';
 import { splitHost } from '@webui/http-hono';
 import type { Logger } from 'pino';
-import { unixSocketPath } from './config/listen-host.js';
-import { originOf } from './http-policy.js';
+import { unixSocketPath } from '../config/listen-host.js';
+import { originOf } from '../http/http-policy.js';
 import type { MachineAddress } from './system-ports.js';
 import { warnOfWeakToken, weakTokenAdvice } from './weak-token-warning.js';
 

@@ -1,8 +1,8 @@
 import type { SetupChangeResult, WebuiClient } from '@webui/client';
-import { failureMessage } from './failure-message.js';
-import { busy, guarded } from './guarded-action.js';
-import { ui } from './page-elements.js';
-import { clearErrors, notify, setText, show, showStatus } from './page-view.js';
+import { failureMessage } from '../page/failure-message.js';
+import { busy, guarded } from '../page/guarded-action.js';
+import { ui } from '../page/page-elements.js';
+import { clearErrors, notify, setText, show, showStatus } from '../page/page-view.js';
 import type { SessionFlow } from './session-flow.js';
 
 interface SetupChange {

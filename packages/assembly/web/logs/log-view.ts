@@ -1,5 +1,5 @@
 import type { LogEntry } from '@webui/http-hono';
-import { ui } from './page-elements.js';
+import { ui } from '../page/page-elements.js';
 
 const MAX_LOG_ROWS = 500;
 

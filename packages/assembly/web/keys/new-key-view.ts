@@ -1,4 +1,4 @@
-import { ui } from './page-elements.js';
+import { ui } from '../page/page-elements.js';
 
 /** Shows a created key this once, in a read-only field beside its Copy button. */
 export function revealKey(name: string, key: string): void {

@@ -1,11 +1,11 @@
 import type { WebuiClient, WebuiError } from '@webui/client';
-import { failureMessage } from './failure-message.js';
-import { busy, guarded } from './guarded-action.js';
+import { failureMessage } from '../page/failure-message.js';
+import { busy, guarded } from '../page/guarded-action.js';
 import { clearKeys, showKeys } from './keys-view.js';
 import { hideKey, revealKey, shownKeyName } from './new-key-view.js';
-import { submitButtonOf, ui } from './page-elements.js';
-import { notify, setText } from './page-view.js';
-import type { SessionFlow, SessionPanel } from './session-flow.js';
+import { submitButtonOf, ui } from '../page/page-elements.js';
+import { notify, setText } from '../page/page-view.js';
+import type { SessionFlow, SessionPanel } from '../session/session-flow.js';
 
 /** The API keys panel: the list on login and on Reload; create (the key shown once), revoke, then the list again. */
 export class KeysFlow implements SessionPanel {

@@ -1,7 +1,7 @@
 import { WebuiError, type WebuiChannel, type WebuiClient } from '@webui/client';
 import type { LogEntry } from '@webui/http-hono';
 import { appendLogRows, showLogState } from './log-view.js';
-import { NetworkError } from './page-client.js';
+import { NetworkError } from '../page/page-client.js';
 
 const LOG_REPLAY = 100;
 const RECONNECT_DELAY_MS = 3_000;

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { unixSocketPath } from './config/listen-host.js';
+import { unixSocketPath } from '../config/listen-host.js';
 import { StartupError } from './startup-error.js';
 
 /** One bound address: the runtime's server for one host, and the port it got (0 for a `unix:` host). */

@@ -11,7 +11,7 @@ import {
 } from '@webui/store-json';
 import type { Logger } from 'pino';
 import type { DirectoryStore } from './directory-store.js';
-import { StartupError } from './startup-error.js';
+import { StartupError } from '../startup/startup-error.js';
 
 /** Where a server keeps its state, with the upkeep the assembly drives. */
 export interface Storage {

@@ -1,5 +1,5 @@
 import type { BanPolicyOptions } from '@webui/core';
-import type { WebuiSettings } from './config/settings.js';
+import type { WebuiSettings } from '../config/settings.js';
 import { toCidr } from './http-policy.js';
 
 const DAY_MS = 24 * 60 * 60_000;

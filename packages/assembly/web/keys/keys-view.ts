@@ -1,7 +1,7 @@
 import type { KeyEntry } from '@webui/client';
-import { onConfirmedPress } from './confirm-press.js';
-import { ui } from './page-elements.js';
-import { timeCell } from './time-cell.js';
+import { onConfirmedPress } from '../page/confirm-press.js';
+import { ui } from '../page/page-elements.js';
+import { timeCell } from '../page/time-cell.js';
 
 /** Called with a row's key name and its button once that row's Revoke was confirmed. */
 export type RevokeHandler = (name: string, button: HTMLButtonElement) => void;

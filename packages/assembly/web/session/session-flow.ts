@@ -1,9 +1,9 @@
 import { WebuiError, type CheckResult, type VerifyResult, type WebuiClient } from '@webui/client';
-import { failureMessage, retryMessage } from './failure-message.js';
-import { busy, guarded } from './guarded-action.js';
+import { failureMessage, retryMessage } from '../page/failure-message.js';
+import { busy, guarded } from '../page/guarded-action.js';
 import { dismissToken } from './new-token-view.js';
-import { submitButtonOf, ui } from './page-elements.js';
-import { clearErrors, notify, setText, show, showStatus } from './page-view.js';
+import { submitButtonOf, ui } from '../page/page-elements.js';
+import { clearErrors, notify, setText, show, showStatus } from '../page/page-view.js';
 
 interface SessionFacts {
   requiresCustomToken: boolean;

@@ -1,10 +1,10 @@
 import { WebuiError, type WebuiClient } from '@webui/client';
 import { showTokenRefusal } from './custom-token-view.js';
-import { bodyField, failureMessage } from './failure-message.js';
-import { busy, guarded } from './guarded-action.js';
+import { bodyField, failureMessage } from '../page/failure-message.js';
+import { busy, guarded } from '../page/guarded-action.js';
 import { revealToken } from './new-token-view.js';
-import { submitButtonOf, ui } from './page-elements.js';
-import { clearErrors, notify, setText } from './page-view.js';
+import { submitButtonOf, ui } from '../page/page-elements.js';
+import { clearErrors, notify, setText } from '../page/page-view.js';
 import type { SessionFlow } from './session-flow.js';
 
 function showUpdateRefusal(error: WebuiError): void {
