@@ -1,10 +1,10 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /** The black-box suite of apps/server, run once more against apps/bun and apps/deno (see the harness's launchers). */
-const SHARED_E2E = ['apps/server/test/*.e2e.test.ts'];
+const SHARED_E2E = ['apps/server/test/*/*.e2e.test.ts'];
 const OTHER_RUNTIMES = ['bun', 'deno'] as const;
 /** The slow proofs: only `npm run test:soak` (apps/server/soak/run.mjs) runs them, setting WEBUI_SOAK=1. */
-const SOAK_TESTS = ['apps/server/test/*.soak.test.ts'];
+const SOAK_TESTS = ['apps/server/test/soak/*.soak.test.ts'];
 const SOAK = process.env['WEBUI_SOAK'] === '1';
 const EVERY_TEST = [
   {

@@ -7,9 +7,9 @@ import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 
 const PROPERTY_TESTS = [
-  'apps/server/test/fuzz-http.test.ts',
-  'apps/server/test/fuzz-websocket.test.ts',
-  'apps/server/test/fuzz-wire.test.ts',
+  'apps/server/test/faults/fuzz-http.test.ts',
+  'apps/server/test/faults/fuzz-websocket.test.ts',
+  'apps/server/test/faults/fuzz-wire.test.ts',
 ];
 const DEFAULT_RUNS = 1_000;
 

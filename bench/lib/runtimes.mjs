@@ -1,5 +1,5 @@
 // The command lines that run this server on Node (the dist bundle), Bun (apps/bun) and Deno (apps/deno), from the
-// workspace's own binaries, as the end-to-end suite's launchers run them (apps/server/test/harness/server-process.ts).
+// workspace's own binaries, as the end-to-end suite's launchers run them (apps/server/test/harness/processes/server-process.ts).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // `pnpm test:soak`: the slow proofs kept out of `npm test`, against the real built server.
-//   1. bounded memory: apps/server/test/memory.soak.test.ts with 50,000 and then 200,000 addresses;
-//   2. crash safety at length: apps/server/test/faults-crash.e2e.test.ts with 200 SIGKILLs (Node; 50 each for Bun and Deno),
-//      and Redis Cluster at length: apps/server/test/redis-cluster.soak.test.ts (a 200,000-address flood, each master frozen);
+//   1. bounded memory: apps/server/test/soak/memory.soak.test.ts with 50,000 and then 200,000 addresses;
+//   2. crash safety at length: apps/server/test/faults/faults-crash.e2e.test.ts with 200 SIGKILLs (Node; 50 each for Bun and Deno),
+//      and Redis Cluster at length: apps/server/test/soak/redis-cluster.soak.test.ts (a 200,000-address flood, each master frozen);
 //   3. load: mixed traffic at a fixed rate (default 2,000 requests a second for 60 s): zero 5xx,
 //      zero errors, zero lost updates, RSS flat (the last 5 s sample within +20 MB of the 15 s one);
-//   4. sockets that never read: apps/server/test/websocket-unread.soak.test.ts, three read-key clients flooding 20,000
+//   4. sockets that never read: apps/server/test/soak/websocket-unread.soak.test.ts, three read-key clients flooding 20,000
 //      subscribes each without reading: RSS +100 MB at most, /health within 100 ms throughout.
 // Exits 1 when anything fails. See apps/server/soak/README.md.
 import { spawnSync } from 'node:child_process';
@@ -108,7 +108,7 @@ for (const addresses of memorySizes) {
   log(`soak: memory: ${addresses} failed verifications from distinct addresses, 100000 /ws-token calls`);
   // The soak project (WEBUI_SOAK=1 in vitest.config.ts) is the only one that holds *.soak.test.ts.
   const passed = vitest(
-    ['--project', 'soak', 'apps/server/test/memory.soak.test.ts'],
+    ['--project', 'soak', 'apps/server/test/soak/memory.soak.test.ts'],
     { WEBUI_SOAK: '1', WEBUI_MEMORY_ADDRESSES: String(addresses) },
     'memory:',
   );
@@ -122,14 +122,18 @@ let crashSummary = 'crash loop skipped';
 if (crashKills > 0) {
   log(`soak: crash loop: ${crashKills} SIGKILLs of the Node server during writes, a quarter of that for Bun and Deno`);
   // Every project (node, e2e:bun, e2e:deno) runs the shared file, with more kills than npm test's.
-  const passed = vitest(['apps/server/test/faults-crash.e2e.test.ts'], { WEBUI_CRASH_KILLS: String(crashKills) }, 'crash loop:');
+  const passed = vitest(['apps/server/test/faults/faults-crash.e2e.test.ts'], { WEBUI_CRASH_KILLS: String(crashKills) }, 'crash loop:');
   if (!passed) failures.push('crash loop');
   crashSummary = `crash loop ${passed ? 'ok' : 'FAILED'} (${crashKills} kills)`;
 }
 
 // ---- 2b. Redis Cluster at length ----------------------------------------------------------------
 log('soak: redis cluster: 200000 new addresses against a small cap, then every master frozen in turn under traffic');
-const clusterPassed = vitest(['--project', 'soak', 'apps/server/test/redis-cluster.soak.test.ts'], { WEBUI_SOAK: '1' }, 'redis cluster:');
+const clusterPassed = vitest(
+  ['--project', 'soak', 'apps/server/test/soak/redis-cluster.soak.test.ts'],
+  { WEBUI_SOAK: '1' },
+  'redis cluster:',
+);
 if (!clusterPassed) failures.push('redis cluster');
 crashSummary += `, redis cluster ${clusterPassed ? 'ok' : 'FAILED'}`;
 
@@ -138,7 +142,7 @@ let unreadSummary = 'unread sockets skipped';
 if (unreadFrames > 0) {
   log(`soak: unread sockets: 3 read-key clients x ${unreadFrames} subscribes, never reading; RSS and /health sampled throughout`);
   const passed = vitest(
-    ['--project', 'soak', 'apps/server/test/websocket-unread.soak.test.ts'],
+    ['--project', 'soak', 'apps/server/test/soak/websocket-unread.soak.test.ts'],
     { WEBUI_SOAK: '1', WEBUI_UNREAD_FRAMES: String(unreadFrames) },
     'unread:',
   );

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { HttpResponse } from './http-client.js';
+import type { HttpResponse } from './clients/http-client.js';
 
 /** docs/decisions/0001-error-bodies.md: every non-2xx answer is JSON {detail: sentence, code: snake_case}. */
 export function expectErrorBody(response: HttpResponse, status: number, code?: string): void {

@@ -2,9 +2,9 @@ import type { ForwardShortcut } from '@webui/gateway';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient } from '../harness/http-client.js';
-import { startInProcessServer, type InProcessServer } from '../harness/in-process-server.js';
-import { parseRawResponses, rawExchange } from '../harness/raw-exchange.js';
+import { HttpClient } from '../harness/clients/http-client.js';
+import { startInProcessServer, type InProcessServer } from '../harness/processes/in-process-server.js';
+import { parseRawResponses, rawExchange } from '../harness/clients/raw-exchange.js';
 import { appListener, withForwardShortcut } from '@webui/assembly/node';
 
 /**

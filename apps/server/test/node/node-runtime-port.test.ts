@@ -3,7 +3,7 @@ import { Hono, type Context } from 'hono';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rawExchange } from '../harness/raw-exchange.js';
+import { rawExchange } from '../harness/clients/raw-exchange.js';
 import { nodeRuntimePort } from '@webui/assembly/node';
 
 let server: Server | undefined;

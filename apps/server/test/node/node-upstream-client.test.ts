@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { bundleChildScript } from '../harness/child-script.js';
+import { bundleChildScript } from '../harness/processes/child-script.js';
 import { nodeUpstreamClient } from '@webui/gateway/node';
 
 const MiB = 1024 * 1024;

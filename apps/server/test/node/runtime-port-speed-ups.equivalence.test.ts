@@ -1,8 +1,8 @@
 import { nodeRuntimePort, TOKENS } from '@webui/assembly/node';
 import type { RuntimePort } from '@webui/http-hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seenAnswer, startInProcessServer, type InProcessServer } from '../harness/in-process-server.js';
-import { rawExchange } from '../harness/raw-exchange.js';
+import { seenAnswer, startInProcessServer, type InProcessServer } from '../harness/processes/in-process-server.js';
+import { rawExchange } from '../harness/clients/raw-exchange.js';
 
 /**
  * The Node runtime port's speed-ups (headers read by incoming-header.ts, bodies by incoming-body.ts,

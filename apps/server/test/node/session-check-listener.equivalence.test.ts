@@ -1,8 +1,8 @@
 import { SESSION_CHECK_TARGET } from '@webui/http-hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient } from '../harness/http-client.js';
-import { seenAnswer, startInProcessServer, type InProcessServer } from '../harness/in-process-server.js';
-import { rawExchange } from '../harness/raw-exchange.js';
+import { HttpClient } from '../harness/clients/http-client.js';
+import { seenAnswer, startInProcessServer, type InProcessServer } from '../harness/processes/in-process-server.js';
+import { rawExchange } from '../harness/clients/raw-exchange.js';
 
 /**
  * The /auth/check fast path answers exactly as the Hono route does: the whole Node server in-process,

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawExchange } from '../harness/raw-exchange.js';
+import { rawExchange } from '../harness/clients/raw-exchange.js';
 import { withSessionCheckShortcut } from '@webui/assembly/node';
 
 const SHORTCUT_BODY = '{"by":"shortcut"}';
