@@ -1,8 +1,8 @@
 import type { Clock } from '@webui/core';
-import { KEEP_AT_LEAST_LUA } from './expiry-ttl.js';
-import type { KeySpace } from './key-space.js';
-import { LuaScript } from './lua-script.js';
-import type { StoreConnection } from './store-connection.js';
+import { KEEP_AT_LEAST_LUA } from './keys/expiry-ttl.js';
+import type { KeySpace } from './keys/key-space.js';
+import { LuaScript } from './lua/lua-script.js';
+import type { StoreConnection } from './connection/store-connection.js';
 
 /** An instance whose last heartbeat is younger than this is running. */
 export const INSTANCE_LIVENESS_MS = 15_000;

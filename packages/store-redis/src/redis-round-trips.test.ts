@@ -113,7 +113,7 @@ describe('RedisStore round trips on the request path', () => {
       clock.advance(1_000);
       const { sent, ranByScripts } = await commandsDuring(() => bans.recordSuccess(CLIENT));
       expect(sent).toEqual(['evalsha']);
-      // TIME is the deadline's (script-deadline.ts).
+      // TIME is the deadline's (lua/script-deadline.ts).
       expect(ranByScripts).toEqual(['time', 'zadd', 'pexpire', 'zscore', 'zscore']);
       expect(await store.attempts.readClient(CLIENT)).toEqual({ attempts: null, loggedInRecently: true });
     },

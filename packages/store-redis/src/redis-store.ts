@@ -3,19 +3,19 @@ import { DEFAULT_MEMORY_STORE_LIMITS, type MemoryStoreLimits } from '@webui/core
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '@webui/core/adapter';
-import { evictingMasters } from './eviction-policy.js';
+import { evictingMasters } from './connection/eviction-policy.js';
 import { InstanceRegistry, type RunningInstance } from './instance-registry.js';
-import { KeySpace } from './key-space.js';
-import { carryLegacyLayout } from './legacy-layout.js';
-import { allReadyWithin, createRedisClient, nodesOf, type RedisClient } from './redis-client.js';
-import { RedisAttempts } from './redis-attempts.js';
-import { RedisGlobalFailures } from './redis-global-failures.js';
-import { RedisRetiredTokens } from './redis-retired-tokens.js';
+import { KeySpace } from './keys/key-space.js';
+import { carryLegacyLayout } from './keys/legacy-layout.js';
+import { allReadyWithin, createRedisClient, nodesOf, type RedisClient } from './connection/redis-client.js';
+import { RedisAttempts } from './attempts/redis-attempts.js';
+import { RedisGlobalFailures } from './attempts/redis-global-failures.js';
+import { RedisRetiredTokens } from './tokens/redis-retired-tokens.js';
 import type { RedisStoreEvent } from './redis-store-event.js';
-import { RedisTickets } from './redis-tickets.js';
-import { parseRedisUrl, type RedisUrl } from './redis-url.js';
-import { SharedRecord } from './shared-record.js';
-import { StoreConnection } from './store-connection.js';
+import { RedisTickets } from './tokens/redis-tickets.js';
+import { parseRedisUrl, type RedisUrl } from './connection/redis-url.js';
+import { SharedRecord } from './record/shared-record.js';
+import { StoreConnection } from './connection/store-connection.js';
 
 /** The caps of the short-lived state (docs/decisions/0014-bounded-memory.md), the same as MemoryStore's, held across every instance. */
 export type RedisStoreLimits = MemoryStoreLimits;
@@ -163,7 +163,7 @@ export class RedisStore implements Store {
     subscriber.connect().catch(() => undefined);
     const unreachable = (reason: string, cause?: unknown) => this.unreachable(reason, cause);
     if (!(await ready)) throw unreachable(this.lastError?.message ?? `no answer within ${timeoutMs} ms`, this.lastError);
-    // Before any script: each carries a deadline in Redis's clock (script-deadline.ts).
+    // Before any script: each carries a deadline in Redis's clock (lua/script-deadline.ts).
     if (!(await this.connection.deadline.learn(nodesOf(client)))) throw unreachable('its clock could not be read (TIME)');
     try {
       await subscriber.subscribe(this.keys.recordChanged);

@@ -2,10 +2,10 @@ import type { RecordChangeOrigin, TokenRecord } from '@webui/core/adapter';
 import { FakeClock } from '@webui/core/testing';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { RedisStoreEvent } from './redis-store-event.js';
-import { RedisStore } from './redis-store.js';
-import { eventually } from './testing/eventually.js';
-import { useRedisServer } from './redis-test-server.js';
+import type { RedisStoreEvent } from '../redis-store-event.js';
+import { RedisStore } from '../redis-store.js';
+import { eventually } from '../testing/eventually.js';
+import { useRedisServer } from '../redis-test-server.js';
 
 const FIRST: TokenRecord = { accessToken: 'first-token-0123456789', tokenSource: 'configured', firstSetupCompleted: true };
 const SECOND: TokenRecord = { accessToken: 'second-token-0123456789', firstSetupCompleted: true, secretKeyFingerprint: 'ab'.repeat(32) };

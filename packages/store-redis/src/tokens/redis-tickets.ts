@@ -1,9 +1,9 @@
 import type { Clock } from '@webui/core';
 import type { TicketGrant, TicketStore } from '@webui/core/adapter';
-import { expiryTtl, KEEP_AT_LEAST_LUA } from './expiry-ttl.js';
-import { sessionTokenHash, type KeySpace } from './key-space.js';
-import { LuaScript } from './lua-script.js';
-import type { StoreConnection } from './store-connection.js';
+import { expiryTtl, KEEP_AT_LEAST_LUA } from '../keys/expiry-ttl.js';
+import { sessionTokenHash, type KeySpace } from '../keys/key-space.js';
+import { LuaScript } from '../lua/lua-script.js';
+import type { StoreConnection } from '../connection/store-connection.js';
 
 // A ticket is the hash <prefix>ticket:<ticket> {grant JSON, session hash} with a TTL, listed in the indexes
 // <prefix>tickets and <prefix>session-tickets:<SHA-256 of the session token> (sorted sets, score = order of issue).

@@ -1,10 +1,10 @@
 import type { Clock } from '@webui/core';
 import type { BudgetBucket, FailureBudgetStore } from '@webui/core/adapter';
-import { expiryTtl, KEEP_AT_LEAST_LUA } from './expiry-ttl.js';
+import { expiryTtl, KEEP_AT_LEAST_LUA } from '../keys/expiry-ttl.js';
 import { randomInt } from 'node:crypto';
-import { BUDGET_SHARDS, type KeySpace } from './key-space.js';
-import { LuaScript } from './lua-script.js';
-import type { StoreConnection } from './store-connection.js';
+import { BUDGET_SHARDS, type KeySpace } from '../keys/key-space.js';
+import { LuaScript } from '../lua/lua-script.js';
+import type { StoreConnection } from '../connection/store-connection.js';
 
 // Each budget shard is one hash, bucket -> "count:expiresAt" (its part of the bucket's count; the parts may be negative, their sum
 // is the count); at most one live bucket per minute of the window, so reading it whole is cheap.
@@ -51,7 +51,7 @@ end
 return listed
 `);
 
-// KEYS: shards' hashes, as above. A script, not a plain DEL, so that it carries a deadline like every write (script-deadline.ts).
+// KEYS: shards' hashes, as above. A script, not a plain DEL, so that it carries a deadline like every write (../lua/script-deadline.ts).
 const CLEAR_GLOBAL_FAILURES = new LuaScript(`
 redis.call('DEL', unpack(KEYS))
 return 1

@@ -1,10 +1,10 @@
 import { copyTokenRecord, RecordChangeListeners, errorMessage } from '@webui/core/adapter';
 import type { RecordChangeListener, RecordChangeOrigin, RecordStore, RecordSwap, TokenRecord } from '@webui/core/adapter';
 import { canonicalRecordJson, decodeRecordJson, recordSpellings } from './canonical-record.js';
-import type { KeySpace } from './key-space.js';
-import { LuaScript } from './lua-script.js';
-import type { RedisStoreEvent } from './redis-store-event.js';
-import type { StoreConnection } from './store-connection.js';
+import type { KeySpace } from '../keys/key-space.js';
+import { LuaScript } from '../lua/lua-script.js';
+import type { RedisStoreEvent } from '../redis-store-event.js';
+import type { StoreConnection } from '../connection/store-connection.js';
 
 // KEYS[1] the record hash {json, revision}. ARGV: instance id, channel, next JSON, the caller's revision, then every
 // spelling of the expected record (none: no record expected). Replies {1, revision} or {0, current JSON or '', revision}.

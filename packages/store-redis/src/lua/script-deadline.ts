@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 
 /**
- * How long after it was sent a script may still act: half the 2 s command timeout (redis-client.ts), so the answer of one that
+ * How long after it was sent a script may still act: half the 2 s command timeout (../connection/redis-client.ts), so the answer of one that
  * acted has the other half to come back before the caller gives up and answers 503.
  */
 export const SCRIPT_DEADLINE_MS = 1_000;

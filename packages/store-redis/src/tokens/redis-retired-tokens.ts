@@ -1,9 +1,9 @@
 import type { Clock } from '@webui/core';
 import type { RetiredTokenStore } from '@webui/core/adapter';
-import { expiryTtl } from './expiry-ttl.js';
-import { LuaScript } from './lua-script.js';
-import { REMEMBER_LUA } from './remembered-set-lua.js';
-import type { StoreConnection } from './store-connection.js';
+import { expiryTtl } from '../keys/expiry-ttl.js';
+import { LuaScript } from '../lua/lua-script.js';
+import { REMEMBER_LUA } from '../lua/remembered-set-lua.js';
+import type { StoreConnection } from '../connection/store-connection.js';
 
 // KEYS: the retired-token set. ARGV: fingerprint, until, now, cap, TTL.
 const RETIRE_TOKEN = new LuaScript(`${REMEMBER_LUA}

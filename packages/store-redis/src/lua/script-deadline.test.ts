@@ -3,8 +3,8 @@ import type { TokenRecord } from '@webui/core/adapter';
 import { FakeClock } from '@webui/core/testing';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { useRedisServer } from './redis-test-server.js';
-import { eventually } from './testing/eventually.js';
+import { useRedisServer } from '../redis-test-server.js';
+import { eventually } from '../testing/eventually.js';
 
 const redis = useRedisServer();
 const RECORD: TokenRecord = { accessToken: 'kept-through-the-freeze-01', tokenSource: 'configured', firstSetupCompleted: true };

@@ -2,7 +2,7 @@ import { StoreUnavailableError } from '@webui/core';
 import { errorMessage } from '@webui/core/adapter';
 
 // Replies that mean "not now" rather than "wrong request": a loading, read-only, locked, unauthenticated, full (OOM under
-// noeviction) or failing-over server, or a script that reached it past its deadline (script-deadline.ts).
+// noeviction) or failing-over server, or a script that reached it past its deadline (../lua/script-deadline.ts).
 const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|READONLY|NOAUTH|WRONGPASS|MASTERDOWN|TRYAGAIN|OOM|MISCONF|NOREPLICAS|CLUSTERDOWN|LATE)\b/;
 
 /**

@@ -1,8 +1,8 @@
-import { KEEP_AT_LEAST_LUA } from './expiry-ttl.js';
-import { LuaScript } from './lua-script.js';
-import { REMEMBER_LUA } from './remembered-set-lua.js';
+import { KEEP_AT_LEAST_LUA } from '../keys/expiry-ttl.js';
+import { LuaScript } from '../lua/lua-script.js';
+import { REMEMBER_LUA } from '../lua/remembered-set-lua.js';
 
-// The attempt scripts. Every script's keys are one shard's (key-space.ts: one hash tag, so one slot on a cluster): a client
+// The attempt scripts. Every script's keys are one shard's (../keys/key-space.ts: one hash tag, so one slot on a cluster): a client
 // key's record at <shard>record:<client key> (JSON, TTL) and its place in <shard>counting (failures, capped) or <shard>banned
 // (running bans, never capped), scores = when the record expires. Expiry is always judged by ARGV's clock time.
 const LIVE_RECORD = `

@@ -2,7 +2,7 @@ import { BanPolicy } from '@webui/core';
 import { FakeClock } from '@webui/core/testing';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { useRedisServer } from './redis-test-server.js';
+import { useRedisServer } from '../redis-test-server.js';
 
 const redis = useRedisServer();
 const CLIENT = '203.0.113.7';

@@ -1,8 +1,8 @@
 import type { Clock } from '@webui/core';
 import { expiryTtl, KEEP_AT_LEAST_LUA } from './expiry-ttl.js';
 import type { KeySpace } from './key-space.js';
-import { LuaScript } from './lua-script.js';
-import type { StoreConnection } from './store-connection.js';
+import { LuaScript } from '../lua/lua-script.js';
+import type { StoreConnection } from '../connection/store-connection.js';
 
 // Held while one instance carries the old layout over, so two starting together do not both add the budget's counts.
 const LOCK_MS = 60_000;

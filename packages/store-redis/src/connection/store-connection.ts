@@ -1,7 +1,7 @@
 import type { RedisClient } from './redis-client.js';
-import type { LuaScript } from './lua-script.js';
+import type { LuaScript } from '../lua/lua-script.js';
 import { StoreUnavailableError } from '@webui/core';
-import { ScriptDeadline } from './script-deadline.js';
+import { ScriptDeadline } from '../lua/script-deadline.js';
 import { storeFailure } from './store-unavailable.js';
 
 /**

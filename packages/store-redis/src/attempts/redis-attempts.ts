@@ -1,10 +1,10 @@
 import type { Clock } from '@webui/core';
 import type { AttemptEntry, AttemptRecord, AttemptStore, ClientState, FailureTally, FailureToCount } from '@webui/core/adapter';
 import { AdmissionReads } from './admission-reads.js';
-import { expiryTtl } from './expiry-ttl.js';
-import type { KeySpace } from './key-space.js';
+import { expiryTtl } from '../keys/expiry-ttl.js';
+import type { KeySpace } from '../keys/key-space.js';
 import { COUNT_FAILURE, DELETE_ATTEMPTS, LIST_ATTEMPTS, READ_ATTEMPTS, READ_CLIENT, RECORD_LOGIN } from './redis-attempt-scripts.js';
-import type { StoreConnection } from './store-connection.js';
+import type { StoreConnection } from '../connection/store-connection.js';
 
 /** Failed verifications, bans and recent logins per client key; each call one script, so instances sharing Redis never lose a failure. */
 export class RedisAttempts implements AttemptStore {

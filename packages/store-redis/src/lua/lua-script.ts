@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RedisClient } from './redis-client.js';
+import type { RedisClient } from '../connection/redis-client.js';
 import { DEADLINE_GUARD_LUA } from './script-deadline.js';
 
 /**

@@ -1,4 +1,4 @@
-import { KEEP_AT_LEAST_LUA } from './expiry-ttl.js';
+import { KEEP_AT_LEAST_LUA } from '../keys/expiry-ttl.js';
 
 // Lua: remember(set, member, until, now, cap, ttl) on a sorted set (score = until). Past the cap, the entries nearest
 // their end go first (with one lifetime for all, the least recently remembered), never the one just remembered. Only a new
