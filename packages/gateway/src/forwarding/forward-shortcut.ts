@@ -30,7 +30,7 @@ export type ShortcutTarget = { host: string; port: number } | { socketPath: stri
 
 /**
  * The gateway's rules for a forwarded GET or HEAD as plain functions, for a runtime that forwards it without the app (Node's
- * fast path, apps/server/src/fast-path/forward-listener.ts): the same forwarded paths, the app's edge, session and scope
+ * fast path, packages/assembly/src/node/fast-path/forward-listener.ts): the same forwarded paths, the app's edge, session and scope
  * steps (ReadAccess), the same header rules, identity headers and assertion, the same failure answers and warnings, and the
  * same counts. The runtime only moves the bytes.
  */

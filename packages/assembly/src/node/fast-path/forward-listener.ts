@@ -1,10 +1,8 @@
 import type { ForwardShortcut } from '@webui/gateway';
-import { isCanonicalHost, rememberHostVerdicts, type AdmittedRead, type PlainAnswer } from '@webui/http-hono';
+import type { AdmittedRead } from '@webui/http-hono';
 import { Agent, request, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
-import { isTlsIncoming } from '../runtime/node-runtime-port.js';
-import { peerAddressOf } from '../runtime/unix-socket-peer.js';
 import { collectYoungGeneration } from '../runtime/tight-heap.js';
-import { incomingHeader } from './incoming-header.js';
+import { plainIncomingReader, writePlainAnswer } from './plain-exchange.js';
 
 /** A Node listener with the pool its forwards use, closed with the server. */
 export interface ForwardListener {
@@ -20,7 +18,7 @@ export interface ForwardListener {
  * any the shortcut leaves, goes to `app` untouched.
  */
 export function withForwardShortcut(shortcut: ForwardShortcut, app: RequestListener): ForwardListener {
-  const isCanonical = rememberHostVerdicts(isCanonicalHost);
+  const readPlain = plainIncomingReader();
   // Its timeouts are off, as the app's client's: the head is timed below, and an event stream may idle.
   const agent = new Agent({ keepAlive: true, scheduling: 'lifo' });
   const listener: RequestListener = (incoming, outgoing) => {
@@ -28,21 +26,14 @@ export function withForwardShortcut(shortcut: ForwardShortcut, app: RequestListe
     const target = incoming.url ?? '';
     const path = shortcut.takes(method, target);
     if (path === null) return app(incoming, outgoing);
-    // As the /auth/check shortcut: a Host @hono/node-server would refuse or rewrite is the app's to answer.
-    const host = incomingHeader(incoming, 'host');
-    if (host === undefined || !isCanonical(host)) return app(incoming, outgoing);
-    const admission = shortcut.admit({
-      method,
-      target,
-      path,
-      peerAddress: peerAddressOf(incoming.socket),
-      isTls: isTlsIncoming(incoming),
-      header: (name) => (name === 'host' ? host : incomingHeader(incoming, name)),
-    });
+    const plain = readPlain(incoming);
+    if (plain === null) return app(incoming, outgoing);
+    const { request, host } = plain;
+    const admission = shortcut.admit({ ...request, path });
     if (admission === null) return app(incoming, outgoing);
     admission.then(
       (verdict) => {
-        if (!verdict.admitted) return writePlain(outgoing, verdict.answer);
+        if (!verdict.admitted) return writePlainAnswer(outgoing, verdict.answer);
         forward(shortcut, agent, incoming, outgoing, { method, target, path, host }, verdict);
       },
       () => outgoing.destroy(),
@@ -80,7 +71,7 @@ function forward(
     if (!settle()) return;
     sent.destroy();
     shortcut.counts?.unanswered();
-    writePlain(outgoing, shortcut.failure('upstream_timeout'));
+    writePlainAnswer(outgoing, shortcut.failure('upstream_timeout'));
   }, shortcut.timeoutMs);
   // The caller leaving aborts the upstream request, as the app's signal does.
   const left = () => {
@@ -94,7 +85,7 @@ function forward(
     if (!settle()) return;
     shortcut.counts?.unanswered();
     // fetch's shape, which the warning reads the system code from, as the app's client gives it.
-    writePlain(outgoing, shortcut.failure('upstream_unavailable', new TypeError('upstream request failed', { cause: error })));
+    writePlainAnswer(outgoing, shortcut.failure('upstream_unavailable', new TypeError('upstream request failed', { cause: error })));
   });
   sent.on('response', (answer) => {
     if (!settle()) return void answer.destroy();
@@ -102,7 +93,7 @@ function forward(
     if (answer.statusCode === 401) {
       // The upstream refused the gateway's own credential: a 401 here would send the dashboard back to its login.
       answer.resume();
-      return writePlain(outgoing, shortcut.failure('upstream_refused'));
+      return writePlainAnswer(outgoing, shortcut.failure('upstream_refused'));
     }
     const answerHeaders = shortcut.answerHeaders(answer.rawHeaders, read.path);
     const writing = shortcut.written();
@@ -134,12 +125,3 @@ function relay(answer: IncomingMessage, outgoing: ServerResponse, headers: Recor
 }
 
 const COLLECT_EVERY_BYTES = 1024 * 1024;
-
-function writePlain(outgoing: ServerResponse, plain: PlainAnswer): void {
-  if (outgoing.destroyed || outgoing.headersSent) return;
-  // Grown in place: a spread copy takes V8's slow path in writeHead (session-check-listener.ts).
-  const headers: Record<string, string | number> = plain.headers;
-  headers['Content-Length'] = Buffer.byteLength(plain.body);
-  outgoing.writeHead(plain.status, headers);
-  outgoing.end(plain.body);
-}
