@@ -1,16 +1,10 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../harness/clients/http-client.js';
-import { launchChromium } from '../harness/chromium.js';
+import { launchChromium, watchPage, type SocketRecord } from '../harness/chromium.js';
 import { cleanupServers, startServer, type ServerProcess } from '../harness/processes/server-process.js';
 import { HEX64 } from '../harness/clients/tokens.js';
 import { readWebuiFile } from '../harness/webui-file.js';
-
-interface SocketRecord {
-  url: string;
-  received: string[];
-  closed: boolean;
-}
 
 // One browser walks the first-setup page through one server life; each step builds on the one before.
 describe('the first-setup page in a real browser', () => {
@@ -20,9 +14,9 @@ describe('the first-setup page in a real browser', () => {
   let page: Page;
   let temporaryToken: string;
   let generatedToken: string;
-  const sockets: SocketRecord[] = [];
-  const consoleMessages: string[] = [];
-  const pageErrors: string[] = [];
+  let sockets: SocketRecord[] = [];
+  let consoleMessages: string[] = [];
+  let pageErrors: string[] = [];
   const verifyAnswers: Array<Record<string, unknown>> = [];
   const referers: string[] = [];
 
@@ -32,14 +26,7 @@ describe('the first-setup page in a real browser', () => {
     context = await browser.newContext();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
     page = await context.newPage();
-    page.on('console', (message) => consoleMessages.push(`${message.type()}: ${message.text()}`));
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('websocket', (socket) => {
-      const record: SocketRecord = { url: socket.url(), received: [], closed: false };
-      sockets.push(record);
-      socket.on('framereceived', (frame) => record.received.push(String(frame.payload)));
-      socket.on('close', () => (record.closed = true));
-    });
+    ({ sockets, consoleMessages, pageErrors } = watchPage(page));
     page.on('request', (request) => {
       const referer = request.headers()['referer'];
       if (referer !== undefined) referers.push(referer);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../harness/chromium.js';
+import { launchChromium, watchPage, type SocketRecord } from '../harness/chromium.js';
 import { cleanupServers, startServer, type ServerProcess } from '../harness/processes/server-process.js';
 import { readWebuiFile } from '../harness/webui-file.js';
 
@@ -11,12 +11,6 @@ import { readWebuiFile } from '../harness/webui-file.js';
 function spkiHash(certPem: string): string {
   const spki = new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' });
   return createHash('sha256').update(spki).digest('base64');
-}
-
-interface SocketRecord {
-  url: string;
-  received: string[];
-  closed: boolean;
 }
 
 // The browser trusts the self-signed certificate by its key alone, as a person trusts it by the banner's fingerprint.
@@ -27,9 +21,9 @@ describe('the page over HTTPS with a self-signed certificate, in a real browser'
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const sockets: SocketRecord[] = [];
-  const pageErrors: string[] = [];
-  const consoleMessages: string[] = [];
+  let sockets: SocketRecord[] = [];
+  let pageErrors: string[] = [];
+  let consoleMessages: string[] = [];
 
   beforeAll(async () => {
     server = await startServer({ config: '[webui.tls]\nself_signed = true\n' });
@@ -38,14 +32,7 @@ describe('the page over HTTPS with a self-signed certificate, in a real browser'
     browser = await launchChromium([`--ignore-certificate-errors-spki-list=${spkiHash(certPem)}`]);
     context = await browser.newContext();
     page = await context.newPage();
-    page.on('console', (message) => consoleMessages.push(`${message.type()}: ${message.text()}`));
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('websocket', (socket) => {
-      const record: SocketRecord = { url: socket.url(), received: [], closed: false };
-      sockets.push(record);
-      socket.on('framereceived', (frame) => record.received.push(String(frame.payload)));
-      socket.on('close', () => (record.closed = true));
-    });
+    ({ sockets, consoleMessages, pageErrors } = watchPage(page));
   });
 
   afterAll(async () => {
