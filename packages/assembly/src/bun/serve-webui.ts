@@ -51,8 +51,8 @@ export async function serveWebui(extensions?: ExtensionsSource): Promise<void> {
       upgrade: upgradeWebSocket,
       // Bun's ServerWebSocket has no bufferedAmount: the hub's send cap reads this.
       bufferedBytes: (socket) => (socket.raw as { getBufferedAmount(): number }).getBufferedAmount(),
-      serve: (host, port, fetch) => serve(host, port, fetch),
-      serveTls: (host, port, fetch, pair) => serve(host, port, fetch, pair),
+      serve,
+      serveTls: serve,
       // Bun's server.reload({ tls }) keeps the first certificate (oven-sh/bun#43815): the start says it cannot reload one.
       name: 'Bun',
       isAddressInUse: (error) => (error as { code?: string }).code === 'EADDRINUSE',

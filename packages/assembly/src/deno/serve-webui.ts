@@ -57,8 +57,8 @@ export async function serveWebui(extensions?: ExtensionsSource): Promise<void> {
       env: (name) => deno.env.get(name),
       getConnInfo,
       upgrade: upgradeWebSocket,
-      serve: (host, port, fetch) => serve(host, port, fetch),
-      serveTls: (host, port, fetch, pair) => serve(host, port, fetch, pair),
+      serve,
+      serveTls: serve,
       // Deno.serve takes its certificate once: the start says it cannot reload one.
       name: 'Deno',
       isAddressInUse: (error) => error instanceof deno.errors.AddrInUse,
