@@ -1,14 +1,11 @@
-import { afterAuditWritten, createAccessOperations, EventRecorder, permits, type Principal, type SecurityEventSink } from '@webui/core';
+import { afterAuditWritten, permits, type Principal, type SecurityEventSink } from '@webui/core';
 import type { AppLogger, HttpPolicy, WebuiServices } from '../app-env.js';
 import { requestFailureAnswer } from '../answers/error-body.js';
-import { pause } from '../answers/pause.js';
 import { plainAnswer, type PlainAnswer } from '../answers/plain-answer.js';
-import { NO_AUDIT } from '../answers/refusal-audit.js';
-import { createEdgeVerdict } from '../edge/edge-verdict.js';
-import { forwardedForWarning } from '../edge/forwarded-for-warning.js';
 import { sessionRefusalAnswer } from '../middleware/access/session-guard.js';
 import { methodPermission, scopeRefusalAnswer } from '../middleware/access/scope-guard.js';
 import { presentedCredentials } from './credentials/request-session.js';
+import { createPlainSteps } from './plain-steps.js';
 import type { PlainRequest } from './check/session-check-shortcut.js';
 
 /** A read the pipeline let through: who the client is, and the principal (none on a public path). */
@@ -48,21 +45,16 @@ export function createReadAccess(options: {
   isPublic: (path: string, method: string) => boolean;
   isForwarded?: (path: string) => boolean;
 }): ReadAccess | undefined {
-  const { services, policy, logger, isPublic, isForwarded } = options;
-  if (logger.isLevelEnabled?.('debug') !== false) return undefined;
-  const audit = options.audit ?? NO_AUDIT;
-  // The same verb the guard calls, its events recorded as the app records them.
-  const operations = createAccessOperations(services, { sink: new EventRecorder(audit, logger, () => performance.now()), pause });
-  const edgeVerdict = createEdgeVerdict(
-    policy,
-    forwardedForWarning(logger, () => performance.now()),
-  );
+  const { logger, isPublic, isForwarded } = options;
+  const steps = createPlainSteps(options);
+  if (steps === undefined) return undefined;
+  const { operations, audit } = steps;
   const refusedRead = (answer: PlainAnswer) => afterAuditWritten<RefusedRead>(audit, { admitted: false, answer });
   return (request) => {
     const { method, path } = request;
-    if ((method !== 'GET' && method !== 'HEAD') || request.header('origin') !== undefined) return null;
-    const verdict = edgeVerdict(request);
-    if (verdict.refusal) return null;
+    if (method !== 'GET' && method !== 'HEAD') return null;
+    const verdict = steps.admit(request);
+    if (verdict === null) return null;
     const { clientIp, secureTransport } = verdict;
     if (isPublic(path, method)) return Promise.resolve({ admitted: true, clientIp, secureTransport, principal: undefined });
     const presented = presentedCredentials(request.header('cookie'), request.header('authorization'));

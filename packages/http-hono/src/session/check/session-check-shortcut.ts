@@ -1,10 +1,8 @@
 import type { AppLogger, HttpPolicy, WebuiServices } from '../../app-env.js';
-import { afterAuditWritten, createAccessOperations, EventRecorder, type SecurityEventSink } from '@webui/core';
-import { pause } from '../../answers/pause.js';
+import { afterAuditWritten, type SecurityEventSink } from '@webui/core';
 import { presentedCredentials } from '../credentials/request-session.js';
-import { NO_AUDIT } from '../../answers/refusal-audit.js';
-import { createEdgeVerdict, type ConnectionFacts } from '../../edge/edge-verdict.js';
-import { forwardedForWarning } from '../../edge/forwarded-for-warning.js';
+import type { ConnectionFacts } from '../../edge/edge-verdict.js';
+import { createPlainSteps } from '../plain-steps.js';
 import { requestFailureAnswer } from '../../answers/error-body.js';
 import { API_PREFIX } from '../../app.js';
 import { plainAnswer, type JsonAnswer, type PlainAnswer } from '../../answers/plain-answer.js';
@@ -35,22 +33,16 @@ export function createSessionCheckShortcut(options: {
   logger: AppLogger;
   audit?: SecurityEventSink;
 }): SessionCheckShortcut | undefined {
-  const { services, policy, logger } = options;
-  if (logger.isLevelEnabled?.('debug') !== false) return undefined;
-  const audit = options.audit ?? NO_AUDIT;
-  // The same verb the route calls, its events recorded as the app records them (this path logs in nobody).
-  const operations = createAccessOperations(services, { sink: new EventRecorder(audit, logger, () => performance.now()), pause });
-  // Its own once-a-minute warning about a proxy that names no client: the only state per transport.
-  const edgeVerdict = createEdgeVerdict(
-    policy,
-    forwardedForWarning(logger, () => performance.now()),
-  );
+  const { logger } = options;
+  const steps = createPlainSteps(options);
+  if (steps === undefined) return undefined;
+  const { operations, audit } = steps;
   // One step from the answer to the wire form, sent once its audit line is written.
   const written = (answer: JsonAnswer) => afterAuditWritten(audit, plainAnswer(answer));
   return (request) => {
-    if (request.method !== 'GET' || request.target !== SESSION_CHECK_TARGET || request.header('origin') !== undefined) return null;
-    const verdict = edgeVerdict(request);
-    if (verdict.refusal) return null;
+    if (request.method !== 'GET' || request.target !== SESSION_CHECK_TARGET) return null;
+    const verdict = steps.admit(request);
+    if (verdict === null) return null;
     // The route's own answer and the app's own 500 (as app.onError gives it): nothing here is written twice.
     return answerSessionCheck(
       presentedCredentials(request.header('cookie'), request.header('authorization')),
