@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { vi } from 'vitest';
-import { freePort } from './free-port.js';
+import { freeClusterNodePort } from './free-port.js';
 import { launchRedis, redisServerBinary, stopProcess } from './redis-process.js';
 
 /** A Redis Cluster of the tests' own: three masters with a replica each, on free ports of 127.0.0.1, in one temporary directory. */
@@ -66,7 +66,7 @@ export async function startRedisCluster(options: { masters?: number } = {}): Pro
   };
   try {
     const ports: number[] = [];
-    for (let i = 0; i < masters * 2; i++) ports.push(await freePort());
+    for (let i = 0; i < masters * 2; i++) ports.push(await freeClusterNodePort(ports));
     await Promise.all(
       ports.map(async (port) => {
         const nodeDir = join(dir, String(port));
