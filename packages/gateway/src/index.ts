@@ -1,5 +1,5 @@
 export { gatewayFeature, type GatewayFeature } from './gateway-feature.js';
-export type { ForwardShortcut, ShortcutTarget } from './forwarding/forward-shortcut.js';
+export type { ForwardShortcut, ParsedHeaders, ShortcutTarget } from './forwarding/forward-shortcut.js';
 export { openGateway, type Gateway } from './open-gateway.js';
 export { GatewayStartupError } from './gateway-startup-error.js';
 export * from './settings/index.js';

@@ -35,6 +35,8 @@ function startRecordingUpstream(): Promise<{ server: Server; port: number; recei
       if (path === '/api/webui/slow') return; // never answers: the gateway's timeout
       if (path === '/api/webui/refuse') return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":"no"}');
       if (path === '/api/webui/reset') return void req.socket.destroy();
+      // An informational head first: the caller gets the final answer only.
+      if (path === '/api/webui/hint') res.writeEarlyHints({ link: '</a.css>; rel=preload' });
       if (path === '/api/webui/big') {
         res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': BIG });
         return void res.end(Buffer.alloc(BIG, 0x61));
@@ -196,6 +198,7 @@ const CASES: Array<[name: string, request: string, head: () => string, status: n
   ['a public prefix with a query', 'GET /assets/app.js?v=3&x=%20y', () => '', 200, true],
   ['a query string', 'GET /api/webui/config/bot?a=1&b=two,three:four', () => `Cookie: ${cookie}\r\n`, 200, true],
   ['HEAD', 'HEAD /api/webui/config/bot', () => `Cookie: ${cookie}\r\n`, 200, true],
+  ['an early hint before the answer', 'GET /api/webui/hint', () => `Cookie: ${cookie}\r\n`, 200, true],
   ['an upstream 404', 'GET /api/webui/missing', () => `Cookie: ${cookie}\r\n`, 404, true],
   ['a chunked answer with its own caching', 'GET /api/webui/chunked', () => `Cookie: ${cookie}\r\n`, 200, true],
   ['a large answer', 'GET /api/webui/big', () => `Cookie: ${cookie}\r\n`, 200, true],

@@ -10,7 +10,7 @@ import {
 } from '@webui/http-hono';
 import type { RefusedRead } from '@webui/http-hono';
 import { identityHeaders } from '../headers/identity-headers.js';
-import { PlainHeaders, rawHeaderFields } from '../headers/plain-headers.js';
+import { parsedHeaderFields, PlainHeaders, rawHeaderFields } from '../headers/plain-headers.js';
 import { writeUpstreamAnswerHeaders } from '../headers/upstream-answer-headers.js';
 import { writeUpstreamRequestHeaders } from '../headers/upstream-request-headers.js';
 import type { ForwardCounts, UpstreamOptions } from '../upstream-options.js';
@@ -25,8 +25,14 @@ import { upstreamFailureFields, type UpstreamFailure, type UpstreamWarnings } fr
  */
 const PLAIN_TARGET = /^\/[\w\-.~!$&'()*+,;=:@/]*(?:\?[\w\-.~!$&()*+,;=:@/?%]+)?$/;
 
-/** Where the upstream listens, for a runtime's own HTTP client: a host and port (http:), or a Unix socket. */
-export type ShortcutTarget = { host: string; port: number } | { socketPath: string };
+/** Where the upstream listens, for a runtime's own HTTP client: an http: origin, dialled at `socketPath` when it has one. */
+export interface ShortcutTarget {
+  origin: string;
+  socketPath?: string;
+}
+
+/** An answer's header fields as an HTTP client parses them: lower-case names, a repeated field's values in an array. */
+export type ParsedHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
  * The gateway's rules for a forwarded GET or HEAD as plain functions, for a runtime that forwards it without the app (Node's
@@ -48,8 +54,8 @@ export interface ForwardShortcut {
     admitted: AdmittedRead,
     request: { method: string; path: string; host: string },
   ): Record<string, string>;
-  /** The caller's headers for the upstream's answer; `rawHeaders` as Node gives them. */
-  answerHeaders(rawHeaders: readonly string[], path: string): Record<string, string | string[]>;
+  /** The caller's headers for the upstream's answer (`parsed` as undici parses them). */
+  answerHeaders(parsed: ParsedHeaders, path: string): Record<string, string | string[]>;
   /** The answer for a forward that got no usable head (`error`: why it got none), warned of as the app warns. */
   failure(failure: UpstreamFailure, error?: unknown): PlainAnswer;
   /** The caller left before the upstream answered: logged as the app logs it. */
@@ -99,8 +105,8 @@ export function createForwardShortcut(options: ForwardShortcutOptions): ForwardS
       writeUpstreamRequestHeaders(fields, fields.get('connection'), origin, upstream.headers, identity, headers);
       return headers.fields as Record<string, string>;
     },
-    answerHeaders(rawHeaders, path) {
-      const { fields, setCookies } = rawHeaderFields(rawHeaders);
+    answerHeaders(parsed, path) {
+      const { fields, setCookies } = parsedHeaderFields(parsed);
       const headers = new PlainHeaders();
       writeUpstreamAnswerHeaders(fields, fields.get('connection'), setCookies, dropped(path), headers);
       return headers.fields;
@@ -119,10 +125,10 @@ export function createForwardShortcut(options: ForwardShortcutOptions): ForwardS
   };
 }
 
-/** Where a runtime's own client reaches the upstream: its Unix socket, or the host and port of an http: origin. */
+/** Where a runtime's own client reaches the upstream: its Unix socket (under the placeholder origin), or an http: origin. */
 function shortcutTarget(upstream: UpstreamOptions): ShortcutTarget | undefined {
-  if (upstream.socketPath !== undefined) return { socketPath: upstream.socketPath };
   const url = new URL(upstream.origin);
+  if (upstream.socketPath !== undefined) return { origin: url.origin, socketPath: upstream.socketPath };
   if (url.protocol !== 'http:' || url.pathname.replace(/\/+$/, '') !== '') return undefined;
-  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port === '' ? 80 : Number(url.port) };
+  return { origin: url.origin };
 }

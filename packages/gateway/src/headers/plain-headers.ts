@@ -19,6 +19,22 @@ export function rawHeaderFields(raw: readonly string[]): { fields: Map<string, s
   return { fields, setCookies };
 }
 
+/** The same from a header object as undici parses it (lower-case names; a repeated field's values in an array). */
+export function parsedHeaderFields(parsed: Readonly<Record<string, string | string[] | undefined>>): {
+  fields: Map<string, string>;
+  setCookies: string[];
+} {
+  const fields = new Map<string, string>();
+  let setCookies: string[] = [];
+  for (const name in parsed) {
+    const value = parsed[name];
+    if (value === undefined) continue;
+    if (name === 'set-cookie') setCookies = typeof value === 'string' ? [value] : value;
+    else fields.set(name, typeof value === 'string' ? value : value.join(', '));
+  }
+  return { fields, setCookies };
+}
+
 /** A HeaderSink that builds the plain object Node's `writeHead` and `http.request` take (Set-Cookie as an array of lines). */
 export class PlainHeaders implements HeaderSink {
   readonly fields: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;

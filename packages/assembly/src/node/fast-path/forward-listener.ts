@@ -1,6 +1,6 @@
-import type { ForwardShortcut } from '@webui/gateway';
-import type { AdmittedRead } from '@webui/http-hono';
-import { Agent, request, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import type { ForwardShortcut, ParsedHeaders } from '@webui/gateway';
+import type { RequestListener, ServerResponse } from 'node:http';
+import { Agent, type Dispatcher } from 'undici';
 import { collectYoungGeneration } from '../runtime/tight-heap.js';
 import { plainIncomingReader, writePlainAnswer } from './plain-exchange.js';
 
@@ -13,14 +13,20 @@ export interface ForwardListener {
 
 /**
  * Puts the gateway's forwarded GET and HEAD in front of `app` (docs/performance.md, "The forwarding fast path"): a request the
- * shortcut takes is judged by the app's own steps as plain functions (ForwardShortcut) and sent to the upstream with Node's
- * http client over a keep-alive pool, its answer piped back (bounded by the streams' backpressure). Every other request, and
- * any the shortcut leaves, goes to `app` untouched.
+ * shortcut takes is judged by the app's own steps as plain functions (ForwardShortcut) and dispatched to the upstream by
+ * undici over a keep-alive pool, the answer written back as it comes (bounded: a full caller pauses the upstream). Every
+ * other request, and any the shortcut leaves, goes to `app` untouched.
  */
 export function withForwardShortcut(shortcut: ForwardShortcut, app: RequestListener): ForwardListener {
   const readPlain = plainIncomingReader();
-  // Its timeouts are off, as the app's client's: the head is timed below, and an event stream may idle.
-  const agent = new Agent({ keepAlive: true, scheduling: 'lifo' });
+  const { origin, socketPath } = shortcut.target;
+  // Its timeouts are off, as the app's client's: the head is timed by Relay, and an event stream may idle.
+  const agent = new Agent({
+    keepAliveTimeout: 4_000,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    ...(socketPath === undefined ? {} : { connect: { socketPath } }),
+  });
   const listener: RequestListener = (incoming, outgoing) => {
     const method = incoming.method ?? '';
     const target = incoming.url ?? '';
@@ -34,94 +40,121 @@ export function withForwardShortcut(shortcut: ForwardShortcut, app: RequestListe
     admission.then(
       (verdict) => {
         if (!verdict.admitted) return writePlainAnswer(outgoing, verdict.answer);
-        forward(shortcut, agent, incoming, outgoing, { method, target, path, host }, verdict);
+        const headers = shortcut.requestHeaders(incoming.rawHeaders, verdict, { method, path, host });
+        const relay = new Relay(shortcut, outgoing, path);
+        agent.dispatch({ origin, method: method as Dispatcher.HttpMethod, path: target, headers }, relay);
       },
       () => outgoing.destroy(),
     );
   };
-  return { listener, close: () => agent.destroy() };
+  return { listener, close: () => void agent.destroy() };
 }
 
-interface ForwardedRead {
-  method: string;
-  target: string;
-  path: string;
-  host: string;
-}
+/**
+ * One forward's answer, from undici's dispatch to the caller: the failure answers and counts as the app's client gives
+ * them, the head timed (webui.upstream.timeout), the caller leaving aborting the upstream request, the body written with
+ * backpressure.
+ */
+class Relay implements Dispatcher.DispatchHandler {
+  /** Whether the caller's answer is decided: the upstream's head came, or a failure was answered, or the caller left. */
+  private settled = false;
+  /** The upstream answered 401: its body is read and dropped. */
+  private dropping = false;
+  private relayed = 0;
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly timer: NodeJS.Timeout;
 
-/** Sends an admitted read to the upstream and pipes its answer back, or answers the failure as the app does. */
-function forward(
-  shortcut: ForwardShortcut,
-  agent: Agent,
-  incoming: IncomingMessage,
-  outgoing: ServerResponse,
-  read: ForwardedRead,
-  admitted: AdmittedRead,
-): void {
-  const headers = shortcut.requestHeaders(incoming.rawHeaders, admitted, read);
-  const sent = request({ ...shortcut.target, agent, method: read.method, path: read.target, headers });
-  let settled = false;
-  const settle = (): boolean => {
-    if (settled) return false;
-    settled = true;
-    clearTimeout(timer);
-    return true;
-  };
-  const timer = setTimeout(() => {
-    if (!settle()) return;
-    sent.destroy();
-    shortcut.counts?.unanswered();
-    writePlainAnswer(outgoing, shortcut.failure('upstream_timeout'));
-  }, shortcut.timeoutMs);
-  // The caller leaving aborts the upstream request, as the app's signal does.
-  const left = () => {
-    if (outgoing.writableFinished || !settle()) return;
-    sent.destroy();
-    shortcut.counts?.unanswered();
-    shortcut.callerLeft(read.path);
-  };
-  outgoing.once('close', left);
-  sent.on('error', (error) => {
-    if (!settle()) return;
+  constructor(
+    private readonly shortcut: ForwardShortcut,
+    private readonly outgoing: ServerResponse,
+    private readonly path: string,
+  ) {
+    this.timer = setTimeout(this.timedOut, shortcut.timeoutMs);
+    outgoing.once('close', this.left);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Timed out or left while the request waited for a pooled connection.
+    if (this.settled) controller.abort(ABANDONED);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: ParsedHeaders): void {
+    // An informational head (103) is not the answer: Node's client leaves it out too.
+    if (statusCode < 200 || !this.settle()) return;
+    const { shortcut, outgoing } = this;
+    shortcut.counts?.answered(statusCode);
+    if (statusCode === 401) {
+      // The upstream refused the gateway's own credential: a 401 here would send the dashboard back to its login.
+      this.dropping = true;
+      return writePlainAnswer(outgoing, shortcut.failure('upstream_refused'));
+    }
+    const answerHeaders = shortcut.answerHeaders(headers, this.path);
+    const writing = shortcut.written();
+    if (writing === null) return void outgoing.writeHead(statusCode, answerHeaders);
+    // No answer leaves ahead of the audit lines recorded so far; the body waits with it.
+    controller.pause();
+    void writing.then(() => {
+      if (outgoing.destroyed) return;
+      outgoing.writeHead(statusCode, answerHeaders);
+      controller.resume();
+    });
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    const { outgoing } = this;
+    if (this.dropping || outgoing.destroyed) return;
+    if (!outgoing.write(chunk)) {
+      controller.pause();
+      outgoing.once('drain', () => controller.resume());
+    }
+    // The read buffers of a large body are freed as it goes (collectYoungGeneration), one collection per MiB relayed.
+    this.relayed += chunk.length;
+    if (this.relayed < COLLECT_EVERY_BYTES) return;
+    this.relayed = 0;
+    collectYoungGeneration();
+  }
+
+  onResponseEnd(): void {
+    if (!this.dropping) this.outgoing.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    const { shortcut, outgoing } = this;
+    if (!this.settle()) {
+      // After the head, the caller's answer is cut short, as a failed pipe cuts it; an abort of ours is already answered.
+      if (error !== ABANDONED) outgoing.destroy();
+      return;
+    }
     shortcut.counts?.unanswered();
     // fetch's shape, which the warning reads the system code from, as the app's client gives it.
     writePlainAnswer(outgoing, shortcut.failure('upstream_unavailable', new TypeError('upstream request failed', { cause: error })));
-  });
-  sent.on('response', (answer) => {
-    if (!settle()) return void answer.destroy();
-    shortcut.counts?.answered(answer.statusCode ?? 0);
-    if (answer.statusCode === 401) {
-      // The upstream refused the gateway's own credential: a 401 here would send the dashboard back to its login.
-      answer.resume();
-      return writePlainAnswer(outgoing, shortcut.failure('upstream_refused'));
-    }
-    const answerHeaders = shortcut.answerHeaders(answer.rawHeaders, read.path);
-    const writing = shortcut.written();
-    if (writing) void writing.then(() => relay(answer, outgoing, answerHeaders));
-    else relay(answer, outgoing, answerHeaders);
-  });
-  sent.end();
+  }
+
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    clearTimeout(this.timer);
+    return true;
+  }
+
+  private readonly timedOut = (): void => {
+    if (!this.settle()) return;
+    this.controller?.abort(ABANDONED);
+    this.shortcut.counts?.unanswered();
+    writePlainAnswer(this.outgoing, this.shortcut.failure('upstream_timeout'));
+  };
+
+  // The caller leaving aborts the upstream request, as the app's signal does.
+  private readonly left = (): void => {
+    if (this.outgoing.writableFinished) return;
+    this.controller?.abort(ABANDONED);
+    if (!this.settle()) return;
+    this.shortcut.counts?.unanswered();
+    this.shortcut.callerLeft(this.path);
+  };
 }
 
-/** The upstream's answer to the caller: its status and headers, its body streamed with backpressure. */
-function relay(answer: IncomingMessage, outgoing: ServerResponse, headers: Record<string, string | string[]>): void {
-  if (outgoing.destroyed) return void answer.destroy();
-  outgoing.writeHead(answer.statusCode ?? 502, headers);
-  // Either side failing ends both: a caller gone destroys the upstream answer (its connection is not pooled again). Not
-  // stream.pipeline, whose AbortController and DOMException per call cost more than the rest of the relay.
-  answer.on('error', () => outgoing.destroy());
-  outgoing.on('close', () => {
-    if (!outgoing.writableFinished) answer.destroy();
-  });
-  // The read buffers of a large body are freed as it goes (collectYoungGeneration), one collection per MiB relayed.
-  let relayed = 0;
-  answer.on('data', (chunk: Buffer) => {
-    relayed += chunk.length;
-    if (relayed < COLLECT_EVERY_BYTES) return;
-    relayed = 0;
-    collectYoungGeneration();
-  });
-  answer.pipe(outgoing);
-}
-
+/** Why this side ended an upstream request: its error is expected, not a failure to answer. */
+const ABANDONED = new Error('the forward was abandoned');
 const COLLECT_EVERY_BYTES = 1024 * 1024;
