@@ -13,7 +13,7 @@ export {
 export { channelDomains, channelRelay } from './feature-set.js';
 export { resolveClient, UNIX_SOCKET_PEER, type ResolvedClient } from './edge/client-ip.js';
 export { isCanonicalHost, isDnsName, isWellFormedHost, namesLoopback, splitHost, type HostParts } from './host/host-header.js';
-export { rememberHostVerdicts } from './host/remembered-host-verdicts.js';
+export { rememberVerdicts } from './host/remembered-verdicts.js';
 export { SESSION_COOKIE } from './session/credentials/session-cookie.js';
 export { LOGOUT_MESSAGE } from './features/auth/auth-routes.js';
 export type { WsUpgrade } from './features/channel/ws-routes.js';

@@ -1,5 +1,5 @@
 import { TrieRouter } from 'hono/router/trie-router';
-import { isForwardedRead } from '@webui/http-hono';
+import { isForwardedRead, rememberVerdicts } from '@webui/http-hono';
 import { isUnderPrefix, outermostPrefixes } from './path-prefix.js';
 import type { UpstreamOptions } from '../upstream-options.js';
 
@@ -17,12 +17,15 @@ export function mayResolveElsewhere(path: string): boolean {
   return RESOLVES_ELSEWHERE.test(path);
 }
 
-/** This server's own endpoints, as its routes declare them: never forwarded, whatever the method. */
+/**
+ * This server's own endpoints, as its routes declare them: never forwarded, whatever the method. Each request asks once or
+ * twice (which paths go to the upstream, then the method's permission), so the router's answers for recent paths are kept.
+ */
 export function ownEndpoints(paths: Iterable<string>): (path: string) => boolean {
   const router = new TrieRouter<true>();
   for (const path of paths) router.add('ALL', path, true);
   // A trailing slash does not make a path someone else's (`/api/webui/ws/` stays ours).
-  return (path) => router.match('GET', path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)[0].length > 0;
+  return rememberVerdicts((path) => router.match('GET', path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)[0].length > 0);
 }
 
 /**

@@ -2,7 +2,7 @@ import { anyCidrContains, parseIp } from '@webui/core/net';
 import type { HttpPolicy } from '../app-env.js';
 import { resolveClient } from './client-ip.js';
 import { namesLoopback, splitHost } from '../host/host-header.js';
-import { rememberHostVerdicts } from '../host/remembered-host-verdicts.js';
+import { rememberVerdicts } from '../host/remembered-verdicts.js';
 
 /** What the edge needs to know about a request, whatever carries it (a Hono context, Node's IncomingMessage). */
 export interface ConnectionFacts {
@@ -37,7 +37,7 @@ export function createEdgeVerdict(
 ): EdgeVerdictOf {
   // Off loopback every Host is served unless allowed_hosts names them: then nothing to parse, nothing to remember.
   const checksHost = policy.loopbackOnly || policy.allowedHosts.length > 0;
-  const isServed = checksHost ? rememberHostVerdicts((host) => isServedHost(host, policy)) : () => true;
+  const isServed = checksHost ? rememberVerdicts((host) => isServedHost(host, policy)) : () => true;
   return (facts) => {
     const client = resolveClient(facts.peerAddress, facts.header, policy.trustedProxies);
     const secureTransport = facts.isTls || client.forwardedHttps;

@@ -1,4 +1,4 @@
-import { isCanonicalHost, rememberHostVerdicts, type PlainAnswer, type PlainRequest } from '@webui/http-hono';
+import { isCanonicalHost, rememberVerdicts, type PlainAnswer, type PlainRequest } from '@webui/http-hono';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isTlsIncoming } from '../runtime/node-runtime-port.js';
 import { peerAddressOf } from '../runtime/unix-socket-peer.js';
@@ -16,7 +16,7 @@ export interface PlainIncoming {
  * The returned function keeps the Host verdicts it has reached.
  */
 export function plainIncomingReader(): (incoming: IncomingMessage) => PlainIncoming | null {
-  const isCanonical = rememberHostVerdicts(isCanonicalHost);
+  const isCanonical = rememberVerdicts(isCanonicalHost);
   return (incoming) => {
     const host = incomingHeader(incoming, 'host');
     if (host === undefined || !isCanonical(host)) return null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rememberHostVerdicts } from './remembered-host-verdicts.js';
+import { rememberVerdicts } from './remembered-verdicts.js';
 
 /** A Host test that counts how often it really ran. */
 function countingCheck(answer: (host: string) => boolean) {
@@ -7,10 +7,10 @@ function countingCheck(answer: (host: string) => boolean) {
   return { runs, check: (host: string) => (runs.push(host), answer(host)) };
 }
 
-describe('rememberHostVerdicts', () => {
+describe('rememberVerdicts', () => {
   it("gives the check's own answers, true and false, and runs it once per Host value", () => {
     const { runs, check } = countingCheck((host) => host.startsWith('127.0.0.1'));
-    const remembered = rememberHostVerdicts(check);
+    const remembered = rememberVerdicts(check);
     for (let i = 0; i < 3; i++) {
       expect(remembered('127.0.0.1:8001')).toBe(true);
       expect(remembered('evil.example')).toBe(false);
@@ -20,7 +20,7 @@ describe('rememberHostVerdicts', () => {
 
   it('keeps at most 64 Hosts: a flood of made-up ones evicts the oldest, which is then checked again', () => {
     const { runs, check } = countingCheck(() => true);
-    const remembered = rememberHostVerdicts(check);
+    const remembered = rememberVerdicts(check);
     remembered('localhost:8001');
     for (let i = 0; i < 64; i++) remembered(`flood-${i}.example`);
     expect(runs).toHaveLength(65);
@@ -32,8 +32,8 @@ describe('rememberHostVerdicts', () => {
   });
 
   it('keeps one memory per check it wraps', () => {
-    const strict = rememberHostVerdicts(() => false);
-    const lenient = rememberHostVerdicts(() => true);
+    const strict = rememberVerdicts(() => false);
+    const lenient = rememberVerdicts(() => true);
     expect(strict('localhost')).toBe(false);
     expect(lenient('localhost')).toBe(true);
   });
