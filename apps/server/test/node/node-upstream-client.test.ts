@@ -22,12 +22,12 @@ afterEach(async () => {
 });
 
 /** A backend answering with `handle`; returns the transport of a client pointed at it. */
-async function backend(handle: (req: IncomingMessage, res: ServerResponse) => void) {
+async function backend(handle: (req: IncomingMessage, res: ServerResponse) => void, relayed?: (bytes: number) => void) {
   server = createServer(handle);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = nodeUpstreamClient({ origin });
+  const client = nodeUpstreamClient({ origin }, { relayed });
   closeClient = client.close;
   return { origin, transport: client.transport };
 }
@@ -129,6 +129,26 @@ describe('nodeUpstreamClient transport', () => {
     expect(await answer.text()).toBe('created');
     expect(seen).toMatchObject({ method: 'PUT', url: '/api/x?y=1', body: 'a'.repeat(3 * 64 * 1024) });
     expect(seen.headers).toMatchObject({ 'x-test': 'yes', cookie: 'k=v', 'accept-encoding': 'identity' });
+  });
+
+  it('tells `relayed` of every chunk of an upload as it goes (the server collects its read buffers by it), the body whole', async () => {
+    const told: number[] = [];
+    let received = 0;
+    const { origin, transport } = await backend(
+      (req, res) => {
+        req.on('data', (chunk: Buffer) => (received += chunk.length));
+        req.on('end', () => res.end('ok'));
+      },
+      (bytes) => told.push(bytes),
+    );
+    const total = 40 * 64 * 1024;
+    const answer = await transport(
+      new Request(`${origin}/upload`, { method: 'POST', body: generatedBody(total), duplex: 'half' } as RequestInit),
+    );
+    expect(await answer.text()).toBe('ok');
+    expect(received).toBe(total);
+    expect(told).toHaveLength(40);
+    expect(told.reduce((sum, bytes) => sum + bytes, 0)).toBe(total);
   });
 
   it('a 204 and a HEAD answer without a body', async () => {

@@ -6,7 +6,9 @@ import type { NodeParts } from './container.js';
 import { openControlSocket, type ControlSocket } from './control/control-socket.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
 import { serveTlsReloads } from './tls-reloads.js';
+import { collectEveryMiB } from './runtime/tight-heap.js';
 import { nodeUpstreamClient } from '@webui/gateway/node';
+import type { UpstreamTarget } from '@webui/gateway';
 
 export interface RunningServer {
   listeners: BoundListener[];
@@ -33,7 +35,7 @@ export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): P
     logger,
     feed: nodeParts.feed,
     metrics: nodeParts.metrics,
-    runtime: { ...nodeParts.runtimePort, upgrade: channel.upgrade, upstreamClient: nodeUpstreamClient },
+    runtime: { ...nodeParts.runtimePort, upgrade: channel.upgrade, upstreamClient: (target: UpstreamTarget) => nodeUpstreamClient(target, { relayed: collectEveryMiB() }) },
     ...(options.extensions ? { extensions: options.extensions } : {}),
   };
   const dataDir = parts.storage.dataDir;

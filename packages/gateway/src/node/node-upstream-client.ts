@@ -19,7 +19,7 @@ const SMALL_ANSWER_BYTES = 64 * 1024;
  * able to send it again, and the branch it keeps holds every byte of an upload until the request ends (50 MB in,
  * 50 MB more RSS). Its timeouts are off: the forwarder times the answer's head itself, and an event stream may idle.
  */
-export function nodeUpstreamClient(target: UpstreamTarget): UpstreamClient {
+export function nodeUpstreamClient(target: UpstreamTarget, options: NodeUpstreamClientOptions = {}): UpstreamClient {
   const socketPath = target.socketPath;
   const dispatcher = new Agent({
     keepAliveTimeout: 4_000,
@@ -29,11 +29,11 @@ export function nodeUpstreamClient(target: UpstreamTarget): UpstreamClient {
   });
   return {
     transport: async (request) => {
-      const answer = await forward(dispatcher, request);
+      const answer = await forward(dispatcher, request, options.relayed);
       return new Response(answer.body, answer);
     },
     // The forwarder's own requests come as parts: no web Request (and its signals) is built for them.
-    send: (parts) => forward(dispatcher, parts),
+    send: (parts) => forward(dispatcher, parts, options.relayed),
     openSocket(url, headers) {
       // ws names a socket file in the URL itself: ws+unix:/path:/request-path.
       const address = socketPath === undefined ? url : `ws+unix:${socketPath}:${pathOf(url)}`;
@@ -48,11 +48,20 @@ export function nodeUpstreamClient(target: UpstreamTarget): UpstreamClient {
   };
 }
 
+export interface NodeUpstreamClientOptions {
+  /** Hears of each chunk of a request body sent on (its byte count): the server's memory keeping (collectYoungGeneration). */
+  relayed?: (bytes: number) => void;
+}
+
 /** The largest frame taken from the bot's channel (ws's default is 100 MiB): one frame is held whole before it is relayed. */
 export const MAX_UPSTREAM_FRAME_BYTES = 16 * 1024 * 1024;
 
 /** Sends `request` through `dispatcher`, its body streamed; the answer in parts, a small one whole, else streamed. */
-async function forward(dispatcher: Dispatcher, request: Request | UpstreamRequestParts): Promise<UpstreamAnswerParts> {
+async function forward(
+  dispatcher: Dispatcher,
+  request: Request | UpstreamRequestParts,
+  relayed?: (bytes: number) => void,
+): Promise<UpstreamAnswerParts> {
   const url = new URL(request.url);
   const headers: Record<string, string> = Object.fromEntries(request.headers);
   // The answer's body is passed on as it comes: nothing here would decode a compressed one.
@@ -64,7 +73,7 @@ async function forward(dispatcher: Dispatcher, request: Request | UpstreamReques
       path: `${url.pathname}${url.search}`,
       method: request.method as Dispatcher.HttpMethod,
       headers,
-      body: request.body === null ? null : Readable.fromWeb(request.body as NodeReadableStream<Uint8Array>),
+      body: request.body === null ? null : requestBody(request.body as ReadableStream<Uint8Array>, relayed),
       signal: request.signal,
     });
   } catch (error) {
@@ -107,6 +116,20 @@ function webBody(body: Readable): ReadableStream<Uint8Array> {
     },
     { highWaterMark: 0 },
   );
+}
+
+/** A request body as undici sends it, each chunk told to `relayed` as undici takes it. */
+function requestBody(body: ReadableStream<Uint8Array>, relayed?: (bytes: number) => void): Readable {
+  if (relayed === undefined) return Readable.fromWeb(body as NodeReadableStream<Uint8Array>);
+  const counted = body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        relayed(chunk.byteLength);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return Readable.fromWeb(counted as NodeReadableStream<Uint8Array>);
 }
 
 function pathOf(url: string): string {

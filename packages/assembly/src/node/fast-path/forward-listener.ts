@@ -1,7 +1,7 @@
 import type { ForwardShortcut, ParsedHeaders } from '@webui/gateway';
 import type { RequestListener, ServerResponse } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
-import { collectYoungGeneration } from '../runtime/tight-heap.js';
+import { collectEveryMiB } from '../runtime/tight-heap.js';
 import { plainIncomingReader, writePlainAnswer } from './plain-exchange.js';
 
 /** A Node listener with the pool its forwards use, closed with the server. */
@@ -19,6 +19,8 @@ export interface ForwardListener {
  */
 export function withForwardShortcut(shortcut: ForwardShortcut, app: RequestListener): ForwardListener {
   const readPlain = plainIncomingReader();
+  // The read buffers of a large body are freed as it goes: a young-generation collection per MiB relayed.
+  const relayed = collectEveryMiB();
   const { origin, socketPath } = shortcut.target;
   // Its timeouts are off, as the app's client's: the head is timed by Relay, and an event stream may idle.
   const agent = new Agent({
@@ -41,7 +43,7 @@ export function withForwardShortcut(shortcut: ForwardShortcut, app: RequestListe
       (verdict) => {
         if (!verdict.admitted) return writePlainAnswer(outgoing, verdict.answer);
         const headers = shortcut.requestHeaders(incoming.rawHeaders, verdict, { method, path, host });
-        const relay = new Relay(shortcut, outgoing, path);
+        const relay = new Relay(shortcut, outgoing, path, relayed);
         agent.dispatch({ origin, method: method as Dispatcher.HttpMethod, path: target, headers }, relay);
       },
       () => outgoing.destroy(),
@@ -60,7 +62,6 @@ class Relay implements Dispatcher.DispatchHandler {
   private settled = false;
   /** The upstream answered 401: its body is read and dropped. */
   private dropping = false;
-  private relayed = 0;
   private controller: Dispatcher.DispatchController | undefined;
   private readonly timer: NodeJS.Timeout;
 
@@ -68,6 +69,7 @@ class Relay implements Dispatcher.DispatchHandler {
     private readonly shortcut: ForwardShortcut,
     private readonly outgoing: ServerResponse,
     private readonly path: string,
+    private readonly relayed: (bytes: number) => void,
   ) {
     this.timer = setTimeout(this.timedOut, shortcut.timeoutMs);
     outgoing.once('close', this.left);
@@ -108,11 +110,7 @@ class Relay implements Dispatcher.DispatchHandler {
       controller.pause();
       outgoing.once('drain', () => controller.resume());
     }
-    // The read buffers of a large body are freed as it goes (collectYoungGeneration), one collection per MiB relayed.
-    this.relayed += chunk.length;
-    if (this.relayed < COLLECT_EVERY_BYTES) return;
-    this.relayed = 0;
-    collectYoungGeneration();
+    this.relayed(chunk.length);
   }
 
   onResponseEnd(): void {
@@ -157,4 +155,3 @@ class Relay implements Dispatcher.DispatchHandler {
 
 /** Why this side ended an upstream request: its error is expected, not a failure to answer. */
 const ABANDONED = new Error('the forward was abandoned');
-const COLLECT_EVERY_BYTES = 1024 * 1024;
