@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { upstreamRequestHeaders, withoutSessionCookie } from './upstream-request-headers.js';
+import { connectionListed, upstreamRequestHeaders, withoutSessionCookie } from './upstream-request-headers.js';
 
 const ORIGIN = { clientIp: '203.0.113.7', secure: true, host: 'bot.example' };
 
@@ -93,5 +93,23 @@ describe('withoutSessionCookie', () => {
     expect(withoutSessionCookie('a=1; bot_session=x; b=2;bot_session=y')).toBe('a=1; b=2');
     expect(withoutSessionCookie('bot_session=x')).toBe('');
     expect(withoutSessionCookie(' bot_session_other=1 ; Bot_Session=2')).toBe('bot_session_other=1; Bot_Session=2');
+  });
+
+  it('takes a single pair, or none, as it takes a list', () => {
+    expect(withoutSessionCookie(' theme=dark ')).toBe('theme=dark');
+    expect(withoutSessionCookie(' bot_session=x ')).toBe('');
+    expect(withoutSessionCookie('bot_session')).toBe('');
+    expect(withoutSessionCookie('   ')).toBe('');
+    expect(withoutSessionCookie('flag')).toBe('flag');
+  });
+});
+
+describe('connectionListed', () => {
+  it('lower-cases each listed name and ignores what is no header name, one token or several', () => {
+    expect(connectionListed(null)).toEqual([]);
+    expect(connectionListed(' Keep-Alive ')).toEqual(['keep-alive']);
+    expect(connectionListed('x y')).toEqual([]);
+    expect(connectionListed('')).toEqual([]);
+    expect(connectionListed('keep-alive, X-Drop ,, bad value')).toEqual(['keep-alive', 'x-drop']);
   });
 });

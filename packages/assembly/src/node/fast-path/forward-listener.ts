@@ -72,7 +72,7 @@ class Relay implements Dispatcher.DispatchHandler {
     private readonly relayed: (bytes: number) => void,
   ) {
     this.timer = setTimeout(this.timedOut, shortcut.timeoutMs);
-    outgoing.once('close', this.left);
+    outgoing.on('close', this.left);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
