@@ -1,18 +1,50 @@
-import { setFlagsFromString } from 'node:v8';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+
+/**
+ * How large the young generation may grow: two semispaces of 4 MiB (V8 starts them at 1 MiB and would double them up to
+ * 16 MiB). Requests waiting on a shared store (Redis) are alive at every minor collection, which copies them all: held at
+ * its start, a login on Redis spent a third of its CPU collecting (issue 44); at 4 MiB it collects a quarter as often. Not
+ * V8's 16 MiB: with those the soak's flood of 200,000 addresses and 100,000 tickets held 170 to 180 MB (limit 150).
+ */
+export const YOUNG_GENERATION_BYTES = 8 * 1024 * 1024;
 
 /**
  * Keeps the heap near what is live, so memory stays bounded under a flood of requests (docs/decisions/0014-bounded-memory.md).
  * Left alone, V8 lets garbage pile up to several hundred megabytes before collecting, because
  * nothing presses it to; live data stays at tens of megabytes whatever clients do. Both flags are
- * read at every collection, so setting them once at startup is enough.
+ * read at every collection, so setting them at run time works.
  */
 export function keepHeapTight(): void {
   // The old generation may grow a fifth past what survived the last full collection (V8 allows up to 4x).
   setFlagsFromString('--heap-growing-percent=20');
-  // The young generation keeps its starting size instead of doubling on a busy server: grown to V8's 16 MiB semi-spaces,
-  // a busy server forwarded about 3 us faster, but the soak's flood of addresses and tickets then held 170 to 180 MB.
-  setFlagsFromString('--semi-space-growth-factor=1');
+  holdYoungGeneration(YOUNG_GENERATION_BYTES);
+}
+
+/**
+ * Lets V8 double the young generation, as it does when much survives a minor collection, only while it is below `bytes`;
+ * from then on it keeps its size (V8 may still shrink it when idle, and may grow it again once busy). The flag is read at every
+ * collection and set after each is reported, so it may pass the limit by a doubling before it holds. Returns the stop.
+ */
+export function holdYoungGeneration(bytes: number): () => void {
+  let growing: boolean | null = null;
+  const hold = (): void => {
+    const grow = youngGenerationBytes() < bytes;
+    if (grow === growing) return;
+    growing = grow;
+    setFlagsFromString(`--semi-space-growth-factor=${grow ? 2 : 1}`);
+  };
+  hold();
+  // After each batch of collections reported (a minor one is where V8 grows it).
+  const observer = new PerformanceObserver(hold);
+  observer.observe({ type: 'gc' });
+  return () => observer.disconnect();
+}
+
+/** The young generation's memory now: V8's new space, both semispaces (the second is taken at the first minor collection). */
+export function youngGenerationBytes(): number {
+  return getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
 }
 
 type YoungCollection = () => void;
