@@ -1,4 +1,4 @@
-import type { RedisClient } from './redis-client.js';
+import { nodesOf, type RedisClient } from './redis-client.js';
 import type { LuaScript } from '../lua/lua-script.js';
 import { StoreUnavailableError } from '@webui/core';
 import { ScriptDeadline } from '../lua/script-deadline.js';
@@ -22,6 +22,9 @@ export class StoreConnection {
     return this.client?.status === 'ready' && !this.failing;
   }
 
+  /** Whether this turn's commands are being held for one write (corkTurn). */
+  private corked = false;
+
   attach(client: RedisClient): void {
     this.client = client;
   }
@@ -37,6 +40,7 @@ export class StoreConnection {
   async send<T>(command: (client: RedisClient) => Promise<T>): Promise<T> {
     try {
       if (this.client === null) throw new Error('not connected yet');
+      if (!this.corked) this.corkTurn(this.client);
       const result = await command(this.client);
       this.failing = false;
       return result;
@@ -46,5 +50,21 @@ export class StoreConnection {
       if (failure instanceof StoreUnavailableError) this.failing = true;
       throw failure;
     }
+  }
+
+  /**
+   * The commands of one turn of the event loop leave in one write: the first command of a turn corks the socket (each master's,
+   * on a cluster) and the turn's check phase (setImmediate) uncorks it. Under load a turn holds many logins' commands, which
+   * went out one write (one syscall) each (issue 44). Nothing waits past its own turn, and a command still fails at once on a
+   * connection that is down (ioredis refuses it before writing) or that closes meanwhile (its queue fails on close).
+   */
+  private corkTurn(client: RedisClient): void {
+    const streams = nodesOf(client, 'master').map((node) => node.stream);
+    for (const stream of streams) stream?.cork();
+    this.corked = true;
+    setImmediate(() => {
+      this.corked = false;
+      for (const stream of streams) stream?.uncork();
+    });
   }
 }
