@@ -6,7 +6,8 @@ import type { NodeParts } from './container.js';
 import { openControlSocket, type ControlSocket } from './control/control-socket.js';
 import { bindAll, closeServer, type BoundListener } from './listeners.js';
 import { serveTlsReloads } from './tls-reloads.js';
-import { collectEveryMiB } from './runtime/tight-heap.js';
+import { collectEveryMiB, growYoungGenerationForWaitingRequests } from './runtime/tight-heap.js';
+import { requestsWait } from './runtime/waiting-requests.js';
 import { nodeUpstreamClient } from '@webui/gateway/node';
 import type { UpstreamTarget } from '@webui/gateway';
 
@@ -95,6 +96,7 @@ export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): P
     throw error;
   }
   const { webui, servers: listeners } = started;
+  const stopGrowing = requestsWait(loaded.settings) ? growYoungGenerationForWaitingRequests() : () => undefined;
 
   return {
     listeners,
@@ -102,6 +104,7 @@ export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): P
     webui,
     async close() {
       stopTlsReloads();
+      stopGrowing();
       // Stop accepting first, so no handshake slips in after the sockets were told 1001.
       const stopped = Promise.all([...listeners, ...metricsListeners].map((listener) => closeServer(listener.server)));
       // Gone before the store closes and the lock is released, so the socket file never outlives the server.
