@@ -55,7 +55,7 @@ export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): P
         metricsListeners = await listenForMetrics(loaded.settings.metricsPort, loaded.configPath, parts.metrics, metricsListen, logger);
         // The dashboard's poll, GET /auth/check, skips the Hono pipeline when it can (same checks, same answer).
         const sessionCheck = webui.sessionCheckShortcut();
-        // And a forwarded GET or HEAD, sent with Node's own client (same rules, same answers).
+        // And a forwarded GET or HEAD, sent by undici's dispatch (same rules, same answers).
         const forward = webui.forwardShortcut();
         const listeners = await bindAll(
           loaded.settings.host,
