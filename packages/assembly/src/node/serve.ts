@@ -36,7 +36,11 @@ export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): P
     logger,
     feed: nodeParts.feed,
     metrics: nodeParts.metrics,
-    runtime: { ...nodeParts.runtimePort, upgrade: channel.upgrade, upstreamClient: (target: UpstreamTarget) => nodeUpstreamClient(target, { relayed: collectEveryMiB() }) },
+    runtime: {
+      ...nodeParts.runtimePort,
+      upgrade: channel.upgrade,
+      upstreamClient: (target: UpstreamTarget) => nodeUpstreamClient(target, { relayed: collectEveryMiB() }),
+    },
     ...(options.extensions ? { extensions: options.extensions } : {}),
   };
   const dataDir = parts.storage.dataDir;
