@@ -17,16 +17,11 @@ const SMALL_ANSWER_BYTES = 64 * 1024;
  *
  * Not undici's fetch: with redirects passed through (`redirect: 'manual'`) it tees a streamed request body to be
  * able to send it again, and the branch it keeps holds every byte of an upload until the request ends (50 MB in,
- * 50 MB more RSS). Its timeouts are off: the forwarder times the answer's head itself, and an event stream may idle.
+ * 50 MB more RSS). Its pool is upstreamAgent.
  */
 export function nodeUpstreamClient(target: UpstreamTarget, options: NodeUpstreamClientOptions = {}): UpstreamClient {
   const socketPath = target.socketPath;
-  const dispatcher = new Agent({
-    keepAliveTimeout: 4_000,
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    ...(socketPath === undefined ? {} : { connect: { socketPath } }),
-  });
+  const dispatcher = upstreamAgent(socketPath);
   return {
     transport: async (request) => {
       const answer = await forward(dispatcher, request, options.relayed);
@@ -46,6 +41,20 @@ export function nodeUpstreamClient(target: UpstreamTarget, options: NodeUpstream
     },
     close: () => dispatcher.close(),
   };
+}
+
+/**
+ * A keep-alive pool to the upstream (over its Unix socket when `socketPath` is given), as every Node client of it takes
+ * one: this client and the forwarded-read fast path. Its timeouts are off: the forwarders time the answer's head
+ * themselves, and an event stream may idle.
+ */
+export function upstreamAgent(socketPath: string | undefined): Agent {
+  return new Agent({
+    keepAliveTimeout: 4_000,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    ...(socketPath === undefined ? {} : { connect: { socketPath } }),
+  });
 }
 
 export interface NodeUpstreamClientOptions {

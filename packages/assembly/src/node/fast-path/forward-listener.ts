@@ -1,6 +1,7 @@
 import type { ForwardShortcut, ParsedHeaders } from '@webui/gateway';
 import type { RequestListener, ServerResponse } from 'node:http';
-import { Agent, type Dispatcher } from 'undici';
+import { upstreamAgent } from '@webui/gateway/node';
+import type { Dispatcher } from 'undici';
 import { collectEveryMiB } from '../runtime/tight-heap.js';
 import { plainIncomingReader, writePlainAnswer } from './plain-exchange.js';
 
@@ -22,13 +23,8 @@ export function withForwardShortcut(shortcut: ForwardShortcut, app: RequestListe
   // The read buffers of a large body are freed as it goes: a young-generation collection per MiB relayed.
   const relayed = collectEveryMiB();
   const { origin, socketPath } = shortcut.target;
-  // Its timeouts are off, as the app's client's: the head is timed by Relay, and an event stream may idle.
-  const agent = new Agent({
-    keepAliveTimeout: 4_000,
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    ...(socketPath === undefined ? {} : { connect: { socketPath } }),
-  });
+  // The pool the app's client takes too (the head is timed by Relay).
+  const agent = upstreamAgent(socketPath);
   const listener: RequestListener = (incoming, outgoing) => {
     const method = incoming.method ?? '';
     const target = incoming.url ?? '';
