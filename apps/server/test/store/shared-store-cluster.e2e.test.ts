@@ -2,6 +2,7 @@ import { startRedisCluster, type RedisClusterHandle } from '@webui/store-redis/t
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectErrorBody } from '../harness/error-body.js';
 import { HttpClient, type HttpResponse } from '../harness/clients/http-client.js';
+import { ticketFor } from '../harness/clients/unread-socket.js';
 import { startNginx, stopAllNginx, type NginxProxy } from '../harness/proxies/nginx.js';
 import { addressOn, attemptsMasterOf, guessUntil, type Answer } from '../harness/clients/cluster-traffic.js';
 import { cleanupServers, eventually, startServer, type ServerProcess } from '../harness/processes/server-process.js';
@@ -43,12 +44,6 @@ async function loggedIn(client: HttpClient, token: string): Promise<void> {
   expect((await client.post('/auth/verify', { body: { token } })).status).toBe(200);
 }
 
-async function ticketFrom(client: HttpClient): Promise<string> {
-  const res = await client.get('/ws-token');
-  expect(res.status).toBe(200);
-  return String(res.json?.['token']);
-}
-
 describe('three instances sharing a Redis Cluster', () => {
   it('the banner names the cluster; every instance prints the one temporary token', () => {
     expect(temporaryToken()).toMatch(/^[0-9a-f]{64}$/);
@@ -77,7 +72,7 @@ describe('three instances sharing a Redis Cluster', () => {
   it('a ticket issued by one instance is redeemed once, on another', async () => {
     const a = direct(0, '127.0.0.32');
     await loggedIn(a, temporaryToken());
-    const ticket = await ticketFrom(a);
+    const ticket = await ticketFor(a);
     const onB = await connect(instance(1), ticket);
     expect(onB.opened).toBe(true);
     expect(await connect(instance(2), ticket)).toEqual({ status: 401, opened: false });
@@ -252,7 +247,7 @@ async function tokenChangeClosesEverySocket(address: string, token: string, next
   for (let i = 0; i < 3; i++) {
     const client = clients[i] as HttpClient;
     await loggedIn(client, token);
-    const opened = await connect(instance(i), await ticketFrom(client));
+    const opened = await connect(instance(i), await ticketFor(client));
     if (!opened.opened) throw new Error(`no socket on instance ${i}`);
     sockets.push(opened.client);
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../harness/error-body.js';
 import { HttpClient, type HttpResponse } from '../harness/clients/http-client.js';
+import { ticketFor } from '../harness/clients/unread-socket.js';
 import { startNginx, stopAllNginx, type NginxProxy } from '../harness/proxies/nginx.js';
 import { cleanupServers, eventually, startServer, type ServerProcess } from '../harness/processes/server-process.js';
 import { STRONG_TOKEN } from '../harness/clients/tokens.js';
@@ -49,12 +50,6 @@ async function loggedIn(client: HttpClient, token: string): Promise<void> {
   expect((await client.post('/auth/verify', { body: { token } })).status).toBe(200);
 }
 
-async function ticketFrom(client: HttpClient): Promise<string> {
-  const res = await client.get('/ws-token');
-  expect(res.status).toBe(200);
-  return String(res.json?.['token']);
-}
-
 describe('several instances sharing one Redis', () => {
   it('prints one temporary token: instances started while another runs keep and print the token in force', () => {
     const first = temporaryTokenOf(instance(0));
@@ -93,7 +88,7 @@ describe('several instances sharing one Redis', () => {
   it('a ticket from instance A opens a socket on B, and the same ticket is refused on C', async () => {
     const a = direct(0, '127.0.0.22');
     await loggedIn(a, String(temporaryTokenOf(instance(0))));
-    const ticket = await ticketFrom(a);
+    const ticket = await ticketFor(a);
     const onB = await connect(instance(1), ticket);
     expect(onB.opened).toBe(true);
     const onC = await connect(instance(2), ticket);
@@ -107,7 +102,7 @@ describe('several instances sharing one Redis', () => {
     const b = direct(1, '127.0.0.23');
     const c = direct(2, '127.0.0.23');
     for (const client of [a, b, c]) await loggedIn(client, oldToken);
-    const onC = await connect(instance(2), await ticketFrom(c));
+    const onC = await connect(instance(2), await ticketFor(c));
     if (!onC.opened) throw new Error('no socket on C');
     const socket: WsClient = onC.client;
 
