@@ -7,7 +7,7 @@
 // Building the core and its verbs.
 export { createCore, type Core } from './create-core.js';
 export { createWebuiOperations } from './use-cases/webui-operations.js';
-export { createAccessOperations, type AccessOperations } from './use-cases/access-operations.js';
+export { createAccessOperations, type AccessOperations, type SessionCheckOutcome } from './use-cases/access-operations.js';
 export { createOperatorOperations } from './use-cases/operator-operations.js';
 export type { OperatorOperations } from './use-cases/operator-operations.js';
 export { EventRecorder } from './use-cases/events/event-recorder.js';
@@ -36,6 +36,7 @@ export {
   type SecurityEventSink,
 } from './domain/security-event.js';
 export { afterAuditWritten } from './use-cases/events/audit-written.js';
+export { andThen, isPending, settled, type Awaitable } from './ports/awaitable.js';
 
 // What the verbs answer with, and the sentences every transport uses.
 export { DETAILS } from './use-cases/refusal-details.js';

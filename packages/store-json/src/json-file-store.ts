@@ -1,5 +1,5 @@
 import { copyTokenRecord, RecordChangeListeners, sameTokenRecord, SerialQueue, errorMessage } from '@webui/core/adapter';
-import type { Clock } from '@webui/core';
+import type { Awaitable, Clock } from '@webui/core';
 import type { RecordChangeListener, RecordChangeOrigin, RecordStore, RecordSwap, TokenRecord } from '@webui/core/adapter';
 import { join } from 'node:path';
 import { removeAbandonedTempFiles } from './file/abandoned-temp-files.js';
@@ -89,8 +89,9 @@ export class JsonFileStore implements RecordStore {
     return this.listeners.add(listener);
   }
 
-  async readRecord(): Promise<TokenRecord | null> {
-    this.requireOpen();
+  /** At once: the record is in memory (a misuse before open() is a rejected promise, as from any other method). */
+  readRecord(): Awaitable<TokenRecord | null> {
+    if (!this.opened) return Promise.reject(this.notOpen());
     return this.record ? copyTokenRecord(this.record) : null;
   }
 
@@ -114,7 +115,11 @@ export class JsonFileStore implements RecordStore {
   }
 
   private requireOpen(): void {
-    if (!this.opened) throw new Error(`JsonFileStore for ${this.path}: call open() before use`);
+    if (!this.opened) throw this.notOpen();
+  }
+
+  private notOpen(): Error {
+    return new Error(`JsonFileStore for ${this.path}: call open() before use`);
   }
 
   /** Unknown fields of the file as it is now, so fields added by hand since the last poll survive the write. */

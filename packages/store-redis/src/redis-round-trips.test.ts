@@ -58,7 +58,7 @@ describe('RedisStore round trips on the request path', () => {
       ]);
       expect(admissions).toEqual(Array.from({ length: 4 }, () => ({ kind: 'open', hold: null })));
       // Nothing is kept past the answer: the next admission reads Redis again.
-      expect(await commandsSentDuring(() => bans.admit(CLIENT))).toEqual(['evalsha']);
+      expect(await commandsSentDuring(async () => bans.admit(CLIENT))).toEqual(['evalsha']);
     },
   );
 

@@ -1,5 +1,6 @@
 import { clearable, tallyFailure } from '../adapter/failure-tally.js';
 import type { AttemptEntry, AttemptRecord, AttemptStore, ClientState, FailureTally, FailureToCount } from '../ports/attempt-store.js';
+import type { Awaitable } from '../ports/awaitable.js';
 import type { Clock } from '../ports/clock.js';
 import { RememberedKeys } from './remembered-keys.js';
 
@@ -50,7 +51,7 @@ export class MemoryAttempts implements AttemptStore {
     if (clearable(this.live(key, now), now)) this.forget(key);
   }
 
-  async readClient(key: string): Promise<ClientState> {
+  readClient(key: string): Awaitable<ClientState> {
     const now = this.clock.now();
     const record = this.live(key, now);
     const state: ClientState = { attempts: record ? copyAttempts(record) : null, loggedInRecently: this.logins.has(key, now) };

@@ -1,3 +1,4 @@
+import type { Awaitable } from '../ports/awaitable.js';
 import type { RecordChangeListener, RecordStore, RecordSwap } from '../ports/record-store.js';
 import type { TokenRecord } from '../ports/token-record.js';
 import { RecordChangeListeners } from '../adapter/record-change-listeners.js';
@@ -16,7 +17,7 @@ export class MemoryRecord implements RecordStore {
     this.record = record ? copyTokenRecord(record) : null;
   }
 
-  async readRecord(): Promise<TokenRecord | null> {
+  readRecord(): Awaitable<TokenRecord | null> {
     return this.record ? copyTokenRecord(this.record) : null;
   }
 

@@ -1,3 +1,4 @@
+import type { Awaitable } from './awaitable.js';
 /** Failed verifications of one client key inside the sliding window, and its ban. */
 export interface AttemptRecord {
   /** Times of the counted failures, oldest first. */
@@ -70,8 +71,11 @@ export interface AttemptStore {
    * time is up) and, given `rememberUntil`, remembers the login until then; the store may forget the oldest login when full.
    */
   recordLogin(key: string, now: number, rememberUntil?: number): Promise<void>;
-  /** The admission read: the key's failures and ban, and whether its login is still remembered, in one call. */
-  readClient(key: string): Promise<ClientState>;
+  /**
+   * The admission read: the key's failures and ban, and whether its login is still remembered, in one call. A store holding
+   * them in memory answers at once (Awaitable).
+   */
+  readClient(key: string): Awaitable<ClientState>;
   /** A client key's failures and ban, or null when it has none. */
   readAttempts(key: string): Promise<AttemptRecord | null>;
   /** Forgets a client key's failures and ban (an operator's lift). */

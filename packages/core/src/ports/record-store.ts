@@ -1,3 +1,4 @@
+import type { Awaitable } from './awaitable.js';
 import type { TokenRecord } from './token-record.js';
 
 /**
@@ -14,8 +15,11 @@ export type RecordSwap = { swapped: true } | { swapped: false; current: TokenRec
 
 /** The durable record (the token, setup, API keys): read it, replace it by compare-and-set, hear of its changes. */
 export interface RecordStore {
-  /** The record, or null when none was ever written; a shared store may answer from the last record it heard of. */
-  readRecord(): Promise<TokenRecord | null>;
+  /**
+   * The record, or null when none was ever written; a shared store may answer from the last record it heard of. A store
+   * holding it in memory answers at once (Awaitable).
+   */
+  readRecord(): Awaitable<TokenRecord | null>;
   /**
    * Replaces the record with `next` if it is still `expected` (compared by value), atomically: a reader
    * sees the old or the new one, never a mix, and two concurrent swaps from one record cannot both win.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isPending } from '../ports/awaitable.js';
 import { StoreUnavailableError } from '../ports/store.js';
 import { createCoreHarness } from '../testing/core-harness.js';
 import { RecordingEventSink } from '../testing/recording-sinks.js';
@@ -214,6 +215,35 @@ describe('checkSession', () => {
       tokenStatus: { tokenSource: 'temporary' },
     });
     expect((await ops.checkSession(none, CLIENT)).outcome).toEqual({ kind: 'none' });
+  });
+
+  it('answers at once on a store that answers at once, and the same later on one that answers later', async () => {
+    const { core, ops, token } = await setUp();
+    await ops.login(token, CLIENT);
+    // The dashboard's poll after its login, on the memory store (as on the JSON file): no promise on the way.
+    const now = ops.checkSession(cookie(token), CLIENT);
+    expect(isPending(now)).toBe(false);
+    expect(isPending(ops.authenticate(cookie(token), CLIENT))).toBe(false);
+    expect((await now).outcome).toMatchObject({ kind: 'valid', tokenStatus: { tokenSource: 'temporary' } });
+    // A wrong cookie is a guess to count: that is written, so it is answered later.
+    expect(isPending(ops.checkSession(cookie('a-wrong-cookie'), CLIENT))).toBe(true);
+    // A store across the network (Redis) answers its reads later: the same outcome, through a promise.
+    const readClient = core.store.attempts.readClient.bind(core.store.attempts);
+    core.store.attempts.readClient = (key) => Promise.resolve(readClient(key));
+    const later = ops.checkSession(cookie(token), CLIENT);
+    expect(isPending(later)).toBe(true);
+    expect((await later).outcome).toEqual((await now).outcome);
+  });
+
+  it('fails as a rejected promise when a step throws at once, never a throw', async () => {
+    const { core, ops, token } = await setUp();
+    await ops.login(token, CLIENT);
+    core.store.record.readRecord = () => {
+      throw new Error('the record cannot be read');
+    };
+    const answer = ops.checkSession(cookie(token), CLIENT);
+    expect(isPending(answer)).toBe(true);
+    await expect(answer).rejects.toThrow('the record cannot be read');
   });
 });
 

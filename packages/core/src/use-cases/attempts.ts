@@ -1,7 +1,10 @@
 import type { Admission, BanPolicy, FailureOutcome, VerifiedCredential } from '../domain/bans/ban-policy.js';
 import type { CredentialHow } from '../domain/security-event.js';
+import { andThen, type Awaitable } from '../ports/awaitable.js';
 import type { AttemptClient } from './actor.js';
 import type { OperationEvent } from './events/operation-event.js';
+
+const NO_SECRET = {};
 
 /** An attempt refused before its secret was compared: a ban of the address, or the server-wide budget spent. */
 export interface AttemptRefusal {
@@ -37,21 +40,22 @@ export class Attempts {
 
   /**
    * Admits an attempt, waiting out a budget delay; a refusal is answered without comparing anything.
-   * `secret`: a bearer, known before it is checked (a live API key passes the global budget).
+   * `secret`: a bearer, known before it is checked (a live API key passes the global budget). At once when the admission is
+   * (BanPolicy.admit).
    */
-  async admit(client: AttemptClient, secret?: string): Promise<{ admission: Admission; refusal: AttemptRefusal | null }> {
-    const admission = await this.bans.admit(client.ip, secret === undefined ? {} : { secret });
-    switch (admission.kind) {
-      case 'banned':
-        return { admission, refusal: { retryAfterSeconds: admission.retryAfterSeconds, scope: 'address' } };
-      case 'throttled':
-        return { admission, refusal: { retryAfterSeconds: admission.retryAfterSeconds, scope: 'server' } };
-      case 'delayed':
-        await this.pause(admission.delayMs);
-        return { admission, refusal: null };
-      default:
-        return { admission, refusal: null };
-    }
+  admit(client: AttemptClient, secret?: string): Awaitable<{ admission: Admission; refusal: AttemptRefusal | null }> {
+    return andThen(this.bans.admit(client.ip, secret === undefined ? NO_SECRET : { secret }), (admission) => {
+      switch (admission.kind) {
+        case 'banned':
+          return { admission, refusal: { retryAfterSeconds: admission.retryAfterSeconds, scope: 'address' } };
+        case 'throttled':
+          return { admission, refusal: { retryAfterSeconds: admission.retryAfterSeconds, scope: 'server' } };
+        case 'delayed':
+          return this.pause(admission.delayMs).then(() => ({ admission, refusal: null }));
+        default:
+          return { admission, refusal: null };
+      }
+    });
   }
 
   /** `credential`: what was verified; an API key is no login of the access token (BanPolicy.recordSuccess). */

@@ -1,5 +1,8 @@
+import type { Admission } from '../domain/bans/ban-policy.js';
 import type { Credentials, Principal } from '../domain/credentials.js';
+import type { CredentialHow } from '../domain/security-event.js';
 import type { TokenService } from '../domain/tokens/token-service.js';
+import { andThen, settled, type Awaitable } from '../ports/awaitable.js';
 import type { AttemptClient } from './actor.js';
 import type { AttemptRefusal, Attempts, PresentedValue } from './attempts.js';
 import type { OperationEvent } from './events/operation-event.js';
@@ -30,30 +33,54 @@ export interface AuthenticationParts {
  * (StoreUnavailableError, before any compare), so no endpoint is an oracle outside the ban or during an outage. The
  * cookie carries the access token only (a browser session); a bearer may be the token or an API key.
  * A request presenting more than one credential has none compared and counts as one guess.
+ * A valid cookie of a client the store answers for at once (the JSON file) is answered at once (Awaitable): the login check
+ * of every request ends in the turn it started. A throw is a rejected promise (settled).
  */
-export async function authenticate(
+export function authenticate(
   parts: AuthenticationParts,
   presented: PresentedCredentials,
   client: AttemptClient,
   events: OperationEvent[],
+): Awaitable<AuthenticationOutcome> {
+  return settled(() => {
+    const ambiguity = ambiguityOf(presented);
+    if (ambiguity) return refuseAmbiguous(parts, ambiguity, client, events);
+    if (presented.bearer !== null) return checkBearer(parts, presented.bearer, client, events);
+    const [cookie] = presented.cookies;
+    if (cookie === undefined) return NONE;
+    // A store that cannot answer admission throws here, before any compare: right and wrong cookies get the same 503.
+    return andThen(parts.attempts.admit(client), ({ admission, refusal }) => {
+      if (refusal) return { kind: 'refused', ...refusal };
+      return andThen(validCookieSession(cookie, parts), (valid) => {
+        if (valid === null) return refuseCookie(parts, cookie, client, admission, events);
+        // Only an attempt that held a place in the global budget has anything to give back or remember.
+        if (admission.hold === null) return valid;
+        return parts.attempts.succeeded(client, admission).then(() => valid);
+      });
+    });
+  });
+}
+
+const NONE: AuthenticationOutcome = { kind: 'none' };
+
+async function refuseAmbiguous(
+  parts: AuthenticationParts,
+  ambiguity: { how: CredentialHow; code: AmbiguousCredentials },
+  client: AttemptClient,
+  events: OperationEvent[],
 ): Promise<AuthenticationOutcome> {
-  const ambiguity = ambiguityOf(presented);
-  if (ambiguity) {
-    const refusal = await parts.attempts.ambiguous(client, ambiguity.how, events);
-    return refusal ? { kind: 'refused', ...refusal } : { kind: 'ambiguous', code: ambiguity.code };
-  }
-  if (presented.bearer !== null) return checkBearer(parts, presented.bearer, client, events);
-  const [cookie] = presented.cookies;
-  if (cookie === undefined) return { kind: 'none' };
-  // A store that cannot answer admission throws here, before any compare: right and wrong cookies get the same 503.
-  const { admission, refusal } = await parts.attempts.admit(client);
-  if (refusal) return { kind: 'refused', ...refusal };
-  const valid = await validCookieSession(cookie, parts);
-  if (valid) {
-    // Only an attempt that held a place in the global budget has anything to give back or remember.
-    if (admission.hold !== null) await parts.attempts.succeeded(client, admission);
-    return valid;
-  }
+  const refusal = await parts.attempts.ambiguous(client, ambiguity.how, events);
+  return refusal ? { kind: 'refused', ...refusal } : { kind: 'ambiguous', code: ambiguity.code };
+}
+
+/** A wrong cookie: a guess like a wrong token (docs/decisions/0004-guessing-through-the-cookie.md). */
+async function refuseCookie(
+  parts: AuthenticationParts,
+  cookie: PresentedValue,
+  client: AttemptClient,
+  admission: Admission,
+  events: OperationEvent[],
+): Promise<AuthenticationOutcome> {
   const outcome = await parts.attempts.failed(client, admission, 'cookie', events, cookie);
   if (outcome.banned) return { kind: 'refused', retryAfterSeconds: outcome.retryAfterSeconds, scope: 'address' };
   return { kind: 'invalid', via: 'cookie' };
@@ -92,12 +119,14 @@ async function checkBearer(
   return { kind: 'invalid', via: 'bearer' };
 }
 
-/** The session of the cookie when it is the access token (as sent, or percent-decoded), or null. */
-async function validCookieSession(cookie: PresentedValue, parts: AuthenticationParts): Promise<AuthenticationOutcome | null> {
-  for (const candidate of cookie.tokens) {
-    // The status comes with the check: /auth/check needs it, and it costs no second read.
-    const status = await parts.tokens.statusFor(candidate);
-    if (status) return { kind: 'valid', principal: { kind: 'token', session: candidate, status }, via: 'cookie' };
-  }
-  return null;
+/** The session of the cookie when it is the access token (as sent, or percent-decoded), or null; from the `from`th candidate on. */
+function validCookieSession(cookie: PresentedValue, parts: AuthenticationParts, from = 0): Awaitable<AuthenticationOutcome | null> {
+  const candidate = cookie.tokens[from];
+  if (candidate === undefined) return null;
+  // The status comes with the check: /auth/check needs it, and it costs no second read.
+  return andThen(parts.tokens.statusFor(candidate), (status) =>
+    status
+      ? { kind: 'valid', principal: { kind: 'token', session: candidate, status }, via: 'cookie' }
+      : validCookieSession(cookie, parts, from + 1),
+  );
 }

@@ -1,4 +1,4 @@
-import type { SecurityEventSink } from '@webui/core';
+import type { Awaitable, SecurityEventSink } from '@webui/core';
 import {
   callerIdentity,
   plainAnswer,
@@ -46,8 +46,11 @@ export interface ForwardShortcut {
   readonly timeoutMs: number;
   /** The path of a request the shortcut may take (a forwarded GET or HEAD with a plain target), or null: the app's. */
   takes(method: string, target: string): string | null;
-  /** The pipeline's verdict, or null: the app's (it then judges the request itself; nothing was counted). */
-  admit(request: PlainRead): Promise<AdmittedRead | RefusedRead> | null;
+  /**
+   * The pipeline's verdict (at once when the store answers at once), or null: the app's (it then judges the request itself;
+   * nothing was counted).
+   */
+  admit(request: PlainRead): Awaitable<AdmittedRead | RefusedRead> | null;
   /** The upstream request's headers for an admitted read; `rawHeaders` as Node gives them. */
   requestHeaders(
     rawHeaders: readonly string[],

@@ -28,12 +28,12 @@ class GroupedAudit extends RecordingAudit {
 }
 
 /** Whether `answer` settles within a few turns of the event loop; asked only once its line is recorded and held, so load cannot flip it. */
-async function settlesSoon(answer: Promise<unknown>): Promise<boolean> {
+async function settlesSoon(answer: unknown): Promise<boolean> {
   const turns = async (count: number): Promise<false> => {
     for (let turn = 0; turn < count; turn++) await new Promise((resolve) => setImmediate(resolve));
     return false;
   };
-  return Promise.race([answer.then(() => true), turns(10)]);
+  return Promise.race([Promise.resolve(answer).then(() => true), turns(10)]);
 }
 
 describe('no answer runs ahead of its audit line', () => {

@@ -1,4 +1,13 @@
-import { afterAuditWritten, permits, type Principal, type SecurityEventSink } from '@webui/core';
+import {
+  afterAuditWritten,
+  isPending,
+  permits,
+  settled,
+  type AuthenticationOutcome,
+  type Awaitable,
+  type Principal,
+  type SecurityEventSink,
+} from '@webui/core';
 import type { AppLogger, HttpPolicy, WebuiServices } from '../app-env.js';
 import { requestFailureAnswer } from '../answers/error-body.js';
 import { plainAnswer, type PlainAnswer } from '../answers/plain-answer.js';
@@ -27,8 +36,11 @@ export interface PlainRead extends PlainRequest {
   path: string;
 }
 
-/** Judges a read as the pipeline does, or returns null to leave it to the app (which then judges it itself). */
-export type ReadAccess = (request: PlainRead) => Promise<AdmittedRead | RefusedRead> | null;
+/**
+ * Judges a read as the pipeline does, or returns null to leave it to the app (which then judges it itself); at once when the
+ * store answers at once (Awaitable).
+ */
+export type ReadAccess = (request: PlainRead) => Awaitable<AdmittedRead | RefusedRead> | null;
 
 /**
  * The pipeline's steps for a GET or HEAD without the Hono app, for a runtime's fast path: the same edge verdict, the same
@@ -56,17 +68,17 @@ export function createReadAccess(options: {
     const verdict = steps.admit(request);
     if (verdict === null) return null;
     const { clientIp, secureTransport } = verdict;
-    if (isPublic(path, method)) return Promise.resolve({ admitted: true, clientIp, secureTransport, principal: undefined });
+    if (isPublic(path, method)) return { admitted: true, clientIp, secureTransport, principal: undefined };
     const presented = presentedCredentials(request.header('cookie'), request.header('authorization'));
-    return operations.authenticate(presented, { ip: clientIp }).then(
-      ({ outcome: session }): RefusedRead | Promise<RefusedRead> | AdmittedRead => {
-        if (session.kind !== 'valid') return refusedRead(plainAnswer(sessionRefusalAnswer(session)));
-        const permission = methodPermission(method, path, isForwarded);
-        if (!permits(session.principal, permission)) return refusedRead(plainAnswer(scopeRefusalAnswer(permission)));
-        return { admitted: true, clientIp, secureTransport, principal: session.principal };
-      },
-      // The app's own 500 or 503 (as app.onError gives it).
-      (error: unknown) => refusedRead(plainAnswer(requestFailureAnswer(logger, error, path))),
-    );
+    const judged = ({ outcome: session }: { outcome: AuthenticationOutcome }): Awaitable<RefusedRead | AdmittedRead> => {
+      if (session.kind !== 'valid') return refusedRead(plainAnswer(sessionRefusalAnswer(session)));
+      const permission = methodPermission(method, path, isForwarded);
+      if (!permits(session.principal, permission)) return refusedRead(plainAnswer(scopeRefusalAnswer(permission)));
+      return { admitted: true, clientIp, secureTransport, principal: session.principal };
+    };
+    // The app's own 500 or 503 (as app.onError gives it).
+    const failed = (error: unknown) => refusedRead(plainAnswer(requestFailureAnswer(logger, error, path)));
+    const authenticated = operations.authenticate(presented, { ip: clientIp });
+    return settled(() => (isPending(authenticated) ? authenticated.then(judged, failed) : judged(authenticated)));
   };
 }

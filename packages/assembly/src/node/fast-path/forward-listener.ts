@@ -1,4 +1,6 @@
+import { isPending } from '@webui/core';
 import type { ForwardShortcut, ParsedHeaders } from '@webui/gateway';
+import type { AdmittedRead, RefusedRead } from '@webui/http-hono';
 import type { RequestListener, ServerResponse } from 'node:http';
 import { upstreamAgent } from '@webui/gateway/node';
 import type { Dispatcher } from 'undici';
@@ -35,15 +37,15 @@ export function withForwardShortcut(shortcut: ForwardShortcut, app: RequestListe
     const { request, host } = plain;
     const admission = shortcut.admit({ ...request, path });
     if (admission === null) return app(incoming, outgoing);
-    admission.then(
-      (verdict) => {
-        if (!verdict.admitted) return writePlainAnswer(outgoing, verdict.answer);
-        const headers = shortcut.requestHeaders(incoming.rawHeaders, verdict, { method, path, host });
-        const relay = new Relay(shortcut, outgoing, path, relayed);
-        agent.dispatch({ origin, method: method as Dispatcher.HttpMethod, path: target, headers }, relay);
-      },
-      () => outgoing.destroy(),
-    );
+    const forward = (verdict: AdmittedRead | RefusedRead): void => {
+      if (!verdict.admitted) return writePlainAnswer(outgoing, verdict.answer);
+      const headers = shortcut.requestHeaders(incoming.rawHeaders, verdict, { method, path, host });
+      const relay = new Relay(shortcut, outgoing, path, relayed);
+      agent.dispatch({ origin, method: method as Dispatcher.HttpMethod, path: target, headers }, relay);
+    };
+    // Judged at once when the store answers at once (the JSON file).
+    if (!isPending(admission)) return forward(admission);
+    admission.then(forward, () => outgoing.destroy());
   };
   return { listener, close: () => void agent.destroy() };
 }

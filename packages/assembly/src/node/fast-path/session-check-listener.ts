@@ -1,3 +1,4 @@
+import { isPending } from '@webui/core';
 import { SESSION_CHECK_TARGET, type SessionCheckShortcut } from '@webui/http-hono';
 import type { RequestListener } from 'node:http';
 import { plainIncomingReader, writePlainAnswer } from './plain-exchange.js';
@@ -14,6 +15,7 @@ export function withSessionCheckShortcut(shortcut: SessionCheckShortcut, app: Re
     const plain = readPlain(incoming);
     const answer = plain === null ? null : shortcut(plain.request);
     if (answer === null) return app(incoming, outgoing);
+    if (!isPending(answer)) return writePlainAnswer(outgoing, answer);
     answer.then(
       (answered) => writePlainAnswer(outgoing, answered),
       // The shortcut answers its own failures; this only guards against a throw while writing.

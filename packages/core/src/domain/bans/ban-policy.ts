@@ -10,7 +10,8 @@ import {
 } from './global-failure-budget.js';
 import { clientKey, parseIp } from '../../net/ip-address.js';
 import type { Clock } from '../../ports/clock.js';
-import type { AttemptRecord, FailureTally, Store } from '../../ports/store.js';
+import { andThen, type Awaitable } from '../../ports/awaitable.js';
+import type { AttemptRecord, ClientState, FailureTally, Store } from '../../ports/store.js';
 import { err, ok, type Result } from '../result.js';
 import { tokenFingerprint } from '../tokens/token-fingerprint.js';
 import { DEFAULT_BAN_POLICY, type BanPolicyOptions } from './ban-policy-options.js';
@@ -59,17 +60,24 @@ export class BanPolicy {
    * keeps the failure counts full, a client without a record is turned away too (its failure could not be kept).
    * `secret`, when the attempt's secret is known before it is checked: a live API key (256 random bits,
    * nothing to guess) passes the budget without spending it; a banned address stays banned.
+   * A client the store answers for at once (Awaitable), banned or logged in recently, is answered at once.
    */
-  async admit(clientIp: string, attempt: { secret?: string } = {}): Promise<Admission> {
+  admit(clientIp: string, attempt: { secret?: string } = {}): Awaitable<Admission> {
     if (addressIn(this.options.exempt, clientIp)) return { kind: 'open', hold: null };
-    const key = keyOf(clientIp);
     // One read for the ban and the recent login: one round trip on a shared store.
-    const client = await this.store.attempts.readClient(key);
+    return andThen(this.store.attempts.readClient(keyOf(clientIp)), (client) => this.admitClient(client, attempt));
+  }
+
+  private admitClient(client: ClientState, attempt: { secret?: string }): Awaitable<Admission> {
     const ban = this.banStatus(client.attempts, this.clock.now());
     if (ban.banned) return { kind: 'banned', retryAfterSeconds: ban.retryAfterSeconds, hold: null };
     if (client.loggedInRecently) return { kind: 'open', hold: null };
-    const countsFullUntil = client.countsFullUntil;
-    if (countsFullUntil === undefined && this.options.globalFailureBudget <= 0) return { kind: 'open', hold: null };
+    if (client.countsFullUntil === undefined && this.options.globalFailureBudget <= 0) return { kind: 'open', hold: null };
+    return this.admitAgainstBudget(client.countsFullUntil, attempt);
+  }
+
+  /** An attempt of a client neither banned nor logged in recently, while the global budget counts. */
+  private async admitAgainstBudget(countsFullUntil: number | undefined, attempt: { secret?: string }): Promise<Admission> {
     if (attempt.secret !== undefined && (await this.keys.matches(attempt.secret))) return { kind: 'open', hold: null };
     if (countsFullUntil !== undefined) return this.refuseUncountable(countsFullUntil);
     const now = this.clock.now();

@@ -1,4 +1,5 @@
 import { constantTimeEqual } from '../primitives/constant-time-equal.js';
+import { andThen, type Awaitable } from '../../ports/awaitable.js';
 import type { RandomSource } from '../../ports/random-source.js';
 import type { Store, TokenRecord } from '../../ports/store.js';
 import { randomHex } from '../primitives/random-encoding.js';
@@ -102,11 +103,14 @@ export class TokenService {
     return (await this.statusFor(candidate)) !== null;
   }
 
-  /** The token's status when `candidate` is the access token (compared in constant time), else null: one read for both. */
-  async statusFor(candidate: string): Promise<TokenStatus | null> {
-    const record = await this.store.record.readRecord();
-    if (record === null || !constantTimeEqual(candidate, record.accessToken)) return null;
-    return tokenStatus(record);
+  /**
+   * The token's status when `candidate` is the access token (compared in constant time), else null: one read for both; at
+   * once when the store answers at once (Awaitable).
+   */
+  statusFor(candidate: string): Awaitable<TokenStatus | null> {
+    return andThen(this.store.record.readRecord(), (record) =>
+      record === null || !constantTimeEqual(candidate, record.accessToken) ? null : tokenStatus(record),
+    );
   }
 
   async status(): Promise<TokenStatus> {

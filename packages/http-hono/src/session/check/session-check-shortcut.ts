@@ -1,5 +1,5 @@
 import type { AppLogger, HttpPolicy, WebuiServices } from '../../app-env.js';
-import { afterAuditWritten, type SecurityEventSink } from '@webui/core';
+import { afterAuditWritten, isPending, settled, type Awaitable, type SecurityEventSink } from '@webui/core';
 import { presentedCredentials } from '../credentials/request-session.js';
 import type { ConnectionFacts } from '../../edge/edge-verdict.js';
 import { createPlainSteps } from '../plain-steps.js';
@@ -17,8 +17,8 @@ export interface PlainRequest extends ConnectionFacts {
   target: string;
 }
 
-/** Answers a request, or returns null to leave it to the app. */
-export type SessionCheckShortcut = (request: PlainRequest) => Promise<PlainAnswer> | null;
+/** Answers a request (at once when the store answers at once), or returns null to leave it to the app. */
+export type SessionCheckShortcut = (request: PlainRequest) => Awaitable<PlainAnswer> | null;
 
 /**
  * GET /api/webui/auth/check without the Hono app. The dashboard polls it, and for it building a web
@@ -44,10 +44,14 @@ export function createSessionCheckShortcut(options: {
     const verdict = steps.admit(request);
     if (verdict === null) return null;
     // The route's own answer and the app's own 500 (as app.onError gives it): nothing here is written twice.
-    return answerSessionCheck(
-      presentedCredentials(request.header('cookie'), request.header('authorization')),
-      { ip: verdict.clientIp },
-      operations,
-    ).then(written, (error: unknown) => written(requestFailureAnswer(logger, error, SESSION_CHECK_TARGET)));
+    const failed = (error: unknown) => written(requestFailureAnswer(logger, error, SESSION_CHECK_TARGET));
+    return settled(() => {
+      const answer = answerSessionCheck(
+        presentedCredentials(request.header('cookie'), request.header('authorization')),
+        { ip: verdict.clientIp },
+        operations,
+      );
+      return isPending(answer) ? answer.then(written, failed) : written(answer);
+    });
   };
 }

@@ -1,18 +1,30 @@
-import { DETAILS, type AccessOperations, type AttemptClient, type PresentedCredentials } from '@webui/core';
+import {
+  andThen,
+  DETAILS,
+  type AccessOperations,
+  type AttemptClient,
+  type Awaitable,
+  type PresentedCredentials,
+  type SessionCheckOutcome,
+} from '@webui/core';
 import { errorFields, tooManyAttemptsFields } from '../../answers/error-body.js';
 import { jsonAnswer, type JsonAnswer } from '../../answers/plain-answer.js';
 
 /**
  * The whole answer to GET /auth/check (specification "Check login"; while banned a 429, docs/decisions/0002-failed-verification-and-bans.md)
  * for a client and its credentials: the core's checkSession verb mapped to its answer, the one
- * implementation the Hono route and a runtime's fast path both call. A bearer key is reported with its name and scope.
+ * implementation the Hono route and a runtime's fast path both call. A bearer key is reported with its name and scope. At once
+ * when the store answers at once (Awaitable).
  */
-export async function answerSessionCheck(
+export function answerSessionCheck(
   presented: PresentedCredentials,
   client: AttemptClient,
   operations: Pick<AccessOperations, 'checkSession'>,
-): Promise<JsonAnswer> {
-  const { outcome: session } = await operations.checkSession(presented, client);
+): Awaitable<JsonAnswer> {
+  return andThen(operations.checkSession(presented, client), ({ outcome }) => sessionCheckAnswer(outcome));
+}
+
+function sessionCheckAnswer(session: SessionCheckOutcome): JsonAnswer {
   switch (session.kind) {
     case 'ambiguous':
       // A bad request (docs/decisions/0001-error-bodies.md), and not authenticated for a client that reads only that field.
