@@ -1,6 +1,6 @@
 import { copyTokenRecord, RecordChangeListeners, sameTokenRecord, SerialQueue, errorMessage } from '@webui/core/adapter';
-import type { Awaitable, Clock } from '@webui/core';
-import type { RecordChangeListener, RecordChangeOrigin, RecordStore, RecordSwap, TokenRecord } from '@webui/core/adapter';
+import type { Clock } from '@webui/core';
+import type { Awaitable, RecordChangeListener, RecordChangeOrigin, RecordStore, RecordSwap, TokenRecord } from '@webui/core/adapter';
 import { join } from 'node:path';
 import { removeAbandonedTempFiles } from './file/abandoned-temp-files.js';
 import { replaceFile, syncDirectory } from './file/atomic-write.js';

@@ -62,6 +62,9 @@ describe('WebuiMetrics', () => {
     expect(sample(text, 'webui_ws_tickets_redeemed_total')).toBe(1);
     expect(sample(text, 'webui_store_operation_seconds_count{operation="consumeTicket"}')).toBe(2);
     expect(sample(text, 'webui_store_operation_failures_total{operation="readClient"}')).toBe(1);
+    // The record's read is memory on every store (Redis serves its last known copy): never timed.
+    await store.record.readRecord();
+    expect(await scrapeText(metrics)).not.toContain('operation="readRecord"');
   });
 
   it('times only the record writes of a store in this process', async () => {

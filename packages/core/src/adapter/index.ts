@@ -4,6 +4,7 @@
  * are built from (serialised writes, change listeners, record copies, what a thrown error says). An application
  * using the core needs none of it.
  */
+export type { Awaitable } from '../ports/awaitable.js';
 export type { ApiKeyRecord, TokenRecord } from '../ports/token-record.js';
 export type { RecordChangeListener, RecordChangeOrigin, RecordStore, RecordSwap } from '../ports/record-store.js';
 export type { AttemptEntry, AttemptRecord, AttemptStore, ClientState, FailureTally, FailureToCount } from '../ports/attempt-store.js';

@@ -1,5 +1,5 @@
 import { copyTokenRecord, RecordChangeListeners, errorMessage } from '@webui/core/adapter';
-import type { RecordChangeListener, RecordChangeOrigin, RecordStore, RecordSwap, TokenRecord } from '@webui/core/adapter';
+import type { Awaitable, RecordChangeListener, RecordChangeOrigin, RecordStore, RecordSwap, TokenRecord } from '@webui/core/adapter';
 import { canonicalRecordJson, decodeRecordJson, recordSpellings } from './canonical-record.js';
 import type { KeySpace } from '../keys/key-space.js';
 import { LuaScript } from '../lua/lua-script.js';
@@ -46,7 +46,8 @@ export class SharedRecord implements RecordStore {
     private readonly emit: (event: RedisStoreEvent) => void,
   ) {}
 
-  async readRecord(): Promise<TokenRecord | null> {
+  /** At once, from the last known copy (the port's Awaitable): no promise on a request's login check. */
+  readRecord(): Awaitable<TokenRecord | null> {
     return this.record ? copyTokenRecord(this.record) : null;
   }
 
