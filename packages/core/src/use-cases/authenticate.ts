@@ -2,7 +2,7 @@ import type { Admission } from '../domain/bans/ban-policy.js';
 import type { Credentials, Principal } from '../domain/credentials.js';
 import type { CredentialHow } from '../domain/security-event.js';
 import type { TokenService } from '../domain/tokens/token-service.js';
-import { andThen, settled, type Awaitable } from '../ports/awaitable.js';
+import { andThen, type Awaitable } from '../ports/awaitable.js';
 import type { AttemptClient } from './actor.js';
 import type { AttemptRefusal, Attempts, PresentedValue } from './attempts.js';
 import type { OperationEvent } from './events/operation-event.js';
@@ -34,7 +34,8 @@ export interface AuthenticationParts {
  * cookie carries the access token only (a browser session); a bearer may be the token or an API key.
  * A request presenting more than one credential has none compared and counts as one guess.
  * A valid cookie of a client the store answers for at once (the JSON file) is answered at once (Awaitable): the login check
- * of every request ends in the turn it started. A throw is a rejected promise (settled).
+ * of every request ends in the turn it started. It may throw at once: the verbs that call it turn that into a rejected
+ * promise (AccessOperations).
  */
 export function authenticate(
   parts: AuthenticationParts,
@@ -42,21 +43,19 @@ export function authenticate(
   client: AttemptClient,
   events: OperationEvent[],
 ): Awaitable<AuthenticationOutcome> {
-  return settled(() => {
-    const ambiguity = ambiguityOf(presented);
-    if (ambiguity) return refuseAmbiguous(parts, ambiguity, client, events);
-    if (presented.bearer !== null) return checkBearer(parts, presented.bearer, client, events);
-    const [cookie] = presented.cookies;
-    if (cookie === undefined) return NONE;
-    // A store that cannot answer admission throws here, before any compare: right and wrong cookies get the same 503.
-    return andThen(parts.attempts.admit(client), ({ admission, refusal }) => {
-      if (refusal) return { kind: 'refused', ...refusal };
-      return andThen(validCookieSession(cookie, parts), (valid) => {
-        if (valid === null) return refuseCookie(parts, cookie, client, admission, events);
-        // Only an attempt that held a place in the global budget has anything to give back or remember.
-        if (admission.hold === null) return valid;
-        return parts.attempts.succeeded(client, admission).then(() => valid);
-      });
+  const ambiguity = ambiguityOf(presented);
+  if (ambiguity) return refuseAmbiguous(parts, ambiguity, client, events);
+  if (presented.bearer !== null) return checkBearer(parts, presented.bearer, client, events);
+  const [cookie] = presented.cookies;
+  if (cookie === undefined) return NONE;
+  // A store that cannot answer admission throws here, before any compare: right and wrong cookies get the same 503.
+  return andThen(parts.attempts.admit(client), ({ admission, refusal }) => {
+    if (refusal) return { kind: 'refused', ...refusal };
+    return andThen(validCookieSession(cookie, parts), (valid) => {
+      if (valid === null) return refuseCookie(parts, cookie, client, admission, events);
+      // Only an attempt that held a place in the global budget has anything to give back or remember.
+      if (admission.hold === null) return valid;
+      return parts.attempts.succeeded(client, admission).then(() => valid);
     });
   });
 }
