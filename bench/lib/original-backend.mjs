@@ -2,13 +2,14 @@
 // directory (kept outside the repository; its README says how to set it up): its lightest route directly against the same
 // route through this server with [webui.upstream] pointing at it, in the same rounds. Only with `--original-backend DIR`;
 // the backend's code is never copied here, the scripts run it from their own checkout.
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, httpGet, makeTempDir, removeTempDir, rssBytes } from './children.mjs';
 import { CONFIG_PATH, VERSION_PATH } from './gateway/bench-upstream.mjs';
 import { gatewayConfig, loginCookie } from './gateway/gateway-setups.mjs';
+import { nginxMissing, startNginxProxy } from './gateway/nginx-proxy.mjs';
 import { markdownTable, pairedRatio, summarise } from './report.mjs';
 import { runRounds } from './rounds.mjs';
 
@@ -88,6 +89,8 @@ export async function compareOriginalBackend({ dir, startServer, pinning, option
     `Original backend: ${dir}/start.sh on port ${port} (${pinning.upstreamDescription}); ${ORIGINAL_CASE.label} directly and through this server`,
   );
   const backend = startOriginalBackend(dir, port, pinning.upstreamPrefix);
+  const withNginx = nginxMissing() === null;
+  if (!withNginx) log(`  (no nginx here, so no reference row: ${nginxMissing()})`);
   try {
     const raw = await runRounds({
       cases: [ORIGINAL_CASE],
@@ -99,25 +102,34 @@ export async function compareOriginalBackend({ dir, startServer, pinning, option
           await server.stop();
           throw error;
         });
+        const direct = { child: backend.child, port, headers: { cookie: `maibot_session=${backend.token}` }, stop: async () => {} };
+        const behind = { storePid: backend.child.pid, storeLabel: 'backend' };
+        const nginx = withNginx
+          ? await startNginxProxy({ upstreamPort: port, healthPath: LIGHTEST, prefix: pinning.prefix, headers: gatewayHeaders(backend) })
+          : undefined;
         return {
-          direct: { child: backend.child, port, headers: { cookie: `maibot_session=${backend.token}` }, stop: async () => {} },
-          server: { ...server, headers: { cookie }, storePid: backend.child.pid, storeLabel: 'backend' },
+          direct,
+          ...(nginx ? { nginx: { ...nginx, headers: direct.headers, ...behind } } : {}),
+          server: { ...server, headers: { cookie }, ...behind },
         };
       },
       onStarted: (targets) => requireForwardedLogin(targets, log),
     });
     const runs = raw[ORIGINAL_CASE_ID];
-    const summaries = { direct: summarise(runs.direct), server: summarise(runs.server) };
+    const summaries = Object.fromEntries(Object.entries(runs).map(([kind, rounds]) => [kind, summarise(rounds)]));
     const ratio = pairedRatio(runs.server, runs.direct);
+    const reference = runs.nginx === undefined ? undefined : pairedRatio(runs.nginx, runs.direct);
     const verdict = {
       target: `${ORIGINAL_CASE.label} of the original backend through this server >= ${ORIGINAL_TARGET} x directly`,
-      measured: `${ratio.median.toFixed(2)} x (per round ${ratio.perRound.map((x) => x.toFixed(2)).join(' ')})`,
+      measured:
+        `${ratio.median.toFixed(2)} x (per round ${ratio.perRound.map((x) => x.toFixed(2)).join(' ')})` +
+        (reference ? `; nginx sending the same headers ${reference.median.toFixed(2)} x` : ''),
       pass: ratio.median >= ORIGINAL_TARGET,
     };
     log();
     log(`Original backend (median of ${options.rounds} round(s) of ${options.duration} s, ${options.connections} connections)`);
     log();
-    log(originalTable(summaries, ratio, rssBytes(backend.child.pid)));
+    log(originalTable(summaries, { server: ratio, nginx: reference }, rssBytes(backend.child.pid)));
     log();
     log(`  ${verdict.pass ? 'PASS' : 'FAIL'}  ${verdict.target}: ${verdict.measured}`);
     log();
@@ -126,7 +138,7 @@ export async function compareOriginalBackend({ dir, startServer, pinning, option
         ? [`original backend ${ORIGINAL_CASE.label} ${kind}: ${s.requests} completed, ${s.non2xx} non-2xx, ${s.errors} errors`]
         : [],
     );
-    return { summaries, ratio, runs: raw, target: verdict, failures };
+    return { summaries, ratio, ...(reference ? { nginxRatio: reference } : {}), runs: raw, target: verdict, failures };
   } finally {
     backend.stop();
   }
@@ -156,10 +168,20 @@ async function requireForwardedLogin({ direct, server }, log) {
   throw new Error('the original backend and the server in front of it do not answer as expected; nothing was measured');
 }
 
-function originalTable(summaries, ratio, backendRss) {
+function originalTable(summaries, ratios, backendRss) {
   const num = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
-  const header = ['Setup', 'req/s', 'x direct', 'x direct per round', 'p50 / p99 ms', 'CPU us/req server', 'CPU us/req backend', 'RSS MB'];
-  const { direct: d, server: s } = summaries;
+  const header = ['Setup', 'req/s', 'x direct', 'x direct per round', 'p50 / p99 ms', 'CPU us/req proxy', 'CPU us/req backend', 'RSS MB'];
+  const { direct: d } = summaries;
+  const through = (label, s, ratio) => [
+    label,
+    num(s.rps),
+    num(ratio.median, 2),
+    ratio.perRound.map((x) => num(x, 2)).join(' '),
+    `${num(s.p50, 2)} / ${num(s.p99, 2)}`,
+    num(s.cpuUsPerRequest),
+    num(s.storeCpuUsPerRequest),
+    num(s.rssMb, 1),
+  ];
   const rows = [
     [
       'original backend, directly',
@@ -171,16 +193,47 @@ function originalTable(summaries, ratio, backendRss) {
       num(d.cpuUsPerRequest),
       num(backendRss / 1024 ** 2, 1),
     ],
-    [
-      'through this server',
-      num(s.rps),
-      num(ratio.median, 2),
-      ratio.perRound.map((x) => num(x, 2)).join(' '),
-      `${num(s.p50, 2)} / ${num(s.p99, 2)}`,
-      num(s.cpuUsPerRequest),
-      num(s.storeCpuUsPerRequest),
-      num(s.rssMb, 1),
-    ],
+    ...(ratios.nginx ? [through(NGINX_LABEL, summaries.nginx, ratios.nginx)] : []),
+    through('through this server', summaries.server, ratios.server),
   ];
   return markdownTable(header, rows, [false, true, true, true, true, true, true, true]);
+}
+
+const NGINX_LABEL = 'nginx, sending the same headers (no login, no signing)';
+
+/**
+ * What this server sends the backend for the lightest route (docs/decisions/0028-gateway-forwarding-rules.md), as fixed
+ * values nginx sets: the reference row, the cost of the hop and of these headers to the backend without any of this
+ * server's work. The route is public, so the caller is `anonymous`; the assertion has the real one's claims and length,
+ * signed with a key of its own (nginx sends the same one every time; the backend reads none of it). `$` names an nginx
+ * variable.
+ */
+function gatewayHeaders(backend) {
+  const base64url = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const iat = Math.floor(Date.now() / 1000);
+  const claims = {
+    sub: 'anonymous',
+    scope: 'none',
+    method: 'GET',
+    path: VERSION_PATH,
+    jti: randomUUID(),
+    iss: 'webui',
+    aud: 'upstream',
+    iat,
+    exp: iat + 60,
+  };
+  const signed = `${base64url({ alg: 'HS256', typ: 'JWT' })}.${base64url(claims)}`;
+  const assertion = `${signed}.${createHmac('sha256', randomBytes(32)).update(signed).digest('base64url')}`;
+  return {
+    Host: `127.0.0.1:${backend.port}`,
+    Connection: 'keep-alive',
+    'Accept-Encoding': 'identity',
+    'X-Forwarded-For': '$remote_addr',
+    'X-Forwarded-Proto': '$scheme',
+    'X-Forwarded-Host': '$http_host',
+    Cookie: `maibot_session=${backend.token}`,
+    'X-WebUI-Principal': 'anonymous',
+    'X-WebUI-Scope': 'none',
+    'X-WebUI-Assertion': assertion,
+  };
 }

@@ -21,12 +21,12 @@ export function nginxMissing() {
  * through it. `prefix` is the command it runs under (taskset); with `master_process off` the pid is the one worker's.
  * @returns {Promise<{ child: import('../children.mjs').Child, port: number, stop: () => Promise<void> }>}
  */
-export async function startNginxProxy({ upstreamPort, healthPath, prefix = [] }) {
+export async function startNginxProxy({ upstreamPort, healthPath, prefix = [], headers }) {
   const home = makeTempDir('nginx');
   for (const temp of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(home, temp));
   const port = await freePort();
   const conf = join(home, 'nginx.conf');
-  writeFileSync(conf, nginxConf(home, port, upstreamPort));
+  writeFileSync(conf, nginxConf(home, port, upstreamPort, headers));
   const startedAt = performance.now();
   const child = spawnLogged([...prefix, NGINX, '-p', home, '-c', conf, '-e', 'stderr', '-g', 'daemon off;'], {
     cwd: home,
@@ -44,7 +44,22 @@ export async function startNginxProxy({ upstreamPort, healthPath, prefix = [] })
   };
 }
 
-function nginxConf(home, port, upstreamPort) {
+/**
+ * `headers`, when given, replace the plain reverse proxy's (the client's Host and the X-Forwarded-* trio): each sent as
+ * given, `Connection` included, every other client header passed as nginx passes it.
+ * @param {Record<string, string>} [headers]
+ */
+function nginxConf(home, port, upstreamPort, headers) {
+  const set =
+    headers === undefined
+      ? [
+          'proxy_set_header Connection "";',
+          'proxy_set_header Host $host;',
+          'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
+          'proxy_set_header X-Forwarded-Proto $scheme;',
+          'proxy_set_header X-Forwarded-Host $host;',
+        ]
+      : Object.entries(headers).map(([name, value]) => `proxy_set_header ${name} ${JSON.stringify(value)};`);
   return `
 master_process off;
 worker_processes 1;
@@ -68,11 +83,7 @@ http {
     location / {
       proxy_pass http://bot;
       proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_set_header X-Forwarded-Proto $scheme;
-      proxy_set_header X-Forwarded-Host $host;
+      ${set.join('\n      ')}
     }
   }
 }
