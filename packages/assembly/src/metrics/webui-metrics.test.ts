@@ -52,7 +52,14 @@ describe('WebuiMetrics', () => {
     const memory = new MemoryStore(clock);
     // Redis gone, as a shared store reports it: the read is refused.
     memory.attempts.readClient = () => Promise.reject(new StoreUnavailableError('redis is gone'));
+    // One that throws instead of rejecting: its caller still gets a rejected promise, timed and counted alike.
+    memory.budget.readGlobalFailures = () => {
+      throw new StoreUnavailableError('redis is gone');
+    };
     const store = metrics.observe(memory, true);
+    const thrown = store.budget.readGlobalFailures(0);
+    expect(thrown).toBeInstanceOf(Promise);
+    await expect(thrown).rejects.toBeInstanceOf(StoreUnavailableError);
     await store.tickets.putTicket('t1', { sessionToken: 's', expiresAt: clock.now() + 60_000 });
     expect(await store.tickets.consumeTicket('t1')).not.toBeNull();
     expect(await store.tickets.consumeTicket('t1')).toBeNull();
@@ -62,6 +69,8 @@ describe('WebuiMetrics', () => {
     expect(sample(text, 'webui_ws_tickets_redeemed_total')).toBe(1);
     expect(sample(text, 'webui_store_operation_seconds_count{operation="consumeTicket"}')).toBe(2);
     expect(sample(text, 'webui_store_operation_failures_total{operation="readClient"}')).toBe(1);
+    expect(sample(text, 'webui_store_operation_failures_total{operation="readGlobalFailures"}')).toBe(1);
+    expect(sample(text, 'webui_store_operation_seconds_count{operation="readGlobalFailures"}')).toBe(1);
     // The record's read is memory on every store (Redis serves its last known copy): never timed.
     await store.record.readRecord();
     expect(await scrapeText(metrics)).not.toContain('operation="readRecord"');
