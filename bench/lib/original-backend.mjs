@@ -105,7 +105,15 @@ export async function compareOriginalBackend({ dir, startServer, pinning, option
         const direct = { child: backend.child, port, headers: { cookie: `maibot_session=${backend.token}` }, stop: async () => {} };
         const behind = { storePid: backend.child.pid, storeLabel: 'backend' };
         const nginx = withNginx
-          ? await startNginxProxy({ upstreamPort: port, healthPath: LIGHTEST, prefix: pinning.prefix, headers: gatewayHeaders(backend) })
+          ? await startNginxProxy({
+              upstreamPort: port,
+              healthPath: LIGHTEST,
+              prefix: pinning.prefix,
+              headers: gatewayHeaders(backend),
+            }).catch(async (error) => {
+              await server.stop();
+              throw error;
+            })
           : undefined;
         return {
           direct,
