@@ -48,9 +48,12 @@ describe('the young generation under load (issue 44)', () => {
     const { before, grown, after } = youngGenerationUnderLoad(`heap.holdYoungGeneration(${LIMIT})`);
     expect(before).toBeLessThan(LIMIT);
     expect(grown).toBeGreaterThanOrEqual(LIMIT);
-    // One doubling past the limit at most (the flag is set after the collection that crossed it), and then it holds.
+    // One doubling past the limit at most, and then it holds: the flag is set when the collection that crossed the limit is
+    // reported, which on a loaded machine may come after one more collection has doubled it (a fresh clone's npm test
+    // beside another saw 8 MiB, then 16).
     expect(grown).toBeLessThanOrEqual(2 * LIMIT);
-    expect(after).toBe(grown);
+    expect(after).toBeGreaterThanOrEqual(grown);
+    expect(after).toBeLessThanOrEqual(2 * LIMIT);
   });
 
   it('keepHeapTight keeps it at its starting size: a server whose requests end in the turn they start', () => {
