@@ -4,6 +4,7 @@
 import { httpGet } from '../children.mjs';
 import { CONFIG_PATH } from './bench-upstream.mjs';
 import { measureStreamingMemory } from './gateway-memory.mjs';
+import { pairedVersus } from './gateway-paired.mjs';
 import { gatewayTable, gatewayTargets, memoryTable, SETUP_LABELS } from './gateway-report.mjs';
 import { GATEWAY_PROXIES, startGatewaySetups } from './gateway-setups.mjs';
 import { pairedRatio, summarise } from '../report.mjs';
@@ -11,6 +12,8 @@ import { runRounds } from '../rounds.mjs';
 
 export { GATEWAY_PROXIES };
 export const GATEWAY_CASE_ID = 'gateway';
+/** The peer this server is also measured against at the same time (pairedVersus): the target's. */
+const PAIRED_PEER = 'fastify';
 
 const GATEWAY_CASE = {
   id: GATEWAY_CASE_ID,
@@ -62,6 +65,28 @@ export async function compareGateway({ startServer, pinning, options, log }) {
   log(gatewayTable(summaries, ratios));
   log();
 
+  // The peer of the target, at the same time on the same CPU: the steadier reading of which costs less per forward.
+  const paired =
+    proxies.includes('server') && proxies.includes(PAIRED_PEER)
+      ? await pairedVersus({
+          peer: PAIRED_PEER,
+          gatewayCase: GATEWAY_CASE,
+          startServer,
+          pinning: { ...pinning, upstreamPrefix: placement.prefix },
+          options,
+          log,
+        })
+      : null;
+  if (paired) {
+    log();
+    log(
+      `Paired (this server and ${SETUP_LABELS[PAIRED_PEER]} loaded at once on the servers' CPU, each by its own load generator; ` +
+        `the ratio of their req/s is the ratio of their costs per forward; reported, no target): ` +
+        `${paired.median.toFixed(2)} x (per round ${paired.perRound.map((x) => x.toFixed(2)).join(' ')})`,
+    );
+    log();
+  }
+
   const memory = await measureStreamingMemory({ startServer, pinning: { ...pinning, upstreamPrefix: placement.prefix }, log });
   log();
   log(
@@ -83,8 +108,19 @@ export async function compareGateway({ startServer, pinning, options, log }) {
         : [];
     }),
     ...memory.filter((m) => m.error !== undefined).map((m) => `gateway ${m.direction} of ${m.bytes} bytes: ${m.error}`),
+    ...(paired?.failures ?? []),
   ];
-  return { summaries, ratios, versus, runs: raw, memory, targets: verdicts, upstreamCpus: placement.description, failures };
+  return {
+    summaries,
+    ratios,
+    versus,
+    ...(paired ? { paired: { peer: paired.peer, median: paired.median, perRound: paired.perRound } } : {}),
+    runs: raw,
+    memory,
+    targets: verdicts,
+    upstreamCpus: placement.description,
+    failures,
+  };
 }
 
 /** Where the upstream runs: with the load generator (default), or on the servers' CPU with the proxy. */
