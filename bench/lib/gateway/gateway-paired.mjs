@@ -1,6 +1,6 @@
 // This server and one peer loaded at the same time on the servers' CPU, each by a load generator of its own: the kernel
 // shares the CPU between the two, so the ratio of their req/s is the ratio of their costs per forward. Sequential rounds
-// measure each alone, as an operator runs it, but when the two are close their per-round spread (0.88 to 1.26 on this
+// measure each alone, as an operator runs it, but when the two are close their per-round spread (0.88 to 1.07 on this
 // machine) hides which is cheaper; the paired reading does not depend on the machine's speed drifting between slices.
 import { median } from '../stats.mjs';
 import { startGatewaySetups } from './gateway-setups.mjs';
