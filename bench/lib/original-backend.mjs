@@ -89,8 +89,9 @@ export async function compareOriginalBackend({ dir, startServer, pinning, option
     `Original backend: ${dir}/start.sh on port ${port} (${pinning.upstreamDescription}); ${ORIGINAL_CASE.label} directly and through this server`,
   );
   const backend = startOriginalBackend(dir, port, pinning.upstreamPrefix);
-  const withNginx = nginxMissing() === null;
-  if (!withNginx) log(`  (no nginx here, so no reference row: ${nginxMissing()})`);
+  const noNginx = nginxMissing();
+  const withNginx = noNginx === null;
+  if (!withNginx) log(`  (no nginx here, so no reference row: ${noNginx})`);
   try {
     const raw = await runRounds({
       cases: [ORIGINAL_CASE],

@@ -35,6 +35,8 @@ const GATEWAY_CASE = {
 export async function compareGateway({ startServer, pinning, options, log }) {
   const proxies = options.gateway;
   const placement = upstreamPlacement(pinning, options.upstreamCpu);
+  // Every setup started below (the rounds, the paired rounds, the memory check) puts the upstream there.
+  const placed = { ...pinning, upstreamPrefix: placement.prefix };
   log(
     `Gateway: ${GATEWAY_CASE.label} on the bench's node:http upstream directly (direct), and through: ` +
       `${proxies.map((kind) => `${SETUP_LABELS[kind]} (${kind})`).join(', ')}; this server with [webui.upstream] and a ` +
@@ -45,7 +47,7 @@ export async function compareGateway({ startServer, pinning, options, log }) {
     cases: [GATEWAY_CASE],
     options,
     log,
-    startTargets: () => startGatewaySetups({ startServer, pinning: { ...pinning, upstreamPrefix: placement.prefix }, proxies }),
+    startTargets: () => startGatewaySetups({ startServer, pinning: placed, proxies }),
     onStarted: (targets) => requireSameConfig(targets, log),
   });
   const runs = raw[GATEWAY_CASE_ID];
@@ -72,7 +74,7 @@ export async function compareGateway({ startServer, pinning, options, log }) {
           peer: PAIRED_PEER,
           gatewayCase: GATEWAY_CASE,
           startServer,
-          pinning: { ...pinning, upstreamPrefix: placement.prefix },
+          pinning: placed,
           options,
           log,
         })
@@ -87,7 +89,7 @@ export async function compareGateway({ startServer, pinning, options, log }) {
     log();
   }
 
-  const memory = await measureStreamingMemory({ startServer, pinning: { ...pinning, upstreamPrefix: placement.prefix }, log });
+  const memory = await measureStreamingMemory({ startServer, pinning: placed, log });
   log();
   log(
     'Gateway memory (RSS while one body streams through the server to or from the upstream; growth = peak during the ' +
