@@ -76,11 +76,11 @@ export class TestCa {
 
 const P256 = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
 
-/** The serial of the certificate a TLS server at 127.0.0.1:`port` presents now, read with `openssl s_client`. */
+/** The serial of the certificate a TLS server at 127.0.0.1:`port` presents now, read with `openssl s_client`, which gives up after 10 s. */
 export async function servedSerial(port: number): Promise<string> {
   const { stdout } = await run('sh', [
     '-c',
-    `openssl s_client -connect 127.0.0.1:${port} -servername localhost </dev/null 2>/dev/null | openssl x509 -noout -serial`,
+    `timeout 10 openssl s_client -connect 127.0.0.1:${port} -servername localhost </dev/null 2>/dev/null | openssl x509 -noout -serial`,
   ]);
   return stdout.trim().replace(/^serial=/, '');
 }
