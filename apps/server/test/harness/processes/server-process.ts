@@ -210,7 +210,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerPr
         }
       };
       output.onLine = check;
-      child.once('exit', (code, signal) => {
+      // After 'close', not 'exit': the report below then holds everything the process wrote.
+      void closed.then(({ code, signal }) => {
         clearTimeout(timer);
         reject(new Error(`server exited (code ${code}, signal ${signal}) before listening`));
       });
