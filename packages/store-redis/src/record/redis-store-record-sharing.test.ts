@@ -89,7 +89,7 @@ describe('RedisStore record sharing', () => {
     const { stores } = await instances(2);
     const [first, second] = stores as [RedisStore, RedisStore];
     await first.record.swapRecord(null, FIRST);
-    await eventually(async () => (await second.record.readRecord()) !== null, 1_000, 'the record at the second store');
+    await eventually(async () => (await second.record.readRecord()) !== null, 5_000, 'the record at the second store');
     await second.record.swapRecord(FIRST, SECOND);
     // No waiting for the announcement: the lost swap's answer alone updates the first store.
     expect(await first.record.swapRecord(FIRST, THIRD)).toEqual({ swapped: false, current: SECOND });
@@ -113,10 +113,10 @@ describe('RedisStore record sharing', () => {
       throw new Error('listener broke');
     });
     await writer.record.swapRecord(null, FIRST);
-    await eventually(() => events.some((event) => event.kind === 'listener-failed'), 1_000, 'listener-failed');
+    await eventually(() => events.some((event) => event.kind === 'listener-failed'), 5_000, 'listener-failed');
     expect(events).toContainEqual({ kind: 'listener-failed', reason: 'listener broke' });
     await redis.raw().publish(`${prefix}record-changed`, `99\n${randomUUID()}\n{"accessToken":42}`);
-    await eventually(() => events.some((event) => event.kind === 'record-refused'), 1_000, 'record-refused');
+    await eventually(() => events.some((event) => event.kind === 'record-refused'), 5_000, 'record-refused');
     expect(await reader.record.readRecord()).toEqual(FIRST);
   });
 
