@@ -27,7 +27,7 @@ if [ "${1:-}" = "--print-unit" ]; then
 fi
 [ "$#" -eq 0 ] || fail "unknown argument $1 (expected none, or --print-unit)"
 [ "$(id -u)" -eq 0 ] || fail "run it as root: sudo deploy/install.sh"
-# Checked before anything is changed: in a container without systemd, see "Reachable from other machines" in README.md.
+# Checked before anything is changed: in a container without systemd, see "Reachable from other machines" in docs/operations.md.
 [ -d /run/systemd/system ] || fail "systemd is not running on this machine (PID 1 is $(cat /proc/1/comm)); nothing was changed"
 
 # ProtectHome=yes hides /home and /root from the service: neither the checkout nor node may live there (nvm does).
@@ -47,7 +47,7 @@ fi
 
 install -d -m 0750 -o root -g webui /etc/webui
 if [ ! -e /etc/webui/bot_config.toml ]; then
-  printf '[webui]\n# Every key: "Configuration" in %s/README.md\n' "$ROOT" > /etc/webui/bot_config.toml
+  printf '[webui]\n# Every key: %s/docs/reference/configuration.md\n' "$ROOT" > /etc/webui/bot_config.toml
   chown root:webui /etc/webui/bot_config.toml
   chmod 0640 /etc/webui/bot_config.toml
   echo "wrote /etc/webui/bot_config.toml (defaults)"

@@ -212,6 +212,40 @@ describe('citations in source files', () => {
     expect(missing).toEqual([]);
   });
 
+  // A section cited by its heading: `"Heading" in docs/file.md` or `docs/file.md, "Heading"` (a heading may go on with a
+  // qualifier in parentheses, which a citation leaves out).
+  it('name sections by headings that exist', () => {
+    const CITED_HEADING = [
+      /"([^"]{3,80})" in ((?:docs\/)?[\w./-]*[\w-]\.md)/g,
+      /(?<![\w./-])((?:docs\/)?[\w./-]*[\w-]\.md), "([^"]{3,80})"/g,
+    ] as const;
+    const headings = (path: string) =>
+      prose(read(path)).flatMap((line) => /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1] ?? []);
+    const missing: string[] = [];
+    let cited = 0;
+    for (const file of SOURCE_FILES) {
+      read(file)
+        .split('\n')
+        .forEach((line, index) => {
+          for (const [pattern, order] of [
+            [CITED_HEADING[0], 'heading-first'],
+            [CITED_HEADING[1], 'path-first'],
+          ] as const) {
+            for (const match of line.matchAll(pattern)) {
+              const [heading, path] = (order === 'heading-first' ? [match[1], match[2]] : [match[2], match[1]]) as [string, string];
+              cited++;
+              const where = `${file}:${index + 1}: "${heading}" in ${path}`;
+              if (!existsSync(join(ROOT, path))) missing.push(`${where}: ${path} does not exist`);
+              else if (!headings(path).some((text) => text === heading || text.startsWith(`${heading} (`)))
+                missing.push(`${where}: no such heading`);
+            }
+          }
+        });
+    }
+    expect(cited).toBeGreaterThan(0);
+    expect(missing).toEqual([]);
+  });
+
   it('cite decisions by their path in docs/decisions/, not by the names they had elsewhere', () => {
     const old: string[] = [];
     for (const file of SOURCE_FILES) {

@@ -15,7 +15,7 @@ export interface ForwardListener {
 }
 
 /**
- * Puts the gateway's forwarded GET and HEAD in front of `app` (docs/performance.md, "The forwarding fast path"): a request the
+ * Puts the gateway's forwarded GET and HEAD in front of `app` (docs/performance.md, "The forwarded-read fast path"): a request the
  * shortcut takes is judged by the app's own steps as plain functions (ForwardShortcut) and dispatched to the upstream by
  * undici over a keep-alive pool, the answer written back as it comes (bounded: a full caller pauses the upstream). Every
  * other request, and any the shortcut leaves, goes to `app` untouched.
