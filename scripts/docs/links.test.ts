@@ -219,8 +219,7 @@ describe('citations in source files', () => {
       /"([^"]{3,80})" in ((?:docs\/)?[\w./-]*[\w-]\.md)/g,
       /(?<![\w./-])((?:docs\/)?[\w./-]*[\w-]\.md), "([^"]{3,80})"/g,
     ] as const;
-    const headings = (path: string) =>
-      prose(read(path)).flatMap((line) => /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1] ?? []);
+    const headings = (path: string) => prose(read(path)).flatMap((line) => /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1] ?? []);
     const missing: string[] = [];
     let cited = 0;
     for (const file of SOURCE_FILES) {
