@@ -37,7 +37,7 @@ export { listenForMetrics, type ListenWith } from './metrics/metrics-port.js';
 export { weakTokenAdvice } from './startup/weak-token-warning.js';
 export { systemClock, systemRandom } from './startup/system-ports.js';
 export { secretKeyFingerprint } from './startup/secret-key-fingerprint.js';
-export { originOf } from './http/http-policy.js';
+export { originOf, toCidr } from './http/http-policy.js';
 export {
   checkTlsPair,
   describeTlsSettings,

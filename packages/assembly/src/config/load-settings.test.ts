@@ -60,6 +60,7 @@ describe('loadSettings', () => {
       logFormat: 'auto',
       banExempt: [],
       globalFailureBudget: 100,
+      maxConnectionsPerClient: 256,
       auditMaxBytes: 10485760,
       auditKeep: 5,
       store: 'file',
@@ -90,6 +91,7 @@ log_level = "debug"
 log_format = "json"
 ban_exempt = ["192.168.1.0/24"]
 global_failure_budget = 500
+max_connections_per_client = 64
 audit_max_bytes = 65536
 audit_keep = 10
 store = "redis://:pw@redis.internal:6380/2"
@@ -114,6 +116,7 @@ metrics_port = 9464
       logFormat: 'json',
       banExempt: ['192.168.1.0/24'],
       globalFailureBudget: 500,
+      maxConnectionsPerClient: 64,
       auditMaxBytes: 65536,
       auditKeep: 10,
       store: 'redis://:pw@redis.internal:6380/2',
@@ -193,6 +196,7 @@ metrics_port = 9464
       logFormat: 'default',
       banExempt: 'default',
       globalFailureBudget: 'default',
+      maxConnectionsPerClient: 'default',
       auditMaxBytes: 'default',
       auditKeep: 'default',
       store: 'default',
@@ -246,6 +250,9 @@ metrics_port = 9464
     );
     expect(errorOf(() => load(withConfig('[webui]\nglobal_failure_budget = -1\n')))).toBe(
       `${FILE}: webui.global_failure_budget must be an integer from 0 to 1000000, got -1`,
+    );
+    expect(errorOf(() => load(withConfig('[webui]\nmax_connections_per_client = 0\n')))).toBe(
+      `${FILE}: webui.max_connections_per_client must be an integer from 1 to 1000000, got 0`,
     );
     expect(errorOf(() => load(withConfig('[webui]\nglobal_failure_budget = "100"\n')))).toBe(
       `${FILE}: webui.global_failure_budget must be an integer from 0 to 1000000, got "100"`,
@@ -485,12 +492,13 @@ describe('describeSettings', () => {
     expect(lines).toContain(`data_dir = ${join(cwd, 'data')} (default)`);
     expect(lines.join('\n')).not.toContain('hunter2');
     expect(lines).toContain('webui.global_failure_budget = 100 (default)');
+    expect(lines).toContain('webui.max_connections_per_client = 256 (default)');
     expect(lines).toContain('webui.audit_max_bytes = 10485760 (default)');
     expect(lines).toContain('webui.audit_keep = 5 (default)');
     expect(describeSettings(load(cwd, { env: { WEBUI_STORE: 'redis://:hunter3@127.0.0.1:6379/0' } }))).toContain(
       'webui.store = "redis://:***@127.0.0.1:6379/0" (env)',
     );
-    expect(lines.filter((line) => line.startsWith('webui.'))).toHaveLength(20);
+    expect(lines.filter((line) => line.startsWith('webui.'))).toHaveLength(21);
   });
 
   it('says when no secret_key is set', () => {

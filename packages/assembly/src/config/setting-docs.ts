@@ -49,6 +49,11 @@ const WEBUI_NOTES: Record<(typeof settingFileKeys)[SettingName], SettingNote> = 
   global_failure_budget: {
     description: 'Failed logins per hour from all addresses together before new clients are slowed down, then refused; `0` turns it off.',
   },
+  max_connections_per_client: {
+    description:
+      'TCP connections one client address (an IPv6 /64) may hold open at once, on the Node server; a new one past it is closed ' +
+      'before a byte is read. Connections from `trusted_proxies` are not counted ([0041](../decisions/0041-open-connections-per-client.md)).',
+  },
   audit_max_bytes: { description: '`data/audit.log` is rotated before a line would take it past this size.' },
   audit_keep: { description: 'Rotated audit files kept (`audit.log.1` newest); older ones are deleted.' },
   store: {

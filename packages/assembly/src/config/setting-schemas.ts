@@ -124,6 +124,9 @@ export const metricsPortSchema = integerRangeSchema(1, 65535);
 // 0 turns the budget off; a million an hour is past any real use, so a larger number is a typo.
 export const globalFailureBudgetSchema = integerRangeSchema(0, 1_000_000);
 
+// At least one connection; past a million it is no cap at all, so a larger number is a typo.
+export const maxConnectionsPerClientSchema = integerRangeSchema(1, 1_000_000);
+
 // 4 KiB still holds a few dozen lines; past 1 GiB a file is no longer one an operator reads through.
 export const auditMaxBytesSchema = integerRangeSchema(4096, 1_073_741_824);
 export const auditKeepSchema = integerRangeSchema(1, 100);

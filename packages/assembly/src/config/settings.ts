@@ -25,6 +25,8 @@ export interface WebuiSettings {
   banExempt: string[];
   /** Failed verifications per hour across all addresses before new clients are slowed down; 0 turns it off. */
   globalFailureBudget: number;
+  /** TCP connections one client address (an IPv6 /64) may hold open at once; a trusted proxy's are not counted. */
+  maxConnectionsPerClient: number;
   /** data/audit.log is rotated before a line would take it past this many bytes. */
   auditMaxBytes: number;
   /** Rotated audit files kept (audit.log.1 ... audit.log.N); older ones are deleted. */
@@ -78,6 +80,7 @@ export const settingFileKeys = {
   logFormat: 'log_format',
   banExempt: 'ban_exempt',
   globalFailureBudget: 'global_failure_budget',
+  maxConnectionsPerClient: 'max_connections_per_client',
   auditMaxBytes: 'audit_max_bytes',
   auditKeep: 'audit_keep',
   store: 'store',
@@ -104,6 +107,7 @@ export const defaultSettings: Readonly<WebuiSettings> = Object.freeze({
   logFormat: 'auto',
   banExempt: [],
   globalFailureBudget: 100,
+  maxConnectionsPerClient: 256,
   auditMaxBytes: 10 * 1024 * 1024,
   auditKeep: 5,
   store: 'file',

@@ -226,6 +226,16 @@ export class WebuiMetrics {
     });
   }
 
+  /** On a runtime that caps the connections each client holds (Node): their counter, and the function counting one refused. */
+  countRefusedConnections(): () => void {
+    const counter = new Counter({
+      name: 'webui_connections_refused_total',
+      help: 'TCP connections closed on arrival: their client address already held webui.max_connections_per_client',
+      registers: [this.registry],
+    });
+    return () => counter.inc();
+  }
+
   /** Where the gauges read from, once the server is assembled. */
   watch(sources: MetricsSources): void {
     this.sources = sources;

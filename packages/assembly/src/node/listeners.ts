@@ -5,6 +5,7 @@ import { chmod } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { TlsService } from '../tls/index.js';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { withSessionCheckShortcut } from './fast-path/session-check-listener.js';
@@ -26,6 +27,18 @@ const CONNECTIONS_CHECK_MS = 1_000;
 // Owner and group: a reverse proxy in the server's group connects, nobody else on the machine does.
 const UNIX_SOCKET_MODE = 0o660;
 
+/** What the API's listeners add to the app; the metrics port's have none of it. */
+export interface ListenerExtras {
+  /** The app's GET /auth/check shortcut. */
+  sessionCheck?: SessionCheckShortcut | undefined;
+  /** The gateway's forwarded GET and HEAD. */
+  forward?: ForwardShortcut | undefined;
+  /** HTTPS on every TCP host. */
+  tls?: TlsService | undefined;
+  /** Told of every TCP connection as it arrives (the connections each client holds); a Unix socket's peer is the proxy. */
+  onConnection?: ((socket: Socket) => void) | undefined;
+}
+
 /**
  * Binds every host on one port, the assembly's rule for a host that cannot be bound or a port in use. With `tls`, every TCP
  * host speaks HTTPS with its pair (a Unix socket stays plain: the proxy in front terminates TLS).
@@ -35,15 +48,13 @@ export function bindAll(
   port: number,
   fetch: FetchHandler,
   logger: Logger,
-  shortcut?: SessionCheckShortcut,
-  forwardShortcut?: ForwardShortcut,
-  tls?: TlsService,
+  { sessionCheck, forward, tls, onConnection }: ListenerExtras = {},
 ): Promise<BoundListener[]> {
   const app = appListener(fetch);
   // The Node fast paths (src/fast-path/): the gateway's forwarded reads, then the dashboard's /auth/check poll.
-  const forwarding = forwardShortcut ? withForwardShortcut(forwardShortcut, app) : undefined;
+  const forwarding = forward ? withForwardShortcut(forward, app) : undefined;
   const inner = forwarding?.listener ?? app;
-  const listener = shortcut ? withSessionCheckShortcut(shortcut, inner) : inner;
+  const listener = sessionCheck ? withSessionCheckShortcut(sessionCheck, inner) : inner;
   const overTls = tls?.hsts === undefined ? listener : withHeader(listener, 'Strict-Transport-Security', tls.hsts);
   return listenOnHosts(
     hosts,
@@ -67,6 +78,7 @@ export function bindAll(
           await listenOnSocket(server, socketPath);
           return { server, port: 0 };
         }
+        if (onConnection) server.on('connection', onConnection);
         await listen(server, host, chosenPort);
         const address = server.address();
         return { server, port: address && typeof address === 'object' ? address.port : chosenPort };

@@ -1,4 +1,4 @@
-import { listenForMetrics, startWebui, type AssembledWebui, type ExtensionsSource, type StartedWebui } from '../index.js';
+import { listenForMetrics, startWebui, toCidr, type AssembledWebui, type ExtensionsSource, type StartedWebui } from '../index.js';
 import { SESSION_CHECK_TARGET } from '@webui/http-hono';
 import type { Logger } from 'pino';
 import type { Server } from 'node:http';
@@ -8,6 +8,7 @@ import { bindAll, closeServer, type BoundListener } from './listeners.js';
 import { serveTlsReloads } from './tls-reloads.js';
 import { collectEveryMiB, growYoungGenerationForWaitingRequests } from './runtime/tight-heap.js';
 import { requestsWait } from './runtime/waiting-requests.js';
+import { ConnectionCap, reportRefusals } from './runtime/connection-cap.js';
 import { nodeUpstreamClient } from '@webui/gateway/node';
 import type { UpstreamTarget } from '@webui/gateway';
 
@@ -44,6 +45,12 @@ export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): P
     ...(options.extensions ? { extensions: options.extensions } : {}),
   };
   const dataDir = parts.storage.dataDir;
+  // Across every TCP listener of the API (docs/decisions/0041-open-connections-per-client.md).
+  const connectionCap = new ConnectionCap({
+    perClient: loaded.settings.maxConnectionsPerClient,
+    trustedProxies: loaded.settings.trustedProxies.map(toCidr),
+    refused: reportRefusals(logger, loaded.settings.maxConnectionsPerClient, parts.metrics.countRefusedConnections()),
+  });
   // Set inside the listen callback; the cast keeps TypeScript from narrowing it to null out here.
   let control = null as ControlSocket | null;
   let metricsListeners: BoundListener[] = [];
@@ -61,15 +68,12 @@ export async function serve(nodeParts: NodeParts, options: ServeOptions = {}): P
         const sessionCheck = webui.sessionCheckShortcut();
         // And a forwarded GET or HEAD, sent by undici's dispatch (same rules, same answers).
         const forward = webui.forwardShortcut();
-        const listeners = await bindAll(
-          loaded.settings.host,
-          loaded.settings.port,
-          webui.app.fetch,
-          logger,
+        const listeners = await bindAll(loaded.settings.host, loaded.settings.port, webui.app.fetch, logger, {
           sessionCheck,
           forward,
-          webui.tls,
-        );
+          tls: webui.tls,
+          onConnection: connectionCap.admit,
+        });
         if (webui.tls) stopTlsReloads = serveTlsReloads(webui.tls, listeners);
         // Every way in that skips the Hono app, as the entry census reads it from the running server.
         const fastPaths = [

@@ -111,6 +111,12 @@ export const canJudgeOtherProcesses = (launcher: ServerLauncher = defaultLaunche
  */
 export const canReloadCertificates = (launcher: ServerLauncher = defaultLauncher) => launcher.name === 'node';
 
+/**
+ * Whether the server caps the connections each client holds (webui.max_connections_per_client): Bun's and Deno's serve APIs
+ * tell it of requests only, and they say so at startup (docs/decisions/0041-open-connections-per-client.md).
+ */
+export const capsConnectionsPerClient = (launcher: ServerLauncher = defaultLauncher) => launcher.name === 'node';
+
 export const launchers = { node: nodeLauncher, bun: bunLauncher, deno: denoLauncher } as const satisfies Record<string, ServerLauncher>;
 
 /** WEBUI_E2E_RUNTIME=bun|deno runs the whole suite against apps/bun or apps/deno instead of the Node bundle. */
