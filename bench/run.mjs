@@ -51,7 +51,7 @@ const USAGE = `Usage: node bench/run.mjs [options]   (or: pnpm bench -- [options
   --rounds N        rounds, each on freshly started servers; each runs every case on both, order alternating (default 3)
   --slices N        within a round, a case runs on the two servers in N alternating slices of S/N
                     seconds each, A B B A A B ... (default: 1 s slices; 1 in --smoke)
-  --connections C   concurrent connections / WebSocket workers (default 64)
+  --connections C   concurrent connections / WebSocket workers (default 64, at most 512)
   --smoke           1 s, 1 round; targets not enforced, exit 1 if any request errors or is non-2xx
   --warmup S        unrecorded seconds per case and server before each round (default 2; 0 in --smoke)
   --cases IDS       only these cases, comma-separated: check-valid, check-none, check-query, verify, ws-token, health, ws-handshake,
@@ -350,6 +350,13 @@ function parseOptions() {
   const unknownCase = cases?.find((id) => !knownCases.includes(id));
   if (unknownCase !== undefined) {
     process.stderr.write(`bench: --cases: no case ${JSON.stringify(unknownCase)}; the cases are ${knownCases.join(', ')}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  // Every load comes from 127.0.0.1: past the server's max_connections_per_client (512) its connections would be reset.
+  if (Number(values.connections) > 512) {
+    process.stderr.write(
+      `bench: --connections ${values.connections}: the server resets one address's connections past 512 (max_connections_per_client)\n`,
+    );
     process.exit(2);
   }
   if (values.load !== 'autocannon' && values.load !== 'wrk') {

@@ -85,6 +85,11 @@ export async function runPortableServer<Server>(
     logDestination: process.stdout,
     storage: memory ? memoryStorageFactory : configuredStorageFactory,
   });
+  // Their serve APIs tell the server nothing of connections, only of requests (docs/decisions/0041-open-connections-per-client.md).
+  logger.info(
+    { maxConnectionsPerClient: loaded.settings.maxConnectionsPerClient },
+    `${runtime.name ?? 'this runtime'} cannot cap the connections each client holds: max_connections_per_client applies on Node`,
+  );
   try {
     const listen = (hosts: readonly string[], port: number, fetch: Parameters<ListenWith<Server>>[2], pair?: PemPair) =>
       listenOnHosts(
@@ -114,11 +119,6 @@ export async function runPortableServer<Server>(
     });
     const { webui, servers } = started;
     if (webui.tls !== undefined) sayReloadUnsupported(runtime, webui.tls);
-    // Their serve APIs tell the server nothing of connections, only of requests (docs/decisions/0041-open-connections-per-client.md).
-    logger.info(
-      { maxConnectionsPerClient: loaded.settings.maxConnectionsPerClient },
-      `${runtime.name ?? 'this runtime'} cannot cap the connections each client holds: max_connections_per_client applies on Node`,
-    );
     hand({
       logger,
       async close() {

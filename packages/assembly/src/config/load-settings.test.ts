@@ -60,7 +60,7 @@ describe('loadSettings', () => {
       logFormat: 'auto',
       banExempt: [],
       globalFailureBudget: 100,
-      maxConnectionsPerClient: 256,
+      maxConnectionsPerClient: 512,
       auditMaxBytes: 10485760,
       auditKeep: 5,
       store: 'file',
@@ -492,7 +492,7 @@ describe('describeSettings', () => {
     expect(lines).toContain(`data_dir = ${join(cwd, 'data')} (default)`);
     expect(lines.join('\n')).not.toContain('hunter2');
     expect(lines).toContain('webui.global_failure_budget = 100 (default)');
-    expect(lines).toContain('webui.max_connections_per_client = 256 (default)');
+    expect(lines).toContain('webui.max_connections_per_client = 512 (default)');
     expect(lines).toContain('webui.audit_max_bytes = 10485760 (default)');
     expect(lines).toContain('webui.audit_keep = 5 (default)');
     expect(describeSettings(load(cwd, { env: { WEBUI_STORE: 'redis://:hunter3@127.0.0.1:6379/0' } }))).toContain(

@@ -107,7 +107,7 @@ export const defaultSettings: Readonly<WebuiSettings> = Object.freeze({
   logFormat: 'auto',
   banExempt: [],
   globalFailureBudget: 100,
-  maxConnectionsPerClient: 256,
+  maxConnectionsPerClient: 512,
   auditMaxBytes: 10 * 1024 * 1024,
   auditKeep: 5,
   store: 'file',
