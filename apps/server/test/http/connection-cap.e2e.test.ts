@@ -1,10 +1,12 @@
 import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../harness/clients/http-client.js';
 import {
   capsConnectionsPerClient,
   cleanupServers,
   eventually,
+  makeTempDir,
   startServer,
   type ServerProcess,
 } from '../harness/processes/server-process.js';
@@ -85,6 +87,26 @@ describe.runIf(capsConnectionsPerClient())('open connections per client', () => 
     expect((await client.get('/health')).status).toBe(200);
     expect(server.logs().filter(refusedLine)).toEqual([]);
     for (const { socket } of held) socket.destroy();
+  });
+
+  it('does not count a Unix socket’s connections: its peer is the proxy', async () => {
+    const cwd = makeTempDir();
+    const path = join(cwd, 'webui-http.sock');
+    const server = await startServer({ cwd, config: `[webui]\nhost = ["unix:${path}"]\nmax_connections_per_client = 1\n` });
+    const held = await Promise.all(
+      Array.from(
+        { length: 3 },
+        () =>
+          new Promise<Socket>((resolve, reject) => {
+            const socket = connect({ path }, () => resolve(socket));
+            socket.once('error', reject);
+          }),
+      ),
+    );
+    expect((await new HttpClient('http://localhost', { socketPath: path }).get('/health')).status).toBe(200);
+    expect(held.every((socket) => !socket.destroyed)).toBe(true);
+    expect(server.logs().filter(refusedLine)).toEqual([]);
+    for (const socket of held) socket.destroy();
   });
 });
 
