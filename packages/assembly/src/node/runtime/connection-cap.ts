@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 export interface CappedSocket {
   readonly remoteAddress?: string | undefined;
   destroy(): void;
-  once(event: 'close', listener: () => void): unknown;
+  on(event: 'close', listener: (this: CappedSocket) => void): unknown;
 }
 
 export interface ConnectionCapOptions {
@@ -24,8 +24,22 @@ export interface ConnectionCapOptions {
  */
 export class ConnectionCap {
   private readonly open = new Map<string, number>();
+  /** The address each counted socket is counted under, until it closes. */
+  private readonly counted = new WeakMap<object, string>();
+  /** The one 'close' listener of every counted socket (`this` is the socket): nothing is made per connection. */
+  private readonly release: (this: CappedSocket) => void;
 
-  constructor(private readonly options: ConnectionCapOptions) {}
+  constructor(private readonly options: ConnectionCapOptions) {
+    const { open, counted } = this;
+    this.release = function (this: CappedSocket) {
+      const client = counted.get(this);
+      if (client === undefined) return;
+      counted.delete(this);
+      const left = (open.get(client) ?? 1) - 1;
+      if (left === 0) open.delete(client);
+      else open.set(client, left);
+    };
+  }
 
   /** A 'connection' listener of a TCP server. */
   readonly admit = (socket: CappedSocket): void => {
@@ -39,11 +53,8 @@ export class ConnectionCap {
       return;
     }
     this.open.set(client, count + 1);
-    socket.once('close', () => {
-      const left = (this.open.get(client) ?? 1) - 1;
-      if (left === 0) this.open.delete(client);
-      else this.open.set(client, left);
-    });
+    this.counted.set(socket, client);
+    socket.on('close', this.release);
   };
 
   /** Addresses with a connection open now. */
