@@ -99,23 +99,24 @@ export async function compareOriginalBackend({ dir, startServer, pinning, option
       log,
       startTargets: async () => {
         const server = await startServer('server', pinning, undefined, gatewayConfig(backend));
-        const cookie = await loginCookie(server).catch(async (error) => {
-          await server.stop();
-          throw error;
-        });
-        const direct = { child: backend.child, port, headers: { cookie: `maibot_session=${backend.token}` }, stop: async () => {} };
-        const behind = { storePid: backend.child.pid, storeLabel: 'backend' };
-        const nginx = withNginx
-          ? await startNginxProxy({
+        let cookie;
+        let nginx;
+        try {
+          cookie = await loginCookie(server);
+          if (withNginx)
+            nginx = await startNginxProxy({
               upstreamPort: port,
               healthPath: LIGHTEST,
               prefix: pinning.prefix,
               headers: gatewayHeaders(backend),
-            }).catch(async (error) => {
-              await server.stop();
-              throw error;
-            })
-          : undefined;
+            });
+        } catch (error) {
+          // Nothing of this round is left running when a part of it does not start.
+          await server.stop();
+          throw error;
+        }
+        const direct = { child: backend.child, port, headers: { cookie: `maibot_session=${backend.token}` }, stop: async () => {} };
+        const behind = { storePid: backend.child.pid, storeLabel: 'backend' };
         return {
           direct,
           ...(nginx ? { nginx: { ...nginx, headers: direct.headers, ...behind } } : {}),

@@ -49,3 +49,4 @@ export type { TokenViolation } from './domain/tokens/token-strength.js';
 export { revokedKeys } from './domain/api-keys.js';
 export { TICKET_TTL_SECONDS } from './domain/ws-ticket-issuer.js';
 export { parseDuration } from './domain/primitives/duration.js';
+export { OncePerWindow } from './domain/primitives/once-per-window.js';

@@ -1,3 +1,4 @@
+import { OncePerWindow } from '@webui/core';
 import type { Context } from 'hono';
 import type { AppLogger } from '@webui/http-hono';
 import { errorFields, jsonAnswer, type JsonAnswer } from '@webui/http-hono';
@@ -38,7 +39,7 @@ export function upstreamFailureFields(failure: UpstreamFailure, timeoutMs: numbe
 
 /** Warns of each kind of upstream failure at most once a minute; `fields` never hold a secret (no header, no URL). */
 export class UpstreamWarnings {
-  private readonly warnedAt = new Map<UpstreamFailure, number>();
+  private readonly warnings = new OncePerWindow<UpstreamFailure>(WARNING_INTERVAL_MS);
 
   constructor(
     private readonly logger: AppLogger,
@@ -46,10 +47,7 @@ export class UpstreamWarnings {
   ) {}
 
   warn(failure: UpstreamFailure, fields: object = {}): void {
-    const at = this.now();
-    const last = this.warnedAt.get(failure);
-    if (last !== undefined && at - last < WARNING_INTERVAL_MS) return;
-    this.warnedAt.set(failure, at);
+    if (this.warnings.due(failure, this.now()) === null) return;
     this.logger.warn({ ...fields, code: failure }, FAILURE_LOG[failure]);
   }
 }

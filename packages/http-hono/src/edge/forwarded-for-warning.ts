@@ -1,3 +1,4 @@
+import { OncePerWindow } from '@webui/core';
 import type { AppLogger } from '../app-env.js';
 
 // One warning per proxy per minute: a misconfigured proxy sends every request without the header.
@@ -9,15 +10,9 @@ const MAX_WARNED_PROXIES = 1_000;
  * forwards is counted against its own address, so a ban there bans everyone behind it until it is fixed.
  */
 export function forwardedForWarning(logger: AppLogger, now: () => number): (proxyIp: string) => void {
-  const warnedAt = new Map<string, number>();
+  const warnings = new OncePerWindow<string>(WARNING_INTERVAL_MS, MAX_WARNED_PROXIES);
   return (proxyIp) => {
-    const at = now();
-    const last = warnedAt.get(proxyIp);
-    if (last !== undefined && at - last < WARNING_INTERVAL_MS) return;
-    // Re-inserted so the map stays ordered by last warning and the oldest is dropped first.
-    warnedAt.delete(proxyIp);
-    warnedAt.set(proxyIp, at);
-    if (warnedAt.size > MAX_WARNED_PROXIES) warnedAt.delete(warnedAt.keys().next().value as string);
+    if (warnings.due(proxyIp, now()) === null) return;
     logger.warn(
       { ip: proxyIp },
       "a request came from a trusted proxy without a usable X-Forwarded-For; it is counted against the proxy's own address, so a ban " +

@@ -1,3 +1,4 @@
+import { OncePerWindow } from '@webui/core';
 import { anyCidrContains, clientKey, parseIp, type Cidr } from '@webui/core/net';
 import type { Logger } from 'pino';
 
@@ -75,18 +76,15 @@ export function reportRefusals(
   count: () => void,
   now: () => number = Date.now,
 ): (client: string) => void {
-  let lastLine = Number.NEGATIVE_INFINITY;
-  let refused = 0;
+  // One line for the whole server, not one per client: a flood from many addresses is one line a minute too.
+  const lines = new OncePerWindow<'refused'>(REFUSAL_LINE_EVERY_MS);
   return (client) => {
     count();
-    refused++;
-    const at = now();
-    if (at - lastLine < REFUSAL_LINE_EVERY_MS) return;
-    lastLine = at;
+    const held = lines.due('refused', now());
+    if (held === null) return;
     logger.warn(
-      { client, refused, limit },
+      { client, refused: held + 1, limit },
       'a client holds max_connections_per_client open connections: new ones from it are closed until some end',
     );
-    refused = 0;
   };
 }
